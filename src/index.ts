@@ -1,0 +1,2 @@
+/** Marginalia's public embedding API. */
+export * from './store/index.js'

@@ -1,0 +1,131 @@
+/**
+ * Typed errors. Every error the store raises carries a machine-readable `code` that the MCP
+ * tools and the HTTP API pass on unchanged, and a message that says what to do about it.
+ */
+import type { z } from 'zod'
+import type { AnnotationStatus } from './model.js'
+
+export const ERROR_CODES = [
+  'NOT_FOUND',
+  'INVALID_TRANSITION',
+  'INVALID_PARAMS',
+  'CONFLICT',
+  'CURSOR_EXPIRED',
+  'STORE_FILE',
+  'STORE_CLOSED',
+  'INTERNAL_ERROR',
+] as const
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+export class MarginaliaError extends Error {
+  readonly code: ErrorCode
+  readonly details: Readonly<Record<string, unknown>> | undefined
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: ErrorOptions) {
+    super(message, options)
+    this.name = new.target.name
+    this.code = code
+    this.details = details
+  }
+  toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+    return this.details ? { code: this.code, message: this.message, details: { ...this.details } } : { code: this.code, message: this.message }
+  }
+}
+
+export type EntityKind = 'session' | 'annotation'
+
+export class NotFoundError extends MarginaliaError {
+  readonly kind: EntityKind
+  readonly id: string
+  constructor(kind: EntityKind, id: string) {
+    const hint = kind === 'session' ? 'list_sessions shows the existing sessions' : 'get_all_pending or get_session shows existing annotations'
+    super('NOT_FOUND', `No ${kind} with id "${id}" exists (${hint}).`, { kind, id })
+    this.kind = kind
+    this.id = id
+  }
+}
+
+export class InvalidTransitionError extends MarginaliaError {
+  readonly action: string
+  readonly currentStatus: AnnotationStatus
+  readonly annotationId: string
+  constructor(action: string, annotationId: string, currentStatus: AnnotationStatus, allowedFrom: readonly AnnotationStatus[]) {
+    super(
+      'INVALID_TRANSITION',
+      `Cannot ${action} annotation "${annotationId}": it is ${currentStatus}; ${action} is allowed only from ${allowedFrom.join(' or ')}.` +
+        (action === 'acknowledge' ? ' Someone already took it; pick another pending annotation.' : ''),
+      { action, annotationId, currentStatus, allowedFrom: [...allowedFrom] },
+    )
+    this.action = action
+    this.currentStatus = currentStatus
+    this.annotationId = annotationId
+  }
+}
+
+export interface FieldIssue {
+  path: string
+  message: string
+}
+
+export class ValidationError extends MarginaliaError {
+  readonly issues: readonly FieldIssue[]
+  constructor(issues: FieldIssue[], context?: string) {
+    const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')
+    super('INVALID_PARAMS', `${context ? `${context}: ` : ''}invalid input — ${summary}`, { issues })
+    this.issues = issues
+  }
+
+  static fromZod(error: z.ZodError, context?: string): ValidationError {
+    return new ValidationError(
+      error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+      context,
+    )
+  }
+}
+
+export class ConflictError extends MarginaliaError {
+  readonly currentRev: number
+  readonly currentStatus: AnnotationStatus
+  constructor(annotationId: string, expectedRev: number, currentRev: number, currentStatus: AnnotationStatus) {
+    super(
+      'CONFLICT',
+      `Annotation "${annotationId}" changed since you read it (expected rev ${expectedRev}, it is now at rev ${currentRev} and ${currentStatus}). Read it again and decide with the current state.`,
+      { annotationId, expectedRev, currentRev, currentStatus },
+    )
+    this.currentRev = currentRev
+    this.currentStatus = currentStatus
+  }
+}
+
+export class CursorExpiredError extends MarginaliaError {
+  readonly oldestRev: number
+  readonly currentRev: number
+  constructor(sinceRev: number, oldestRev: number, currentRev: number) {
+    super(
+      'CURSOR_EXPIRED',
+      `Changes since rev ${sinceRev} are no longer available: the oldest event still kept is rev ${oldestRev}. ` +
+        `Take a fresh snapshot (get_all_pending / get_session) and continue from the current rev ${currentRev}.`,
+      { sinceRev, oldestRev, currentRev },
+    )
+    this.oldestRev = oldestRev
+    this.currentRev = currentRev
+  }
+}
+
+/** A store file that cannot be used as it is. The file is never overwritten or reset. */
+export class StoreFileError extends MarginaliaError {
+  readonly file: string
+  constructor(file: string, problem: string, options?: ErrorOptions) {
+    super('STORE_FILE', `${file}: ${problem}`, { file }, options)
+    this.file = file
+  }
+}
+
+export class StoreClosedError extends MarginaliaError {
+  constructor() {
+    super('STORE_CLOSED', 'The store is closed.')
+  }
+}
+
+export function isMarginaliaError(error: unknown): error is MarginaliaError {
+  return error instanceof MarginaliaError
+}

@@ -1,0 +1,168 @@
+/**
+ * Derived indexes, kept beside the immer state and updated per event, so that queries never
+ * walk the whole store: sessions in order, annotations per session, pending per session and
+ * pending overall. Order everywhere is oldest first, ties broken by id.
+ */
+import type { StoreEvent } from './events.js'
+import type { StoreState } from './reducer.js'
+import { shardGet, shardValues } from './shards.js'
+
+/**
+ * Sort key: `createdAt` (fixed-width ISO-8601) + space + id. Plain string comparison of keys is
+ * then exactly "oldest first, ties by id".
+ */
+export function orderKey(record: { createdAt: string; id: string }): string {
+  return `${record.createdAt} ${record.id}`
+}
+
+export function idOfKey(key: string): string {
+  return key.slice(key.indexOf(' ') + 1)
+}
+
+/** A sorted array of keys with binary-search insert and delete. */
+export class SortedKeys {
+  private keys: string[] = []
+
+  static from(keys: string[]): SortedKeys {
+    const s = new SortedKeys()
+    s.keys = keys.sort()
+    return s
+  }
+
+  get size(): number {
+    return this.keys.length
+  }
+
+  /** Index of the first key ≥ `key`. */
+  lowerBound(key: string): number {
+    let lo = 0
+    let hi = this.keys.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.keys[mid]! < key) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  add(key: string): void {
+    const i = this.lowerBound(key)
+    if (this.keys[i] !== key) this.keys.splice(i, 0, key)
+  }
+
+  delete(key: string): void {
+    const i = this.lowerBound(key)
+    if (this.keys[i] === key) this.keys.splice(i, 1)
+  }
+
+  has(key: string): boolean {
+    return this.keys[this.lowerBound(key)] === key
+  }
+
+  /** Keys strictly after `after` (or from the start), at most `limit`. */
+  slice(after?: string, limit = Infinity): string[] {
+    const start = after === undefined ? 0 : this.upperBound(after)
+    return this.keys.slice(start, limit === Infinity ? undefined : start + limit)
+  }
+
+  /** Number of keys strictly after `after`. */
+  countAfter(after: string): number {
+    return this.keys.length - this.upperBound(after)
+  }
+
+  private upperBound(key: string): number {
+    const i = this.lowerBound(key)
+    return this.keys[i] === key ? i + 1 : i
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    yield* this.keys
+  }
+}
+
+export class Indexes {
+  readonly annotationsBySession = new Map<string, SortedKeys>()
+  readonly pendingBySession = new Map<string, SortedKeys>()
+
+  constructor(
+    readonly sessions = new SortedKeys(),
+    readonly pending = new SortedKeys(),
+  ) {}
+
+  static build(state: StoreState): Indexes {
+    const sessionKeys: string[] = []
+    for (const s of shardValues(state.sessions)) sessionKeys.push(orderKey(s))
+    const bySession = new Map<string, string[]>()
+    const pendingBySession = new Map<string, string[]>()
+    const pending: string[] = []
+    for (const a of shardValues(state.annotations)) {
+      const key = orderKey(a)
+      push(bySession, a.sessionId, key)
+      if (a.status === 'pending') {
+        push(pendingBySession, a.sessionId, key)
+        pending.push(key)
+      }
+    }
+    const ix = new Indexes(SortedKeys.from(sessionKeys), SortedKeys.from(pending))
+    for (const [sid, keys] of bySession) ix.annotationsBySession.set(sid, SortedKeys.from(keys))
+    for (const [sid, keys] of pendingBySession) ix.pendingBySession.set(sid, SortedKeys.from(keys))
+    return ix
+  }
+
+  /** Update for one event; `before` and `after` are the states around it. */
+  apply(event: StoreEvent, before: StoreState, after: StoreState): void {
+    switch (event.type) {
+      case 'session.created':
+        this.sessions.add(orderKey(event.session))
+        return
+      case 'annotation.created': {
+        const key = orderKey(event.annotation)
+        setFor(this.annotationsBySession, event.sessionId).add(key)
+        if (event.annotation.status === 'pending') this.addPending(event.sessionId, key)
+        return
+      }
+      case 'annotation.status_changed': {
+        if ((event.from === 'pending') === (event.to === 'pending')) return
+        const a = shardGet(after.annotations, event.annotationId)
+        if (!a) return
+        const key = orderKey(a)
+        if (event.to === 'pending') this.addPending(a.sessionId, key)
+        else this.deletePending(a.sessionId, key)
+        return
+      }
+      case 'annotation.replied':
+        return
+      case 'annotation.deleted': {
+        const a = shardGet(before.annotations, event.annotationId)
+        if (!a) return
+        const key = orderKey(a)
+        this.annotationsBySession.get(a.sessionId)?.delete(key)
+        if (a.status === 'pending') this.deletePending(a.sessionId, key)
+        return
+      }
+    }
+  }
+
+  private addPending(sessionId: string, key: string): void {
+    setFor(this.pendingBySession, sessionId).add(key)
+    this.pending.add(key)
+  }
+
+  private deletePending(sessionId: string, key: string): void {
+    this.pendingBySession.get(sessionId)?.delete(key)
+    this.pending.delete(key)
+  }
+}
+
+function push(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
+
+function setFor(map: Map<string, SortedKeys>, key: string): SortedKeys {
+  let set = map.get(key)
+  if (!set) map.set(key, (set = new SortedKeys()))
+  return set
+}
+

@@ -1,0 +1,27 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { z } from 'zod'
+import type { Store } from '../store/store.js'
+
+export interface ToolContext {
+  store: Store
+  /** Aborted when the client cancels the call (or the connection closes). */
+  signal: AbortSignal
+  /** Report progress; sent only when the client asked for it with a progress token. */
+  progress(progress: number, message?: string): void
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string
+  title: string
+  /** Written for the model that reads it: when to use the tool and what comes back. */
+  description: string
+  input: I
+  output: O
+  annotations: ToolAnnotations
+  handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>
+}
+
+/** Keeps each tool's handler typed against its own schemas. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition {
+  return tool as unknown as ToolDefinition
+}

@@ -1,0 +1,42 @@
+/**
+ * Tool results. Success: `structuredContent` plus the same JSON as compact text. Failure:
+ * `isError` with a message that says what was wrong and what to do, and the machine-readable
+ * code in the structured part.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { ERROR_CODES, MarginaliaError, ValidationError } from '../store/errors.js'
+
+export const TOOL_ERROR_CODES = [...ERROR_CODES, 'UNKNOWN_TOOL', 'CANCELLED'] as const
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
+
+export interface ToolError {
+  code: ToolErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
+
+export const ToolErrorSchema = z.object({
+  code: z.enum(TOOL_ERROR_CODES),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+})
+
+export function json(data: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data }
+}
+
+export function error(err: ToolError): CallToolResult {
+  const structured: { error: ToolError } = { error: err.details ? { code: err.code, message: err.message, details: err.details } : { code: err.code, message: err.message } }
+  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: structured }
+}
+
+/** Any thrown value → a ToolError with the right code. */
+export function toToolError(thrown: unknown): ToolError {
+  if (thrown instanceof MarginaliaError) {
+    return thrown.details ? { code: thrown.code, message: thrown.message, details: { ...thrown.details } } : { code: thrown.code, message: thrown.message }
+  }
+  if (thrown instanceof z.ZodError) return toToolError(ValidationError.fromZod(thrown))
+  if (thrown instanceof Error && thrown.name === 'AbortError') return { code: 'CANCELLED', message: 'The call was cancelled.' }
+  return { code: 'INTERNAL_ERROR', message: `Internal error: ${thrown instanceof Error ? thrown.message : String(thrown)}` }
+}

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { once } from 'node:events'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { openStore } from '../../src/index.js'
+import { tempDir } from '../helpers/store.js'
+import { ChildTransport } from '../helpers/child-transport.js'
+
+const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js')
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+describe('marginalia mcp (built, over stdio)', () => {
+  it('serves the tools; an annotation added through the store API arrives through watch_annotations; closing stdin exits 0', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_STORE: '' } })
+    cleanups.push(() => child.kill('SIGKILL'))
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d))
+
+    const client = new Client({ name: 'e2e', version: '1.0.0' })
+    await client.connect(new ChildTransport(child))
+    const { tools } = await client.listTools()
+    expect(tools).toHaveLength(9)
+
+    // The default store: .marginalia/store.json in the server's working directory.
+    const store = await openStore({ file: path.join(dir, '.marginalia', 'store.json') })
+    cleanups.push(() => store.close())
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+
+    const watching = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 10_000 } }) as Promise<CallToolResult>
+    await new Promise((r) => setTimeout(r, 100))
+    await store.addAnnotation({ sessionId: session.id, comment: 'The hero image is cropped', element: { selector: '.hero img' } })
+    const result = await watching
+    expect(result.isError).toBeFalsy()
+    expect(result.structuredContent).toMatchObject({ status: 'annotations', annotations: [{ comment: 'The hero image is cropped' }] })
+
+    const ack = (await client.callTool({ name: 'acknowledge', arguments: { id: (result.structuredContent as { annotations: { id: string }[] }).annotations[0]!.id } })) as CallToolResult
+    expect(ack.isError).toBeFalsy()
+    await store.sync()
+    expect(store.getAllPending()).toEqual([])
+
+    const exited = once(child, 'exit')
+    child.stdin.end()
+    const [code] = await exited
+    expect(code).toBe(0)
+    expect(stderr).toContain('stopping (stdin closed)')
+  })
+
+  it('writes nothing but protocol on stdout', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const child = spawn(process.execPath, [CLI, 'mcp', '--store', 'custom/store.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
+    cleanups.push(() => child.kill('SIGKILL'))
+    let stdout = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d))
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n')
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_sessions', arguments: {} } }) + '\n')
+    await new Promise((r) => setTimeout(r, 500))
+    const exited = once(child, 'exit')
+    child.stdin.end()
+    expect((await exited)[0]).toBe(0)
+    const lines = stdout.trim().split('\n')
+    expect(lines).toHaveLength(2)
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' })
+  })
+
+  it('exits cleanly on SIGTERM', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
+    cleanups.push(() => child.kill('SIGKILL'))
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d))
+    while (!stderr.includes('MCP over stdio')) await new Promise((r) => setTimeout(r, 20))
+    const exited = once(child, 'exit')
+    child.kill('SIGTERM')
+    expect((await exited)[0]).toBe(0)
+  })
+
+  it('--help, --version, and a bad flag', async () => {
+    const run = async (...args: string[]) => {
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d: Buffer) => (out += d))
+      child.stderr.on('data', (d: Buffer) => (err += d))
+      const [code] = await once(child, 'exit')
+      return { code, out, err }
+    }
+    const help = await run('--help')
+    expect(help.code).toBe(0)
+    expect(help.out).toContain('mcp')
+    const version = await run('--version')
+    expect(version.out.trim()).toMatch(/^\d+\.\d+\.\d+/)
+    const bad = await run('mcp', '--nope')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain("Unknown option '--nope'")
+    const unknown = await run('frobnicate')
+    expect(unknown.code).toBe(2)
+    expect(unknown.err).toContain('unknown command')
+  })
+})

@@ -1,0 +1,21 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import path from 'node:path'
+
+/** Tests that spawn processes run the built `dist/`; rebuild it when it is missing or stale. */
+export default function setup(): void {
+  const root = path.resolve(import.meta.dirname, '..')
+  const built = path.join(root, 'dist', 'index.js')
+  const newestSource = newest(path.join(root, 'src'))
+  if (existsSync(built) && statSync(built).mtimeMs >= newestSource) return
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
+}
+
+function newest(dir: string): number {
+  let latest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    latest = Math.max(latest, entry.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+  }
+  return latest
+}

@@ -68,7 +68,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
                 .catch(() => {})
             },
     })
-    return outcome.ok ? json(outcome.result) : error(outcome.error)
+    return outcome.ok ? json(outcome.result, outcome.text) : error(outcome.error)
   })
 
   return mcp

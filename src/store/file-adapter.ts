@@ -127,6 +127,10 @@ export class FileAdapter implements StoreAdapter {
       this.lastRev = snapshot?.rev ?? 0
       const events = await this.readNew({ underLock: false })
       return { snapshot, events }
+    } catch (e) {
+      await this.cursor?.handle.close().catch(() => {})
+      this.cursor = null
+      throw e
     } finally {
       await release()
     }

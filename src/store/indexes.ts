@@ -87,6 +87,8 @@ export class Indexes {
   constructor(
     readonly sessions = new SortedKeys(),
     readonly pending = new SortedKeys(),
+    /** Every annotation of every session. */
+    readonly annotations = new SortedKeys(),
   ) {}
 
   static build(state: StoreState): Indexes {
@@ -95,15 +97,17 @@ export class Indexes {
     const bySession = new Map<string, string[]>()
     const pendingBySession = new Map<string, string[]>()
     const pending: string[] = []
+    const all: string[] = []
     for (const a of shardValues(state.annotations)) {
       const key = orderKey(a)
+      all.push(key)
       push(bySession, a.sessionId, key)
       if (a.status === 'pending') {
         push(pendingBySession, a.sessionId, key)
         pending.push(key)
       }
     }
-    const ix = new Indexes(SortedKeys.from(sessionKeys), SortedKeys.from(pending))
+    const ix = new Indexes(SortedKeys.from(sessionKeys), SortedKeys.from(pending), SortedKeys.from(all))
     for (const [sid, keys] of bySession) ix.annotationsBySession.set(sid, SortedKeys.from(keys))
     for (const [sid, keys] of pendingBySession) ix.pendingBySession.set(sid, SortedKeys.from(keys))
     return ix
@@ -117,6 +121,7 @@ export class Indexes {
         return
       case 'annotation.created': {
         const key = orderKey(event.annotation)
+        this.annotations.add(key)
         setFor(this.annotationsBySession, event.sessionId).add(key)
         if (event.annotation.status === 'pending') this.addPending(event.sessionId, key)
         return
@@ -136,6 +141,7 @@ export class Indexes {
         const a = shardGet(before.annotations, event.annotationId)
         if (!a) return
         const key = orderKey(a)
+        this.annotations.delete(key)
         this.annotationsBySession.get(a.sessionId)?.delete(key)
         if (a.status === 'pending') this.deletePending(a.sessionId, key)
         return

@@ -37,7 +37,9 @@ import {
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft, StoreEvent } from './events.js'
 import { applyEvent, emptyState, stateFrom, type StoreState } from './reducer.js'
-import { Indexes, idOfKey, type SortedKeys } from './indexes.js'
+import { Indexes, idOfKey, orderKey, type SortedKeys } from './indexes.js'
+
+export { orderKey }
 import { shardGet, shardValues } from './shards.js'
 import { coalesceBatches } from './coalesce.js'
 import { MemoryAdapter, type Decision, type LoadResult, type Snapshot, type StoreAdapter } from './persistence.js'
@@ -73,6 +75,29 @@ export function defaultIds(kind: IdKind): string {
   }
   const random = entropy.toString('hex', entropyAt, (entropyAt += 5))
   return `${ID_PREFIX[kind]}_${Date.now().toString(36).padStart(9, '0')}${idSeq.toString(36).padStart(3, '0')}${random}`
+}
+
+export interface AnnotationQuery {
+  sessionId?: string
+  status?: AnnotationStatus
+}
+
+export interface PageOptions {
+  /** Continue after this position (an order key from a previous page's `lastKey`). */
+  after?: string
+  /** At most this many items (default: all). */
+  limit?: number
+}
+
+/** One page of a query, oldest first. A position stays valid while records are added or change status. */
+export interface Page<T> {
+  items: T[]
+  /** How many records match the query in all (not only after the position). */
+  total: number
+  /** The position of the last item: pass it as `after` for the next page. */
+  lastKey?: string
+  /** More records follow this page. */
+  hasMore: boolean
 }
 
 export interface ChangesSinceOptions {
@@ -206,14 +231,48 @@ export class Store {
   }
 
   /** Annotations filtered by session and/or status, oldest first. */
-  listAnnotations(filter: { sessionId?: string; status?: AnnotationStatus } = {}): Annotation[] {
-    const { sessionId, status } = filter
-    let list: Annotation[]
-    if (status === 'pending') list = sessionId === undefined ? this.getAllPending() : this.getPending(sessionId)
-    else if (sessionId !== undefined) list = this.annotationsOf(this.mustGetSession(sessionId).id)
-    else list = this.listSessions().flatMap((s) => this.annotationsOf(s.id))
-    if (status !== undefined && status !== 'pending') list = list.filter((a) => a.status === status)
-    return sessionId === undefined && status !== 'pending' ? list.sort(byAge) : list
+  listAnnotations(filter: AnnotationQuery = {}): Annotation[] {
+    return this.pageAnnotations(filter).items
+  }
+
+  /**
+   * A page of annotations matching the query, oldest first (ties by id). Pending queries and
+   * unfiltered ones read an index directly; other status filters scan the matching session.
+   */
+  pageAnnotations(query: AnnotationQuery = {}, page: PageOptions = {}): Page<Annotation> {
+    const { sessionId, status } = query
+    if (sessionId !== undefined) this.mustGetSession(sessionId)
+    const limit = page.limit ?? Infinity
+    let keys: SortedKeys | undefined
+    if (status === 'pending') keys = sessionId === undefined ? this.indexes.pending : this.indexes.pendingBySession.get(sessionId)
+    else keys = sessionId === undefined ? this.indexes.annotations : this.indexes.annotationsBySession.get(sessionId)
+    if (!keys) return { items: [], total: 0, hasMore: false }
+    const items: Annotation[] = []
+    let lastKey: string | undefined
+    let hasMore = false
+    if (status === undefined || status === 'pending') {
+      for (const key of keys.slice(page.after, limit === Infinity ? Infinity : limit + 1)) {
+        if (items.length === limit) {
+          hasMore = true
+          break
+        }
+        items.push(shardGet(this.state.annotations, idOfKey(key))!)
+        lastKey = key
+      }
+      return { items, total: keys.size, lastKey, hasMore }
+    }
+    let total = 0
+    for (const key of keys) {
+      const a = shardGet(this.state.annotations, idOfKey(key))!
+      if (a.status !== status) continue
+      total++
+      if (page.after !== undefined && key <= page.after) continue
+      if (items.length < limit) {
+        items.push(a)
+        lastKey = key
+      } else hasMore = true
+    }
+    return { items, total, lastKey, hasMore }
   }
 
   /** The oldest rev `changesSince` can still start from (events after it are all kept). */
@@ -536,10 +595,6 @@ export class Store {
     }
     return out
   }
-}
-
-function byAge(a: Annotation, b: Annotation): number {
-  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
 function isPromise<T>(value: Promise<T> | T): value is Promise<T> {

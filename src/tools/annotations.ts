@@ -1,13 +1,35 @@
 /** The eight query and command tools: one registration each, schema beside handler. */
 import { z } from 'zod'
-import { Annotation, Id, LIMITS, Session } from '../store/model.js'
-import { defineTool } from './define.js'
+import { Annotation, AnnotationStatus, Id, LIMITS, Session, type Annotation as AnnotationT } from '../store/model.js'
+import type { Store } from '../store/store.js'
+import { defineTool, type ToolContext } from './define.js'
+import { DEFAULT_PAGE_LIMIT, decodeCursor, fitAnnotation, fitPage, pageHeader, pageOutput, pagingInput, renderPage, type PageResult } from './paging.js'
+import type { Detail } from './summary.js'
 
 const message = (what: string, max: number = LIMITS.message) =>
   z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace' }).describe(what)
 
-const AnnotationOut = z.object({ annotation: Annotation })
-const ListOut = z.object({ annotations: z.array(Annotation), count: z.number().int() })
+const AnnotationOut = z.object({
+  annotation: Annotation,
+  omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget'),
+})
+
+/** A command's result: the annotation as it is now (trimmed to the byte budget if it must be). */
+function annotationResult(a: AnnotationT, ctx: ToolContext): z.input<typeof AnnotationOut> {
+  return fitAnnotation(a, ctx.limits.byteBudget)
+}
+
+interface ListArgs {
+  detail?: Detail
+  limit?: number
+  cursor?: string
+}
+
+/** Run a paged annotation query for a list tool. */
+export function listPage(store: Store, query: { sessionId?: string; status?: z.infer<typeof AnnotationStatus> }, args: ListArgs, ctx: ToolContext): PageResult {
+  const page = store.pageAnnotations(query, { after: decodeCursor(args.cursor), limit: args.limit ?? DEFAULT_PAGE_LIMIT })
+  return fitPage(page, args.detail ?? 'summary', ctx.limits.byteBudget)
+}
 
 export const listSessions = defineTool({
   name: 'list_sessions',
@@ -27,40 +49,63 @@ export const listSessions = defineTool({
 export const getSession = defineTool({
   name: 'get_session',
   title: 'Get a session',
-  description: 'Get one session with all of its annotations (any status, oldest first), including every reply.',
-  input: z.strictObject({ id: Id.describe('Session id (from list_sessions or an annotation)') }),
-  output: z.object({ session: Session.extend({ annotations: z.array(Annotation) }) }),
+  description:
+    'Get one session and its annotations of any status, oldest first, as summaries (comment, element, status, ' +
+    'reply count and latest reply). Pages of `limit` (default 100) with `nextCursor`; detail:"full" for whole records.',
+  input: z.strictObject({ id: Id.describe('Session id (from list_sessions or an annotation)'), status: AnnotationStatus.optional().describe('Only annotations with this status'), ...pagingInput }),
+  output: z.object({ session: Session, ...pageOutput }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ id }, { store }) => ({ session: store.getSession(id) }),
+  handler: ({ id, status, ...args }, ctx) => {
+    const session = ctx.store.getSession(id)
+    const { annotations: _all, ...fields } = session
+    return { session: fields, ...listPage(ctx.store, { sessionId: id, status }, args, ctx) }
+  },
+  render: (r) => renderPage(r, `Session ${r.session.id} · ${r.session.url}${r.session.name ? ` (${r.session.name})` : ''}. ${pageHeader('annotations', r)}`, detailOf(r)),
 })
 
 export const getPending = defineTool({
   name: 'get_pending',
   title: 'Get pending annotations of a session',
-  description: 'Pending annotations of one session, oldest first: the work nobody has acknowledged yet on that page.',
-  input: z.strictObject({ sessionId: Id.describe('Session id') }),
-  output: ListOut.extend({ sessionId: z.string() }),
+  description:
+    'Pending annotations of one session, oldest first: the work nobody has acknowledged yet on that page. Summaries by ' +
+    'default (get_annotation for a whole record); pages of `limit` (default 100) with `nextCursor` when more exist.',
+  input: z.strictObject({ sessionId: Id.describe('Session id'), ...pagingInput }),
+  output: z.object({ sessionId: z.string(), ...pageOutput }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ sessionId }, { store }) => {
-    const annotations = store.getPending(sessionId)
-    return { sessionId, annotations, count: annotations.length }
-  },
+  handler: ({ sessionId, ...args }, ctx) => ({ sessionId, ...listPage(ctx.store, { sessionId, status: 'pending' }, args, ctx) }),
+  render: (r) => renderPage(r, `${pageHeader(`pending annotations in session ${r.sessionId}`, r)}`, detailOf(r)),
 })
 
 export const getAllPending = defineTool({
   name: 'get_all_pending',
   title: 'Get all pending annotations',
   description:
-    'Pending annotations of every session, oldest first. Each has a comment (what the person wants), the page url, ' +
-    'the element (CSS selector, text, html) and optional intent/severity. Acknowledge one before working on it.',
-  input: z.strictObject({}),
-  output: ListOut,
+    'Pending annotations of every session, oldest first. Each summary has the comment (what the person wants), the page ' +
+    'url, the element (CSS selector and text), intent/severity and the latest reply; get_annotation gives the whole record ' +
+    '(HTML, position, every reply). Pages of `limit` (default 100) with `nextCursor` and `total`. Acknowledge one before working on it.',
+  input: z.strictObject({ ...pagingInput }),
+  output: z.object({ ...pageOutput }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: (_args, { store }) => {
-    const annotations = store.getAllPending()
-    return { annotations, count: annotations.length }
-  },
+  handler: (args, ctx) => listPage(ctx.store, { status: 'pending' }, args, ctx),
+  render: (r) => renderPage(r, pageHeader('pending annotations', r), detailOf(r)),
 })
+
+export const getAnnotation = defineTool({
+  name: 'get_annotation',
+  title: 'Get one annotation in full',
+  description:
+    'The whole record of one annotation: comment, element (selector, DOM path, tag, text, trimmed HTML, position), ' +
+    'selected text, viewport, source location and every reply. Use it when a summary is not enough to locate or fix the issue.',
+  input: z.strictObject({ id: Id.describe('Annotation id') }),
+  output: AnnotationOut,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: ({ id }, ctx) => annotationResult(ctx.store.getAnnotation(id), ctx),
+})
+
+/** Whether a page holds full records (the text part is then the JSON itself). */
+function detailOf(r: { annotations: readonly object[] }): Detail {
+  return r.annotations.length > 0 && !('replyCount' in r.annotations[0]!) ? 'full' : 'summary'
+}
 
 export const acknowledge = defineTool({
   name: 'acknowledge',
@@ -75,7 +120,7 @@ export const acknowledge = defineTool({
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: note }, { store }) => ({ annotation: await store.acknowledge(id, { message: note }) }),
+  handler: async ({ id, message: note }, ctx) => annotationResult(await ctx.store.acknowledge(id, { message: note }), ctx),
 })
 
 export const resolve = defineTool({
@@ -90,7 +135,7 @@ export const resolve = defineTool({
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, summary }, { store }) => ({ annotation: await store.resolve(id, { summary }) }),
+  handler: async ({ id, summary }, ctx) => annotationResult(await ctx.store.resolve(id, { summary }), ctx),
 })
 
 export const dismiss = defineTool({
@@ -105,7 +150,7 @@ export const dismiss = defineTool({
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, reason }, { store }) => ({ annotation: await store.dismiss(id, { reason }) }),
+  handler: async ({ id, reason }, ctx) => annotationResult(await ctx.store.dismiss(id, { reason }), ctx),
 })
 
 export const reply = defineTool({
@@ -120,5 +165,5 @@ export const reply = defineTool({
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: text }, { store }) => ({ annotation: await store.reply(id, { author: 'agent', message: text }) }),
+  handler: async ({ id, message: text }, ctx) => annotationResult(await ctx.store.reply(id, { author: 'agent', message: text }), ctx),
 })

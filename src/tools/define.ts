@@ -8,6 +8,13 @@ export interface ToolContext {
   signal: AbortSignal
   /** Report progress; sent only when the client asked for it with a progress token. */
   progress(progress: number, message?: string): void
+  /** Size limits for results. */
+  limits: ToolLimits
+}
+
+export interface ToolLimits {
+  /** No result may exceed this many bytes on the wire (structured content plus text). */
+  byteBudget: number
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -19,6 +26,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   output: O
   annotations: ToolAnnotations
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>
+  /** The text part of a result (default: the same JSON, compact). */
+  render?: (result: z.output<O>) => string
 }
 
 /** Keeps each tool's handler typed against its own schemas. */

@@ -9,7 +9,8 @@ import type { Store } from '../store/store.js'
 import { ValidationError } from '../store/errors.js'
 import type { ToolContext, ToolDefinition } from './define.js'
 import { ToolErrorSchema, toToolError, type ToolError } from './result.js'
-import { acknowledge, dismiss, getAllPending, getPending, getSession, listSessions, reply, resolve } from './annotations.js'
+import { acknowledge, dismiss, getAllPending, getAnnotation, getPending, getSession, listSessions, reply, resolve } from './annotations.js'
+import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from './paging.js'
 import { watchAnnotations } from './watch.js'
 
 /** The built-in tools, in the order they are listed. */
@@ -18,6 +19,7 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
   getSession,
   getPending,
   getAllPending,
+  getAnnotation,
   acknowledge,
   resolve,
   dismiss,
@@ -36,7 +38,9 @@ export interface ToolInfo {
   annotations: ToolAnnotations
 }
 
-export type CallOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: ToolError }
+export type CallOutcome =
+  | { ok: true; result: Record<string, unknown>; /** The text rendering of the result, for the text part. */ text: string }
+  | { ok: false; error: ToolError }
 
 export interface CallOptions {
   signal?: AbortSignal
@@ -48,12 +52,15 @@ export interface RegistryOptions {
   tools?: readonly ToolDefinition[]
   /** Check every result against its output schema (tests turn this on; it costs time on big lists). */
   validateOutput?: boolean
+  /** No tool result may exceed this many bytes (default 256 KiB, at least 16 KiB). */
+  byteBudget?: number
 }
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>()
   private readonly infos: ToolInfo[]
   private readonly validateOutput: boolean
+  private readonly byteBudget: number
 
   constructor(
     readonly store: Store,
@@ -64,6 +71,10 @@ export class ToolRegistry {
       this.tools.set(tool.name, tool)
     }
     this.validateOutput = options.validateOutput ?? false
+    this.byteBudget = options.byteBudget ?? DEFAULT_BYTE_BUDGET
+    if (!Number.isInteger(this.byteBudget) || this.byteBudget < MIN_BYTE_BUDGET) {
+      throw new ValidationError([{ path: 'byteBudget', message: `must be an integer of at least ${MIN_BYTE_BUDGET} bytes` }])
+    }
     this.infos = [...this.tools.values()].map(describeTool)
   }
 
@@ -92,6 +103,7 @@ export class ToolRegistry {
       store: this.store,
       signal: options.signal ?? new AbortController().signal,
       progress: (progress, message) => options.onProgress?.(progress, message),
+      limits: { byteBudget: this.byteBudget },
     }
     try {
       const result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>
@@ -99,7 +111,7 @@ export class ToolRegistry {
         const checked = tool.output.safeParse(result)
         if (!checked.success) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `${tool.name} produced output that does not match its schema: ${checked.error.message}` } }
       }
-      return { ok: true, result }
+      return { ok: true, result, text: tool.render ? tool.render(result as never) : JSON.stringify(result) }
     } catch (thrown) {
       return { ok: false, error: toToolError(thrown) }
     }

@@ -22,8 +22,9 @@ export const ToolErrorSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional(),
 })
 
-export function json(data: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data }
+/** A success: the structured data, and a text part (by default the same JSON, compact). */
+export function json(data: Record<string, unknown>, text: string = JSON.stringify(data)): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: data }
 }
 
 export function error(err: ToolError): CallToolResult {

@@ -26,7 +26,7 @@ describe('marginalia mcp (built, over stdio)', () => {
     const client = new Client({ name: 'e2e', version: '1.0.0' })
     await client.connect(new ChildTransport(child))
     const { tools } = await client.listTools()
-    expect(tools).toHaveLength(9)
+    expect(tools.map((t) => t.name)).toContain('watch_annotations')
 
     // The default store: .marginalia/store.json in the server's working directory.
     const store = await openStore({ file: path.join(dir, '.marginalia', 'store.json') })

@@ -20,10 +20,11 @@ async function setup() {
   return { store, mcp, s1, s2, a1, a2, a3 }
 }
 
-type List = { annotations: Annotation[]; count: number }
+type Summary = { id: string; comment: string; selector?: string; text?: string; replyCount: number }
+type List = { annotations: Summary[]; count: number; total: number; nextCursor?: string }
 
 describe('tools/list', () => {
-  it('lists the nine tools, each with title, description, input and output schema and annotations', async () => {
+  it('lists the tools, each with title, description, input and output schema and annotations', async () => {
     const { mcp } = await setup()
     const { tools } = await mcp.client.listTools()
     expect(tools.map((t) => t.name)).toEqual([
@@ -31,6 +32,7 @@ describe('tools/list', () => {
       'get_session',
       'get_pending',
       'get_all_pending',
+      'get_annotation',
       'acknowledge',
       'resolve',
       'dismiss',
@@ -45,7 +47,7 @@ describe('tools/list', () => {
       expect(t.annotations).toBeDefined()
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
-    for (const q of ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'watch_annotations']) expect(byName[q]!.annotations!.readOnlyHint).toBe(true)
+    for (const q of ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations']) expect(byName[q]!.annotations!.readOnlyHint).toBe(true)
     for (const m of ['acknowledge', 'resolve', 'dismiss', 'reply']) expect(byName[m]!.annotations!.readOnlyHint).toBe(false)
     expect(byName.dismiss!.inputSchema.required).toEqual(['id', 'reason'])
     expect(byName.watch_annotations!.inputSchema.properties).toHaveProperty('timeoutMs')
@@ -70,9 +72,9 @@ describe('query tools', () => {
 
   it('get_session returns the session with its annotations; unknown id → NOT_FOUND', async () => {
     const { mcp, s1, a1, a3 } = await setup()
-    const ok = structured<{ session: { id: string; annotations: Annotation[] } }>(await mcp.call('get_session', { id: s1.id }))
+    const ok = structured<{ session: { id: string }; annotations: Summary[] }>(await mcp.call('get_session', { id: s1.id }))
     expect(ok.session.id).toBe(s1.id)
-    expect(ok.session.annotations.map((a) => a.id)).toEqual([a1.id, a3.id])
+    expect(ok.annotations.map((a) => a.id)).toEqual([a1.id, a3.id])
     const err = errorOf(await mcp.call('get_session', { id: 'ses_missing' }))
     expect(err.code).toBe('NOT_FOUND')
     expect(err.message).toContain('ses_missing')
@@ -91,7 +93,7 @@ describe('query tools', () => {
     const r = structured<List>(await mcp.call('get_all_pending'))
     expect(r.annotations.map((a) => a.id)).toEqual([a1.id, a2.id, a3.id])
     expect(r.count).toBe(3)
-    expect(r.annotations[0]!.element).toEqual({ selector: '#buy', text: 'Buy' })
+    expect(r.annotations[0]).toMatchObject({ selector: '#buy', text: 'Buy', replyCount: 0 })
   })
 })
 

@@ -1,0 +1,126 @@
+/**
+ * Pages sized for a model's context: a limit, an opaque cursor that encodes a position (not an
+ * offset, so it survives additions and status changes), and a hard byte budget per result.
+ */
+import { z } from 'zod'
+import type { Annotation } from '../store/model.js'
+import type { Page } from '../store/store.js'
+import { orderKey } from '../store/indexes.js'
+import { ValidationError } from '../store/errors.js'
+import { AnnotationItem, Detail, itemOf, renderItems, type AnnotationItem as Item } from './summary.js'
+
+export const DEFAULT_PAGE_LIMIT = 100
+export const MAX_PAGE_LIMIT = 500
+export const DEFAULT_BYTE_BUDGET = 256 * 1024
+/** Big enough for any one full record without its replies (about 32 KB of fields, sent twice). */
+export const MIN_BYTE_BUDGET = 100 * 1024
+
+export const Limit = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`)
+  .describe(`Page size (default ${DEFAULT_PAGE_LIMIT}, max ${MAX_PAGE_LIMIT})`)
+export const Cursor = z.string().min(1).max(1_000).describe('nextCursor from the previous page, to continue')
+
+export const pagingInput = { detail: Detail.optional(), limit: Limit.optional(), cursor: Cursor.optional() }
+
+export const pageOutput = {
+  annotations: z.array(AnnotationItem),
+  count: z.number().int().describe('Annotations in this page'),
+  total: z.number().int().describe('Annotations matching the query in all'),
+  nextCursor: z.string().optional().describe('Present when more follow: pass it as cursor'),
+  truncated: z.literal('byte_budget').optional().describe('This page was cut short to stay under the byte budget'),
+}
+
+const PREFIX = 'c1.'
+
+export function encodeCursor(key: string): string {
+  return PREFIX + Buffer.from(key, 'utf8').toString('base64url')
+}
+
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined
+  const key = cursor.startsWith(PREFIX) ? Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8') : ''
+  if (!/^\d{4}-\d{2}-\d{2}T[\d:.]+Z \S+$/.test(key)) {
+    throw new ValidationError([{ path: 'cursor', message: 'is not a cursor from this server; start again without one' }])
+  }
+  return key
+}
+
+export interface PageResult {
+  annotations: Item[]
+  count: number
+  total: number
+  nextCursor?: string
+  truncated?: 'byte_budget'
+}
+
+const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value))
+
+/**
+ * A full record that would not fit the budget on its own (its replies are unbounded) keeps its
+ * newest replies that fit; `omittedReplies` says how many older ones were left out.
+ */
+export function fitAnnotation(a: Annotation, budget: number): { annotation: Annotation; omittedReplies?: number } {
+  // Both the structured JSON and its text copy travel: twice the bytes, plus the envelope.
+  const room = (budget - 2_000) / 2.4 // the text copy is a JSON string: escaping adds up to ~20 %
+  if (bytes(a) <= room) return { annotation: a }
+  const base = bytes({ ...a, replies: [] })
+  let used = base
+  let kept = 0
+  for (let i = a.replies.length - 1; i >= 0; i--) {
+    const cost = bytes(a.replies[i]) + 1
+    if (used + cost > room) break
+    used += cost
+    kept++
+  }
+  return { annotation: { ...a, replies: a.replies.slice(a.replies.length - kept) }, omittedReplies: a.replies.length - kept }
+}
+
+/**
+ * Turn a store page into a tool result that fits `budget` bytes on the wire (structured JSON
+ * plus its text rendering), dropping items from the end if needed and saying so.
+ */
+export function fitPage(page: Page<Annotation>, detail: Detail, budget: number): PageResult {
+  const items = page.items.map((a) => itemOf(a, detail))
+  // Fixed part: envelope, header, a session line, footer and a cursor — generously estimated.
+  let used = 2_000
+  let fit = 0
+  for (const item of items) {
+    // The structured JSON, plus the text part as it travels: a JSON string, quotes and newlines escaped.
+    const json = JSON.stringify(item)
+    const cost = Buffer.byteLength(json) + bytes(detail === 'full' ? json : renderItems([item]).join('\n')) + 16
+    if (used + cost > budget) break
+    used += cost
+    fit++
+  }
+  if (fit === 0 && items.length > 0) {
+    // One record alone is over the budget (a full record with a very long thread): trim its replies.
+    fit = 1
+    items[0] = detail === 'full' ? fitAnnotation(page.items[0]!, budget).annotation : items[0]!
+  }
+  const shown = items.slice(0, fit)
+  const cutByBudget = fit < items.length
+  const result: PageResult = { annotations: shown, count: shown.length, total: page.total }
+  const last = page.items[fit - 1]
+  if ((page.hasMore || cutByBudget) && last) result.nextCursor = encodeCursor(orderKey(last))
+  if (cutByBudget) result.truncated = 'byte_budget'
+  return result
+}
+
+/**
+ * The text part of a page. Summaries: a header line, one line per annotation, and how to
+ * continue. Full records: the same JSON as the structured content.
+ */
+export function renderPage(result: PageResult, header: string, detail: Detail = 'summary'): string {
+  if (detail === 'full') return JSON.stringify(result)
+  const lines = [header, ...renderItems(result.annotations)]
+  if (result.truncated) lines.push('(page cut short to stay under the response size budget)')
+  if (result.nextCursor) lines.push(`More: call again with cursor "${result.nextCursor}".`)
+  return lines.join('\n')
+}
+
+export function pageHeader(what: string, result: { count: number; total: number }): string {
+  return result.total === 0 ? `No ${what}.` : `${what[0]!.toUpperCase()}${what.slice(1)}: ${result.count} of ${result.total} (oldest first).`
+}

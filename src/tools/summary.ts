@@ -1,0 +1,94 @@
+/**
+ * What a model sees of an annotation by default: enough to decide and act, in few bytes.
+ * `get_annotation` (or `detail: "full"`) gives the whole record.
+ */
+import { z } from 'zod'
+import { Annotation, AnnotationStatus, Author, Id, Intent, REPLY_KINDS, Severity, Timestamp, type Annotation as AnnotationT } from '../store/model.js'
+
+export const SNIPPET_CHARS = 120
+export const LAST_REPLY_CHARS = 280
+/** Longer comments, URLs and selectors are clipped in summaries (with "…"); get_annotation has them whole. */
+export const SUMMARY_COMMENT_CHARS = 1_000
+export const SUMMARY_URL_CHARS = 300
+export const SUMMARY_SELECTOR_CHARS = 300
+
+export const AnnotationSummary = z.object({
+  id: Id,
+  sessionId: Id,
+  status: AnnotationStatus,
+  comment: z.string().describe(`What the person wants (clipped to ${SUMMARY_COMMENT_CHARS} characters in a summary)`),
+  clipped: z.literal(true).optional().describe('Some field was clipped: get_annotation has the whole record'),
+  url: z.string().optional(),
+  selector: z.string().optional().describe('CSS selector of the annotated element'),
+  text: z.string().optional().describe(`Start of the element text (≤ ${SNIPPET_CHARS} characters)`),
+  intent: Intent.optional(),
+  severity: Severity.optional(),
+  createdAt: Timestamp,
+  rev: z.number().int(),
+  replyCount: z.number().int(),
+  lastReply: z
+    .object({
+      author: Author,
+      message: z.string().describe(`The reply (≤ ${LAST_REPLY_CHARS} characters; see get_annotation for all of it)`),
+      kind: z.enum(REPLY_KINDS).optional(),
+      createdAt: Timestamp,
+    })
+    .optional(),
+})
+export type AnnotationSummary = z.infer<typeof AnnotationSummary>
+
+/** A list item: a summary, or the full record when `detail: "full"` was asked for. */
+export const AnnotationItem = z.union([AnnotationSummary, Annotation])
+export type AnnotationItem = AnnotationSummary | AnnotationT
+
+export const Detail = z.enum(['summary', 'full']).describe('"summary" (default): the fields needed to act; "full": whole records')
+export type Detail = z.infer<typeof Detail>
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+export function toSummary(a: AnnotationT): AnnotationSummary {
+  const s: AnnotationSummary = { id: a.id, sessionId: a.sessionId, status: a.status, comment: clip(a.comment, SUMMARY_COMMENT_CHARS), createdAt: a.createdAt, rev: a.rev, replyCount: a.replies.length }
+  if (a.url !== undefined) s.url = clip(a.url, SUMMARY_URL_CHARS)
+  if (a.element?.selector !== undefined) s.selector = clip(a.element.selector, SUMMARY_SELECTOR_CHARS)
+  if (a.comment.length > SUMMARY_COMMENT_CHARS || (a.url?.length ?? 0) > SUMMARY_URL_CHARS || (a.element?.selector.length ?? 0) > SUMMARY_SELECTOR_CHARS) s.clipped = true
+  const text = a.element?.text ?? a.selectedText
+  if (text !== undefined && text.trim() !== '') s.text = clip(text.trim().replace(/\s+/g, ' '), SNIPPET_CHARS)
+  if (a.intent !== undefined) s.intent = a.intent
+  if (a.severity !== undefined) s.severity = a.severity
+  const last = a.replies.at(-1)
+  if (last) {
+    s.lastReply = { author: last.author, message: clip(last.message, LAST_REPLY_CHARS), createdAt: last.createdAt }
+    if (last.kind !== undefined) s.lastReply.kind = last.kind
+  }
+  return s
+}
+
+export function itemOf(a: AnnotationT, detail: Detail): AnnotationItem {
+  return detail === 'full' ? a : toSummary(a)
+}
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ⏎ ')
+
+/**
+ * One line per annotation, grouped under a line naming the session and page whenever those
+ * change: the same information as the JSON in about half the tokens.
+ */
+export function renderItems(items: readonly AnnotationItem[]): string[] {
+  const lines: string[] = []
+  let group = ''
+  for (const item of items) {
+    const s = 'replyCount' in item ? item : toSummary(item)
+    const header = `session ${s.sessionId}${s.url ? ` · ${s.url}` : ''}`
+    if (header !== group) {
+      lines.push(header)
+      group = header
+    }
+    const tags = [s.intent, s.severity].filter(Boolean).join('/')
+    const where = [s.selector && `\`${oneLine(s.selector)}\``, s.text && `"${oneLine(s.text)}"`].filter(Boolean).join(' ')
+    const replies = s.lastReply ? ` | ${s.replyCount} repl${s.replyCount === 1 ? 'y' : 'ies'}, last ${s.lastReply.author}${s.lastReply.kind === 'question' ? ' (question)' : ''}: "${oneLine(s.lastReply.message)}"` : ''
+    lines.push(`- ${s.id} [${s.status}${tags ? ` ${tags}` : ''}] rev ${s.rev} ${s.createdAt}${where ? ` at ${where}` : ''} — ${oneLine(s.comment)}${replies}`)
+  }
+  return lines
+}

@@ -8,6 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { openStore } from './store/open.js'
 import { DEFAULT_STORE_FILE } from './store/file-adapter.js'
+import { DEFAULT_ARCHIVE_AGE_MS, listArchive, parseDuration } from './store/archive.js'
 import type { Store } from './store/store.js'
 import { createServer } from './server.js'
 import { VERSION } from './version.js'
@@ -21,6 +22,8 @@ class UsageError extends Error {}
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
 
 interface Command {
+  /** Runs to completion (otherwise it serves until stopped). */
+  oneShot?: boolean
   summary: string
   usage: string
   options: NonNullable<ParseArgsConfig['options']>
@@ -28,6 +31,26 @@ interface Command {
 }
 
 const storeOption = { store: { type: 'string', short: 's' } } as const
+
+const ARCHIVE: Command = {
+  oneShot: true,
+  summary: 'Move finished annotations out of the live store into .marginalia/archive/',
+  usage: [
+    'marginalia archive [--older-than 7d] [--store FILE]',
+    'marginalia archive --list [--store FILE]',
+    '',
+    'Moves resolved and dismissed annotations last changed before the cut-off into',
+    '<store dir>/archive/YYYY-MM-DD.jsonl (one JSON line per annotation, with its replies).',
+    'Safe to re-run: an interrupted run is completed by the next one, nothing is duplicated.',
+    '',
+    'Options:',
+    '      --older-than D  cut-off age: 30m, 12h, 7d, 2w, or 0 for every finished one (default 7d)',
+    '      --list          list the archive files instead',
+    `  -s, --store FILE    store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`,
+  ].join('\n'),
+  options: { ...storeOption, 'older-than': { type: 'string' }, list: { type: 'boolean' } },
+  run: runArchive,
+}
 
 const COMMANDS: Record<string, Command> = {
   mcp: {
@@ -44,6 +67,37 @@ const COMMANDS: Record<string, Command> = {
     options: storeOption,
     run: runMcp,
   },
+  archive: ARCHIVE,
+}
+
+async function runArchive(values: Values): Promise<void> {
+  const file = storeFile(values)
+  const directory = path.join(path.dirname(file), 'archive')
+  if (values.list) {
+    const files = listArchive(directory)
+    if (files.length === 0) process.stdout.write(`No archive yet in ${directory}\n`)
+    for (const f of files) process.stdout.write(`${f.file}\t${f.annotations} annotation(s)\t${f.bytes} bytes\n`)
+    return
+  }
+  let olderThanMs = DEFAULT_ARCHIVE_AGE_MS
+  if (values['older-than'] !== undefined) {
+    try {
+      olderThanMs = parseDuration(String(values['older-than']))
+    } catch (e) {
+      throw new UsageError(`--older-than: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  const store = await openStore({ file })
+  try {
+    const result = await store.archive({ olderThanMs, directory })
+    if (result.archived === 0) process.stdout.write('Nothing to archive.\n')
+    else {
+      const earlier = result.completedEarlierRun > 0 ? ` (${result.completedEarlierRun} completed from an interrupted run)` : ''
+      process.stdout.write(`Archived ${result.archived} annotation(s)${earlier}${result.file ? ` to ${result.file}` : ''}.\n`)
+    }
+  } finally {
+    await closeStore(store)
+  }
 }
 
 function storeFile(values: Values): string {
@@ -128,10 +182,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     await command.run(values)
-    return -1 // keeps running
+    return command.oneShot ? 0 : -1 // servers keep running
   } catch (e) {
-    log(e instanceof UsageError ? e.message : e instanceof Error ? e.message : String(e))
-    return 1
+    log(e instanceof Error ? e.message : String(e))
+    return e instanceof UsageError ? 2 : 1
   }
 }
 

@@ -21,7 +21,7 @@ export function instructionsFor(toolNames: readonly string[]): string {
   const loop = [
     has('watch_annotations') && '1. watch_annotations — wait for what the person pointed at (returns at once if work is pending).',
     has('acknowledge') && '2. acknowledge — take one annotation before you start, so nobody else does it twice.',
-    '3. Fix the code: the comment says what is wrong; element.selector, text and html locate it; url is the page.',
+    '3. Fix the code: the comment says what is wrong; the selector and text locate it, url is the page (get_annotation has the HTML).',
     (has('resolve') || has('dismiss') || has('reply')) &&
       '4. resolve with a short summary of the change — or reply to ask a question, or dismiss with a reason if it will not be done.',
     has('watch_annotations') && '5. watch_annotations again.',
@@ -30,9 +30,13 @@ export function instructionsFor(toolNames: readonly string[]): string {
     'Marginalia: a person annotates a running web app; you receive each annotation, fix the code, and answer in the page.',
     'Work loop:',
     ...loop,
+    has('ask') && 'When something is unclear, ask asks the person on the annotation and waits for the answer (await_reply keeps waiting later).',
+    has('watch_changes') && 'To follow replies and reopens as well as new work, use get_changes / watch_changes with the rev you last saw.',
     'Annotations are listed oldest first. A person may reopen an annotation; it then comes back as pending.',
     `Tools: ${toolNames.join(', ')}.`,
-  ].join('\n')
+  ]
+    .filter(Boolean)
+    .join('\n')
 }
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {

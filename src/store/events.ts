@@ -48,12 +48,22 @@ export interface AnnotationDeletedEvent extends EventBase {
   from: AnnotationStatus
 }
 
+/** A finished annotation moved out of the live store into the archive (see `store.archive`). */
+export interface AnnotationArchivedEvent extends EventBase {
+  type: 'annotation.archived'
+  annotationId: string
+  from: AnnotationStatus
+  /** The archive file it went to, relative to the archive directory. */
+  archiveFile: string
+}
+
 export type StoreEvent =
   | SessionCreatedEvent
   | AnnotationCreatedEvent
   | AnnotationStatusChangedEvent
   | AnnotationRepliedEvent
   | AnnotationDeletedEvent
+  | AnnotationArchivedEvent
 
 export type StoreEventType = StoreEvent['type']
 export const STORE_EVENT_TYPES: readonly StoreEventType[] = [
@@ -62,6 +72,7 @@ export const STORE_EVENT_TYPES: readonly StoreEventType[] = [
   'annotation.status_changed',
   'annotation.replied',
   'annotation.deleted',
+  'annotation.archived',
 ]
 
 /** An event before the store stamps it with `rev` and `at`. */

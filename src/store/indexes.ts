@@ -3,6 +3,7 @@
  * walk the whole store: sessions in order, annotations per session, pending per session and
  * pending overall. Order everywhere is oldest first, ties broken by id.
  */
+import type { Annotation, Reply } from './model.js'
 import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
 import { shardGet, shardValues } from './shards.js'
@@ -83,6 +84,8 @@ export class SortedKeys {
 export class Indexes {
   readonly annotationsBySession = new Map<string, SortedKeys>()
   readonly pendingBySession = new Map<string, SortedKeys>()
+  /** Annotations whose latest agent question has no human reply after it. */
+  readonly openQuestions = new SortedKeys()
 
   constructor(
     readonly sessions = new SortedKeys(),
@@ -98,6 +101,7 @@ export class Indexes {
     const pendingBySession = new Map<string, string[]>()
     const pending: string[] = []
     const all: string[] = []
+    const questions: string[] = []
     for (const a of shardValues(state.annotations)) {
       const key = orderKey(a)
       all.push(key)
@@ -106,10 +110,12 @@ export class Indexes {
         push(pendingBySession, a.sessionId, key)
         pending.push(key)
       }
+      if (openQuestionOf(a)) questions.push(key)
     }
     const ix = new Indexes(SortedKeys.from(sessionKeys), SortedKeys.from(pending), SortedKeys.from(all))
     for (const [sid, keys] of bySession) ix.annotationsBySession.set(sid, SortedKeys.from(keys))
     for (const [sid, keys] of pendingBySession) ix.pendingBySession.set(sid, SortedKeys.from(keys))
+    for (const key of questions) ix.openQuestions.add(key)
     return ix
   }
 
@@ -126,23 +132,26 @@ export class Indexes {
         if (event.annotation.status === 'pending') this.addPending(event.sessionId, key)
         return
       }
-      case 'annotation.status_changed': {
-        if ((event.from === 'pending') === (event.to === 'pending')) return
+      case 'annotation.status_changed':
+      case 'annotation.replied': {
         const a = shardGet(after.annotations, event.annotationId)
         if (!a) return
         const key = orderKey(a)
+        if (openQuestionOf(a)) this.openQuestions.add(key)
+        else this.openQuestions.delete(key)
+        if (event.type === 'annotation.replied' || (event.from === 'pending') === (event.to === 'pending')) return
         if (event.to === 'pending') this.addPending(a.sessionId, key)
         else this.deletePending(a.sessionId, key)
         return
       }
-      case 'annotation.replied':
-        return
-      case 'annotation.deleted': {
+      case 'annotation.deleted':
+      case 'annotation.archived': {
         const a = shardGet(before.annotations, event.annotationId)
         if (!a) return
         const key = orderKey(a)
         this.annotations.delete(key)
         this.annotationsBySession.get(a.sessionId)?.delete(key)
+        this.openQuestions.delete(key)
         if (a.status === 'pending') this.deletePending(a.sessionId, key)
         return
       }
@@ -158,6 +167,16 @@ export class Indexes {
     this.pendingBySession.get(sessionId)?.delete(key)
     this.pending.delete(key)
   }
+}
+
+/** The latest agent question of an annotation, if no human has replied since. */
+export function openQuestionOf(a: Annotation): Reply | undefined {
+  for (let i = a.replies.length - 1; i >= 0; i--) {
+    const r = a.replies[i]!
+    if (r.author === 'human') return undefined
+    if (r.kind === 'question') return r
+  }
+  return undefined
 }
 
 function push(map: Map<string, string[]>, key: string, value: string): void {

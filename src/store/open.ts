@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { FileAdapter, DEFAULT_STORE_FILE, type FileAdapterOptions } from './file-adapter.js'
 import { Store, type StoreOptions } from './store.js'
 import type { StoreAdapter } from './persistence.js'
@@ -24,5 +25,6 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       onError: storeOptions.onError,
     })
   const loaded = await adapter.load()
-  return new Store(adapter, loaded, storeOptions)
+  const archiveDirectory = storeOptions.archiveDirectory ?? (custom ? undefined : path.join(path.dirname(path.resolve(file ?? DEFAULT_STORE_FILE)), 'archive'))
+  return new Store(adapter, loaded, { ...storeOptions, archiveDirectory })
 }

@@ -43,7 +43,7 @@ export function applyEvent(state: StoreState, event: StoreEvent): StoreState {
     draft.rev = event.rev
   })
   if (event.type === 'session.created') freeze(shardGet(next.sessions, event.sessionId), true)
-  else if (event.type !== 'annotation.deleted') freeze(shardGet(next.annotations, event.annotationId), true)
+  else if (event.type !== 'annotation.deleted' && event.type !== 'annotation.archived') freeze(shardGet(next.annotations, event.annotationId), true)
   return next
 }
 
@@ -73,6 +73,7 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
       return
     }
     case 'annotation.deleted':
+    case 'annotation.archived':
       mustGet(draft, event.annotationId, event)
       draftDelete(draft.annotations, event.annotationId)
       return

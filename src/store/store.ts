@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto'
 import { BehaviorSubject, EMPTY, Subject, defer, from, lastValueFrom, type Observable, type ObservableInput } from 'rxjs'
 import { ignoreElements } from 'rxjs/operators'
-import type { z } from 'zod'
+import path from 'node:path'
+import { z } from 'zod'
 import {
   AcknowledgeInput,
   AddAnnotationInput,
@@ -37,7 +38,8 @@ import {
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft, StoreEvent } from './events.js'
 import { applyEvent, emptyState, stateFrom, type StoreState } from './reducer.js'
-import { Indexes, idOfKey, orderKey, type SortedKeys } from './indexes.js'
+import { Indexes, idOfKey, openQuestionOf, orderKey, type SortedKeys } from './indexes.js'
+import { DEFAULT_ARCHIVE_AGE_MS, appendArchiveLines, archiveFileName, archivedIds, type ArchiveOptions, type ArchiveResult } from './archive.js'
 
 export { orderKey }
 import { shardGet, shardValues } from './shards.js'
@@ -57,6 +59,8 @@ export interface StoreOptions {
   pollIntervalMs?: number
   /** Where background errors go (default: a line on stderr). */
   onError?: (error: unknown) => void
+  /** Default directory for `archive()` (openStore sets `archive/` beside the store file). */
+  archiveDirectory?: string
 }
 
 export const DEFAULT_EVENT_WINDOW = 1_000
@@ -136,6 +140,7 @@ export class Store {
   private readonly pollTimer: ReturnType<typeof setInterval> | undefined
   private closing: Promise<void> | undefined
   private syncRequested = false
+  private readonly archiveDirectory: string | undefined
 
   /** Every event, once, in rev order: this process's mutations and those of other processes. */
   readonly changes$: Observable<StoreEvent>
@@ -151,6 +156,7 @@ export class Store {
     this.ids = options.ids ?? defaultIds
     this.onError = options.onError ?? ((error) => console.error(`marginalia: ${error instanceof Error ? error.message : String(error)}`))
     this.eventWindow = Math.max(DEFAULT_EVENT_WINDOW, options.eventWindow ?? DEFAULT_EVENT_WINDOW)
+    this.archiveDirectory = options.archiveDirectory
 
     const snap = loaded.snapshot
     let state = snap ? stateFrom(snap.rev, snap.sessions, snap.annotations) : emptyState()
@@ -374,6 +380,41 @@ export class Store {
         result: () => current,
       }
     })
+  }
+
+  /**
+   * Move finished annotations (resolved, dismissed) last changed before the cut-off into the
+   * archive (see archive.ts for the crash-safety argument). Each one is one mutation
+   * (`annotation.archived`).
+   */
+  async archive(options: ArchiveOptions = {}): Promise<ArchiveResult> {
+    const directory = options.directory ?? this.archiveDirectory
+    if (!directory) throw new ValidationError([{ path: 'directory', message: 'is required for a store without a file' }])
+    const olderThanMs = options.olderThanMs ?? DEFAULT_ARCHIVE_AGE_MS
+    if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new ValidationError([{ path: 'olderThanMs', message: 'must be a duration ≥ 0' }])
+    await this.sync()
+    const already = archivedIds(directory)
+    return this.command('archive', z.object({}), {}, (state, now, _args) => {
+      const cutoff = new Date(Date.parse(now) - olderThanMs).toISOString()
+      const due = this.listAnnotations({})
+        .map((a) => shardGet(state.annotations, a.id))
+        .filter((a): a is Annotation => a !== undefined && (a.status === 'resolved' || a.status === 'dismissed') && a.updatedAt < cutoff)
+      const name = archiveFileName(new Date(now))
+      const fresh = due.filter((a) => !already.has(a.id))
+      appendArchiveLines(path.join(directory, name), fresh.map((annotation) => ({ archivedAt: now, annotation })))
+      options.onArchiveWritten?.()
+      const result: ArchiveResult = { archived: due.length, completedEarlierRun: due.length - fresh.length, ids: due.map((a) => a.id) }
+      if (fresh.length > 0) result.file = path.join(directory, name)
+      return {
+        drafts: due.map((a) => ({ type: 'annotation.archived' as const, sessionId: a.sessionId, annotationId: a.id, from: a.status, archiveFile: name })),
+        result: () => result,
+      }
+    })
+  }
+
+  /** Annotations whose latest agent question awaits a human answer, oldest first. */
+  openQuestions(): { annotation: Annotation; question: Reply }[] {
+    return this.byKeys<Annotation>(this.indexes.openQuestions, this.state.annotations).map((annotation) => ({ annotation, question: openQuestionOf(annotation)! }))
   }
 
   /** Catch up now with changes made by other processes (also happens in the background). */

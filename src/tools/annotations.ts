@@ -9,6 +9,13 @@ import type { Detail } from './summary.js'
 const message = (what: string, max: number = LIMITS.message) =>
   z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace' }).describe(what)
 
+const ExpectedRev = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe('Only act if the annotation is still at this rev (from your last read); otherwise CONFLICT with its current rev and status')
+
 const AnnotationOut = z.object({
   annotation: Annotation,
   omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget'),
@@ -117,10 +124,11 @@ export const acknowledge = defineTool({
   input: z.strictObject({
     id: Id.describe('Annotation id'),
     message: message('Optional note to the person, e.g. what you are about to do').optional(),
+    expectedRev: ExpectedRev,
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: note }, ctx) => annotationResult(await ctx.store.acknowledge(id, { message: note }), ctx),
+  handler: async ({ id, message: note, expectedRev }, ctx) => annotationResult(await ctx.store.acknowledge(id, { message: note, expectedRev }), ctx),
 })
 
 export const resolve = defineTool({
@@ -132,10 +140,11 @@ export const resolve = defineTool({
   input: z.strictObject({
     id: Id.describe('Annotation id'),
     summary: message('What you changed, in a sentence or two').optional(),
+    expectedRev: ExpectedRev,
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, summary }, ctx) => annotationResult(await ctx.store.resolve(id, { summary }), ctx),
+  handler: async ({ id, summary, expectedRev }, ctx) => annotationResult(await ctx.store.resolve(id, { summary, expectedRev }), ctx),
 })
 
 export const dismiss = defineTool({
@@ -147,10 +156,11 @@ export const dismiss = defineTool({
   input: z.strictObject({
     id: Id.describe('Annotation id'),
     reason: message('Why it will not be done'),
+    expectedRev: ExpectedRev,
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, reason }, ctx) => annotationResult(await ctx.store.dismiss(id, { reason }), ctx),
+  handler: async ({ id, reason, expectedRev }, ctx) => annotationResult(await ctx.store.dismiss(id, { reason, expectedRev }), ctx),
 })
 
 export const reply = defineTool({
@@ -162,8 +172,9 @@ export const reply = defineTool({
   input: z.strictObject({
     id: Id.describe('Annotation id'),
     message: message('Your reply'),
+    expectedRev: ExpectedRev,
   }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: text }, ctx) => annotationResult(await ctx.store.reply(id, { author: 'agent', message: text }), ctx),
+  handler: async ({ id, message: text, expectedRev }, ctx) => annotationResult(await ctx.store.reply(id, { author: 'agent', message: text, expectedRev }), ctx),
 })

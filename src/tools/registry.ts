@@ -12,6 +12,8 @@ import { ToolErrorSchema, toToolError, type ToolError } from './result.js'
 import { acknowledge, dismiss, getAllPending, getAnnotation, getPending, getSession, listSessions, reply, resolve } from './annotations.js'
 import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from './paging.js'
 import { watchAnnotations } from './watch.js'
+import { getChanges, watchChanges } from './changes.js'
+import { ask, awaitReply } from './conversation.js'
 
 /** The built-in tools, in the order they are listed. */
 export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
@@ -25,6 +27,10 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
   dismiss,
   reply,
   watchAnnotations,
+  getChanges,
+  watchChanges,
+  ask,
+  awaitReply,
 ]
 
 export type JsonSchema = Record<string, unknown>

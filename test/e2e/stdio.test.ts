@@ -83,6 +83,38 @@ describe('marginalia mcp (built, over stdio)', () => {
     expect((await exited)[0]).toBe(0)
   })
 
+  it('marginalia archive moves finished annotations, reports, lists, and rejects a bad duration', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const file = path.join(dir, '.marginalia', 'store.json')
+    const store = await openStore({ file })
+    const s = await store.createSession({ url: 'http://x/' })
+    const done = await store.addAnnotation({ sessionId: s.id, comment: 'done' })
+    await store.addAnnotation({ sessionId: s.id, comment: 'still to do' })
+    await store.resolve(done.id)
+    await store.close()
+    const run = async (...args: string[]) => {
+      const child = spawn(process.execPath, [CLI, 'archive', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d: Buffer) => (out += d))
+      child.stderr.on('data', (d: Buffer) => (err += d))
+      const [code] = await once(child, 'exit')
+      return { code, out, err }
+    }
+    const first = await run('--older-than', '0')
+    expect(first.code).toBe(0)
+    expect(first.out).toMatch(/^Archived 1 annotation\(s\) to .*archive\/\d{4}-\d{2}-\d{2}\.jsonl\.$/m)
+    expect((await run('--older-than', '0')).out).toBe('Nothing to archive.\n')
+    expect((await run('--list')).out).toMatch(/\.jsonl\t1 annotation\(s\)/)
+    const bad = await run('--older-than', 'soon')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain('--older-than')
+    const check = await openStore({ file })
+    cleanups.push(() => check.close())
+    expect(check.listAnnotations().map((a) => a.comment)).toEqual(['still to do'])
+  })
+
   it('--help, --version, and a bad flag', async () => {
     const run = async (...args: string[]) => {
       const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })

@@ -38,6 +38,10 @@ describe('tools/list', () => {
       'dismiss',
       'reply',
       'watch_annotations',
+      'get_changes',
+      'watch_changes',
+      'ask',
+      'await_reply',
     ])
     for (const t of tools) {
       expect(t.title).toBeTruthy()
@@ -47,8 +51,8 @@ describe('tools/list', () => {
       expect(t.annotations).toBeDefined()
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
-    for (const q of ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations']) expect(byName[q]!.annotations!.readOnlyHint).toBe(true)
-    for (const m of ['acknowledge', 'resolve', 'dismiss', 'reply']) expect(byName[m]!.annotations!.readOnlyHint).toBe(false)
+    for (const q of ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations', 'get_changes', 'watch_changes', 'await_reply']) expect(byName[q]!.annotations!.readOnlyHint).toBe(true)
+    for (const m of ['acknowledge', 'resolve', 'dismiss', 'reply', 'ask']) expect(byName[m]!.annotations!.readOnlyHint).toBe(false)
     expect(byName.dismiss!.inputSchema.required).toEqual(['id', 'reason'])
     expect(byName.watch_annotations!.inputSchema.properties).toHaveProperty('timeoutMs')
   })

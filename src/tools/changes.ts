@@ -1,0 +1,151 @@
+/** Follow everything that happens, not only new work: the change cursor, and its long-poll form. */
+import { z } from 'zod'
+import type { StoreEvent } from '../store/events.js'
+import { STORE_EVENT_TYPES } from '../store/events.js'
+import { ValidationError } from '../store/errors.js'
+import { AnnotationStatus, Id, Reply, Session } from '../store/model.js'
+import type { Store } from '../store/store.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { defineTool, type ToolContext } from './define.js'
+import { AnnotationSummary, toSummary } from './summary.js'
+import { TimeoutMs, waitWithProgress } from './watch.js'
+
+export const DEFAULT_CHANGES_LIMIT = 100
+export const MAX_CHANGES_LIMIT = 1_000
+
+/** An event as a model sees it: created annotations as summaries, everything else as is. */
+export const EventView = z.object({
+  rev: z.number().int(),
+  at: z.string(),
+  type: z.enum(STORE_EVENT_TYPES as [StoreEvent['type'], ...StoreEvent['type'][]]),
+  sessionId: z.string(),
+  annotationId: z.string().optional(),
+  action: z.string().optional(),
+  from: AnnotationStatus.optional(),
+  to: AnnotationStatus.optional(),
+  reply: Reply.optional(),
+  annotation: AnnotationSummary.optional(),
+  session: Session.optional(),
+  archiveFile: z.string().optional(),
+})
+export type EventView = z.infer<typeof EventView>
+
+export function viewOf(event: StoreEvent): EventView {
+  if (event.type === 'annotation.created') {
+    const { annotation, ...rest } = event
+    return { ...rest, annotation: toSummary(annotation) }
+  }
+  return event
+}
+
+const ChangesOut = {
+  fromRev: z.number().int().describe('The sinceRev asked for'),
+  toRev: z.number().int().describe('Continue from here: pass it as sinceRev next time'),
+  currentRev: z.number().int(),
+  events: z.array(EventView),
+  count: z.number().int(),
+  more: z.boolean().describe('More events follow toRev (the page was limited)'),
+}
+
+const SinceRev = z.number().int('must be a whole number').min(0, 'must be ≥ 0').describe('Return events after this store rev (0 = from the start of the kept window)')
+const Limit = z.number().int().min(1).max(MAX_CHANGES_LIMIT).describe(`At most this many events (default ${DEFAULT_CHANGES_LIMIT})`)
+
+interface ChangesPage {
+  fromRev: number
+  toRev: number
+  currentRev: number
+  events: EventView[]
+  count: number
+  more: boolean
+}
+
+/** Events after `sinceRev`, limited by count and by the byte budget. */
+export function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext): ChangesPage {
+  const currentRev = store.rev
+  if (sinceRev > currentRev) throw new ValidationError([{ path: 'sinceRev', message: `must be at most the current rev ${currentRev}` }])
+  const all = store.changesSince(sinceRev) // CURSOR_EXPIRED when older than the kept window
+  const events: EventView[] = []
+  let used = 2_000
+  let toRev = sinceRev
+  let more = false
+  for (const event of all) {
+    if (sessionId !== undefined && event.sessionId !== sessionId) {
+      toRev = event.rev
+      continue
+    }
+    const view = viewOf(event)
+    const cost = 2.4 * Buffer.byteLength(JSON.stringify(view))
+    if (events.length >= limit || (events.length > 0 && used + cost > ctx.limits.byteBudget)) {
+      more = true
+      break
+    }
+    used += cost
+    events.push(view)
+    toRev = event.rev
+  }
+  if (!more) toRev = Math.max(toRev, all.at(-1)?.rev ?? sinceRev)
+  return { fromRev: sinceRev, toRev, currentRev, events, count: events.length, more }
+}
+
+function renderChanges(r: ChangesPage & { status?: string }): string {
+  if (r.status === 'timeout') return `No changes after rev ${r.fromRev} yet (timeout; current rev ${r.currentRev}). Call again with the same sinceRev.`
+  const lines = [`Changes after rev ${r.fromRev}: ${r.count} event(s), up to rev ${r.toRev} (current ${r.currentRev}).`]
+  for (const e of r.events) {
+    const what =
+      e.type === 'annotation.status_changed'
+        ? `${e.annotationId} ${e.from} → ${e.to}`
+        : e.type === 'annotation.created'
+          ? `${e.annotationId} new: ${e.annotation?.comment.replace(/\s*\n\s*/g, ' ⏎ ')}`
+          : e.type === 'session.created'
+            ? `session ${e.sessionId} ${e.session?.url ?? ''}`
+            : `${e.annotationId ?? e.sessionId}`
+    const reply = e.reply ? ` — ${e.reply.author}${e.reply.kind === 'question' ? ' (question)' : ''}: "${e.reply.message.replace(/\s*\n\s*/g, ' ⏎ ')}"` : ''
+    lines.push(`- rev ${e.rev} ${e.at} ${e.type} ${what}${reply}`)
+  }
+  if (r.more) lines.push(`More: call again with sinceRev ${r.toRev}.`)
+  return lines.join('\n')
+}
+
+export const getChanges = defineTool({
+  name: 'get_changes',
+  title: 'Get changes since a rev',
+  description:
+    'Every change after a store rev, in order: new annotations, human replies, reopens, status changes, deletions. ' +
+    'Use it to follow conversations, not only new work. Continue with sinceRev = toRev. If sinceRev is older than the ' +
+    'kept history you get CURSOR_EXPIRED: then take a snapshot with get_all_pending / get_session and continue from currentRev.',
+  input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
+  output: z.object(ChangesOut),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: ({ sinceRev, sessionId, limit }, ctx) => changesPage(ctx.store, sinceRev, sessionId, limit ?? DEFAULT_CHANGES_LIMIT, ctx),
+  render: renderChanges,
+})
+
+export const watchChanges = defineTool({
+  name: 'watch_changes',
+  title: 'Wait for changes since a rev',
+  description:
+    'Like get_changes, but waits: returns at once if anything happened after sinceRev, otherwise wakes within ' +
+    'milliseconds of the next change (a new annotation, a human reply, a reopen …) or returns {status:"timeout"} after ' +
+    `timeoutMs (default ${DEFAULT_WATCH_TIMEOUT_MS} ms, max ${MAX_WATCH_TIMEOUT_MS}). Continue with sinceRev = toRev.`,
+  input: z.strictObject({
+    sinceRev: SinceRev,
+    sessionId: Id.optional().describe('Only this session'),
+    timeoutMs: TimeoutMs.optional().describe(`How long to wait (default ${DEFAULT_WATCH_TIMEOUT_MS} ms)`),
+    limit: Limit.optional(),
+  }),
+  output: z.object({ status: z.enum(['changes', 'timeout']), ...ChangesOut }),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: async ({ sinceRev, sessionId, timeoutMs, limit }, ctx) => {
+    const { store } = ctx
+    const max = limit ?? DEFAULT_CHANGES_LIMIT
+    changesPage(store, sinceRev, sessionId, max, ctx) // validate sinceRev now (INVALID_PARAMS / CURSOR_EXPIRED)
+    const probe = () => {
+      const page = changesPage(store, sinceRev, sessionId, max, ctx)
+      return page.count > 0 ? page : undefined
+    }
+    const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS }), ctx, 'Waiting for changes')
+    if (outcome.status === 'found') return { status: 'changes' as const, ...outcome.value }
+    return { status: 'timeout' as const, fromRev: sinceRev, toRev: Math.max(sinceRev, store.rev), currentRev: store.rev, events: [], count: 0, more: false }
+  },
+  render: renderChanges,
+})

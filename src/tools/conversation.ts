@@ -1,0 +1,88 @@
+/** Ask the person and wait for the answer. */
+import { z } from 'zod'
+import { ValidationError } from '../store/errors.js'
+import { Id, LIMITS, Reply, type Annotation, type Reply as ReplyT } from '../store/model.js'
+import type { Store } from '../store/store.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { defineTool, type ToolContext } from './define.js'
+import { TimeoutMs, waitWithProgress } from './watch.js'
+
+const AnswerOut = z.object({
+  status: z.enum(['answered', 'timeout']),
+  annotationId: z.string(),
+  questionId: z.string().describe('Pass it to await_reply to keep waiting for this answer later'),
+  question: z.string().optional(),
+  answer: Reply.optional().describe('The first human reply after the question'),
+})
+type AnswerOut = z.infer<typeof AnswerOut>
+
+/** The first human reply after the question with id `questionId`, if any. */
+export function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
+  const at = a.replies.findIndex((r) => r.id === questionId)
+  if (at < 0) return undefined
+  return a.replies.slice(at + 1).find((r) => r.author === 'human')
+}
+
+async function waitForAnswer(store: Store, annotationId: string, questionId: string, timeoutMs: number, ctx: ToolContext): Promise<AnswerOut> {
+  const question = store.getAnnotation(annotationId).replies.find((r) => r.id === questionId)
+  const probe = () => answerTo(store.getAnnotation(annotationId), questionId) // NOT_FOUND if it is deleted meanwhile
+  const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs }), ctx, 'Waiting for the person to answer')
+  const base = { annotationId, questionId, ...(question ? { question: question.message } : {}) }
+  return outcome.status === 'found' ? { status: 'answered', ...base, answer: outcome.value } : { status: 'timeout', ...base }
+}
+
+function render(r: AnswerOut): string {
+  return r.status === 'answered'
+    ? `The person answered on ${r.annotationId}: "${r.answer?.message ?? ''}"`
+    : `No answer yet on ${r.annotationId} (timeout). Call await_reply with questionId "${r.questionId}" to keep waiting; an answer that arrives meanwhile is kept.`
+}
+
+const Timeout = TimeoutMs.optional().describe(`How long to wait, 1…${MAX_WATCH_TIMEOUT_MS} ms (default ${DEFAULT_WATCH_TIMEOUT_MS})`)
+
+export const ask = defineTool({
+  name: 'ask',
+  title: 'Ask the person and wait for the answer',
+  description:
+    'Post a question on an annotation thread (shown to the person as a question) and wait for their reply. Returns ' +
+    '{status:"answered", answer} or {status:"timeout", questionId}; after a timeout call await_reply with the questionId ' +
+    'instead of asking again — an answer given meanwhile is not lost.',
+  input: z.strictObject({
+    id: Id.describe('Annotation id'),
+    question: z.string().min(1).max(LIMITS.message).refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace' }).describe('Your question'),
+    timeoutMs: Timeout,
+  }),
+  output: AnswerOut,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: async ({ id, question, timeoutMs }, ctx) => {
+    const updated = await ctx.store.reply(id, { author: 'agent', message: question, kind: 'question' })
+    const asked = updated.replies.findLast((r) => r.kind === 'question' && r.message === question)!
+    return waitForAnswer(ctx.store, id, asked.id, timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS, ctx)
+  },
+  render,
+})
+
+export const awaitReply = defineTool({
+  name: 'await_reply',
+  title: 'Wait for the answer to a question',
+  description:
+    'Keep waiting for the person to answer a question asked earlier with ask (without asking again). An answer that ' +
+    'arrived while nobody was waiting is returned at once. Without questionId, waits on the latest question on the annotation.',
+  input: z.strictObject({
+    id: Id.describe('Annotation id'),
+    questionId: Id.optional().describe('The questionId that ask returned (default: the latest question)'),
+    timeoutMs: Timeout,
+  }),
+  output: AnswerOut,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async ({ id, questionId, timeoutMs }, ctx) => {
+    const annotation = ctx.store.getAnnotation(id)
+    const question = questionId === undefined ? annotation.replies.findLast((r) => r.kind === 'question') : annotation.replies.find((r) => r.id === questionId)
+    if (!question) {
+      throw new ValidationError([
+        { path: 'questionId', message: questionId === undefined ? `no question was asked on annotation ${id}; use ask` : `${questionId} is not a reply on annotation ${id}` },
+      ])
+    }
+    return waitForAnswer(ctx.store, id, question.id, timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS, ctx)
+  },
+  render,
+})

@@ -1,0 +1,254 @@
+/**
+ * `npm run bench`: each scenario runs several times; the table shows medians (and p99 where the
+ * goal is about tails). The same figures go to bench/results/latest.json.
+ * `npm run bench -- --smoke`: tiny sizes, no goals; part of `npm test` so the bench cannot rot.
+ * `npm run bench -- --only=wake-cross,query`: a subset.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { openStore } from '../src/index.js'
+import { cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
+import { wakeOneProcess } from './serve-scenario.js'
+
+export interface Figure {
+  scenario: string
+  metric: string
+  value: number
+  unit: string
+  /** The goal, as text, and whether it was met (undefined in smoke mode or when there is none). */
+  goal?: string
+  met?: boolean
+}
+
+interface Options {
+  smoke: boolean
+  only: Set<string> | null
+}
+
+type Goal = { op: '<=' | '>='; limit: number }
+const figures: Figure[] = []
+
+function record(opts: Options, scenario: string, metric: string, value: number, unit: string, goal?: Goal): void {
+  const f: Figure = { scenario, metric, value: round(value, value < 10 ? 3 : 1), unit }
+  if (goal && !opts.smoke) {
+    f.goal = `${goal.op} ${goal.limit} ${unit}`
+    f.met = goal.op === '<=' ? value <= goal.limit : value >= goal.limit
+  }
+  figures.push(f)
+  process.stderr.write(`  ${scenario} · ${metric}: ${f.value} ${unit}${f.goal ? `  (goal ${f.goal}: ${f.met ? 'met' : 'MISSED'})` : ''}\n`)
+}
+
+// ---- 2. wake latency across processes -------------------------------------------------------
+
+async function wakeAcrossProcesses(opts: Options): Promise<void> {
+  const runs = opts.smoke ? 3 : 60
+  const dir = tempDir()
+  const { file, sessionId } = await seedStore(dir, 0)
+  const server = await spawnMcp(dir)
+  const store = await openStore({ file, pollIntervalMs: 0 })
+  const latencies: number[] = []
+  try {
+    for (let i = 0; i < runs; i++) {
+      const watching = server.call('watch_annotations', { timeoutMs: 10_000 })
+      await sleep(40) // let the call reach the server and start waiting
+      const t0 = performance.now()
+      const added = await store.addAnnotation(realisticAnnotation(sessionId, i))
+      const { result } = await watching
+      latencies.push(performance.now() - t0)
+      if ((result.structuredContent as { status: string }).status !== 'annotations') throw new Error('watch did not return the annotation')
+      await store.acknowledge(added.id)
+    }
+  } finally {
+    await store.close()
+    await server.close()
+  }
+  record(opts, 'wake, across processes', 'p50', median(latencies), 'ms', { op: '<=', limit: 50 })
+  record(opts, 'wake, across processes', 'p99', percentile(latencies, 99), 'ms')
+  record(opts, 'wake, across processes', 'max', Math.max(...latencies), 'ms', { op: '<=', limit: 600 })
+}
+
+// ---- 3. queries over stdio, and paging through everything ------------------------------------
+
+async function query(opts: Options): Promise<void> {
+  const sizes = opts.smoke ? [50] : [1_000, 10_000]
+  const runs = opts.smoke ? 2 : 15
+  for (const n of sizes) {
+    const dir = tempDir()
+    await seedStore(dir, n)
+    const server = await spawnMcp(dir)
+    try {
+      await server.call('get_all_pending') // warm up
+      const first: number[] = []
+      let firstBytes = 0
+      for (let i = 0; i < runs; i++) {
+        const r = await server.call('get_all_pending')
+        first.push(r.ms)
+        firstBytes = r.bytes
+      }
+      const walk = async (detail: 'summary' | 'full') => {
+        let cursor: string | undefined
+        let bytes = 0
+        let largest = 0
+        let count = 0
+        const t0 = performance.now()
+        do {
+          const r = await server.call('get_all_pending', { detail, ...(cursor ? { cursor } : {}) })
+          const page = r.result.structuredContent as { count: number; nextCursor?: string }
+          bytes += r.bytes
+          largest = Math.max(largest, r.bytes)
+          count += page.count
+          cursor = page.nextCursor
+        } while (cursor)
+        if (count !== n) throw new Error(`paging returned ${count} of ${n}`)
+        return { ms: performance.now() - t0, bytes, largest }
+      }
+      const all: number[] = []
+      let summaryBytes = 0
+      let largest = 0
+      for (let i = 0; i < runs; i++) {
+        const w = await walk('summary')
+        all.push(w.ms)
+        summaryBytes = w.bytes
+        largest = Math.max(largest, w.largest)
+      }
+      const full = await walk('full')
+      const label = `query, ${n.toLocaleString('en')} pending`
+      record(opts, label, 'first page p50', median(first), 'ms', { op: '<=', limit: n <= 1_000 ? 5 : 40 })
+      record(opts, label, 'first page bytes', firstBytes / 1024, 'KiB')
+      record(opts, label, 'all pages p50', median(all), 'ms', { op: '<=', limit: n <= 1_000 ? 9 : 90 })
+      record(opts, label, 'all pages bytes', summaryBytes / 1024, 'KiB', n <= 1_000 ? { op: '<=', limit: 190 } : undefined)
+      record(opts, label, 'largest response', largest / 1024, 'KiB', { op: '<=', limit: 256 })
+      record(opts, label, 'full records, all pages bytes', full.bytes / 1024, 'KiB')
+    } finally {
+      await server.close()
+    }
+  }
+}
+
+// ---- 4. persisted writes ------------------------------------------------------------------------
+
+async function writes(opts: Options): Promise<void> {
+  const sizes = opts.smoke ? [100] : [1_000, 10_000, 100_000]
+  const seconds = opts.smoke ? 0.3 : 3
+  const rounds = opts.smoke ? 1 : 3
+  const inFlight = 256
+  const rates: Record<number, number> = {}
+  for (const n of sizes) {
+    const dir = tempDir()
+    const { file, ids } = await seedStore(dir, n)
+    const store = await openStore({ file })
+    try {
+      const perRound: number[] = []
+      const durable: number[] = []
+      for (let r = 0; r < rounds; r++) {
+        let done = 0
+        const deadline = performance.now() + seconds * 1000
+        const t0 = performance.now()
+        const worker = async (w: number) => {
+          let k = w
+          while (performance.now() < deadline) {
+            const started = performance.now()
+            await store.reply(ids[(k * 7919) % ids.length]!, { author: 'agent', message: 'Looking into it' })
+            durable.push(performance.now() - started)
+            done++
+            k += inFlight
+          }
+        }
+        await Promise.all(Array.from({ length: inFlight }, (_, w) => worker(w)))
+        perRound.push(done / ((performance.now() - t0) / 1000))
+      }
+      rates[n] = median(perRound)
+      const label = `writes, ${n.toLocaleString('en')} in store`
+      record(opts, label, 'mutations/s', rates[n]!, '/s', { op: '>=', limit: 5_000 })
+      record(opts, label, 'durable p50', median(durable), 'ms')
+      record(opts, label, 'durable p99', percentile(durable, 99), 'ms', { op: '<=', limit: 100 })
+    } finally {
+      await store.close()
+    }
+  }
+  if (!opts.smoke) record(opts, 'writes', 'throughput 100k / 1k', rates[100_000]! / rates[1_000]!, '×', { op: '>=', limit: 0.5 })
+}
+
+// ---- 5. start-up ----------------------------------------------------------------------------
+
+async function startup(opts: Options): Promise<void> {
+  const runs = opts.smoke ? 2 : 15
+  const dir = tempDir()
+  await seedStore(dir, 100)
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    const server: StdioServer = await spawnMcp(dir)
+    await server.client.listTools()
+    times.push(performance.now() - t0)
+    await server.close()
+  }
+  record(opts, 'start-up', 'spawn → tools/list p50', median(times), 'ms', { op: '<=', limit: 300 })
+}
+
+// ---- 6. memory ------------------------------------------------------------------------------
+
+async function memory(opts: Options): Promise<void> {
+  const n = opts.smoke ? 1_000 : 100_000
+  const dir = tempDir()
+  await seedStore(dir, n)
+  const server = await spawnMcp(dir)
+  try {
+    await server.call('get_all_pending')
+    await sleep(opts.smoke ? 100 : 2_000)
+    record(opts, `memory, ${n.toLocaleString('en')} annotations`, 'server RSS', await rssMb(server.pid), 'MB', { op: '<=', limit: 300 })
+  } finally {
+    await server.close()
+  }
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
+  'wake-one': async (opts) => {
+    const r = await wakeOneProcess(opts.smoke)
+    record(opts, 'wake, one process', 'p50', r.p50, 'ms', { op: '<=', limit: 5 })
+    record(opts, 'wake, one process', 'p99', r.p99, 'ms', { op: '<=', limit: 20 })
+  },
+  'wake-cross': wakeAcrossProcesses,
+  query,
+  writes,
+  startup,
+  memory,
+}
+
+function table(): string {
+  const rows = figures.map((f) => `| ${f.scenario} | ${f.metric} | ${f.value} ${f.unit} | ${f.goal ?? ''} | ${f.met === undefined ? '' : f.met ? 'met' : '**missed**'} |`)
+  return ['| scenario | metric | median | goal | |', '|---|---|---|---|---|', ...rows].join('\n')
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2)
+  const onlyArg = argv.find((a) => a.startsWith('--only='))
+  const opts: Options = { smoke: argv.includes('--smoke'), only: onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null }
+  const unknown = opts.only ? [...opts.only].filter((s) => !(s in SCENARIOS)) : []
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.platform()} ${os.release()}` }
+  process.stderr.write(`marginalia bench${opts.smoke ? ' (smoke)' : ''} on ${machine.cpus} × ${machine.cpu}, node ${machine.node}\n`)
+  try {
+    for (const [name, run] of Object.entries(SCENARIOS)) {
+      if (opts.only && !opts.only.has(name)) continue
+      process.stderr.write(`${name} …\n`)
+      await run(opts)
+    }
+  } finally {
+    cleanupTemps()
+  }
+  const out = { date: new Date().toISOString(), smoke: opts.smoke, machine, figures }
+  const file = path.join(ROOT, 'bench', 'results', opts.smoke ? 'smoke.json' : 'latest.json')
+  mkdirSync(path.dirname(file), { recursive: true })
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n')
+  process.stdout.write(table() + '\n')
+  process.stderr.write(`written ${path.relative(ROOT, file)}\n`)
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+  process.exitCode = 1
+})

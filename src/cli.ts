@@ -40,7 +40,7 @@ const COMMANDS: Record<string, Command> = {
       'logs go to stderr. Exits when stdin closes or on SIGTERM, after flushing pending writes.',
       '',
       'Options:',
-      `  -s, --store FILE       store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`,
+      `  -s, --store FILE     store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`,
       ...TOOL_POLICY_USAGE,
     ].join('\n'),
     options: { ...storeOption, ...TOOL_POLICY_OPTIONS },

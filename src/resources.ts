@@ -100,9 +100,7 @@ export function registerResources(mcp: McpServer, store: Store): void {
     const { uri } = request.params
     const ref = parseResourceUri(uri)
     if (!ref) throw new McpError(ErrorCode.InvalidParams, `uri: "${uri}" is not a Marginalia resource. Resources: ${SESSIONS_URI}, ${SESSION_TEMPLATE}, ${ANNOTATION_TEMPLATE}.`)
-    if (ref.kind !== 'sessions') {
-      read(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
-    }
+    if (ref.kind !== 'sessions') orNotFound(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
     subscribed.add(uri)
     start()
     return {}
@@ -146,10 +144,14 @@ function jsonContents(uri: string, data: unknown): ReadResourceResult {
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: JSON.stringify(data) }] }
 }
 
-/** Read a resource, turning "no such session/annotation" into the MCP resource-not-found error. */
 function read(uri: string, get: () => unknown): ReadResourceResult {
+  return jsonContents(uri, orNotFound(uri, get))
+}
+
+/** Turn "no such session/annotation" into the MCP resource-not-found error. */
+function orNotFound<T>(uri: string, get: () => T): T {
   try {
-    return jsonContents(uri, get())
+    return get()
   } catch (e) {
     if (e instanceof NotFoundError) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. ${e.message}`, { uri })
     throw e

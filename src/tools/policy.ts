@@ -15,8 +15,8 @@ export const TOOL_PROFILES = ['default', 'read-only', 'full'] as const
 export type ToolProfile = (typeof TOOL_PROFILES)[number]
 
 export const PROFILE_SUMMARIES: Readonly<Record<ToolProfile, string>> = {
-  default: 'every tool except privileged ones (those that delete or archive)',
-  'read-only': 'only tools marked readOnlyHint (queries and watches); nothing that changes data',
+  default: 'every tool except privileged ones, which delete or archive',
+  'read-only': 'only tools marked readOnlyHint: queries and watches, nothing that changes data',
   full: 'every tool, privileged ones included',
 }
 
@@ -92,7 +92,7 @@ function checkProfile(value: unknown, label: string): ToolProfile {
   if ((TOOL_PROFILES as readonly unknown[]).includes(value)) return value as ToolProfile
   const shown = typeof value === 'string' ? `"${value}"` : String(value)
   throw new ToolPolicyError(
-    `${label}: ${shown} is not a tool profile. Profiles: ${TOOL_PROFILES.map((p) => `${p} (${PROFILE_SUMMARIES[p]})`).join('; ')}.`,
+    `${label}: ${shown} is not a tool profile. Profiles: ${TOOL_PROFILES.map((p) => `${p} — ${PROFILE_SUMMARIES[p]}`).join('; ')}.`,
     label,
     { value, profiles: [...TOOL_PROFILES] },
   )

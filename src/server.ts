@@ -24,6 +24,10 @@ export interface ServerOptions extends RegistryOptions {
 }
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
+  if (options.registry) {
+    const ignored = (['profile', 'allow', 'deny', 'plugins', 'tools'] as const).filter((key) => options[key] !== undefined)
+    if (ignored.length > 0) throw new Error(`createServer: ${ignored.join(', ')} would be ignored next to registry; give them to createToolRegistry instead.`)
+  }
   const registry = options.registry ?? createToolRegistry(store, options)
   const info = registry.serverInfo()
   const { tools, ...capabilities } = info.capabilities

@@ -155,6 +155,15 @@ describe('a tool that is not exposed is not callable', () => {
   })
 })
 
+describe('createServer', () => {
+  it('refuses policy options next to a ready-made registry (they would be ignored)', () => {
+    const store = memoryStore()
+    const registry = createToolRegistry(store, { profile: 'read-only' })
+    expect(() => createServer(store, { registry, profile: 'full', deny: ['reply'] })).toThrow('createServer: profile, deny would be ignored next to registry')
+    expect(createServer(store, { registry })).toBeDefined()
+  })
+})
+
 describe('parseToolPolicyFlags (the --profile/--allow/--deny helper for mcp and serve)', () => {
   it('parses comma lists and repeated flags, trims, drops empty names', () => {
     expect(parseToolPolicyFlags({})).toEqual({})

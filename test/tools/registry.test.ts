@@ -256,3 +256,17 @@ describe('tool definitions', () => {
     expect(createToolRegistry(store, { tools: [countPending] }).names()).toEqual(['count_pending'])
   })
 })
+
+describe('the README embedding example', () => {
+  it('does what the README says', async () => {
+    const store = memoryStore()
+    const registry = createToolRegistry(store, { profile: 'default', plugins: [countPending], deny: ['dismiss'] })
+    expect(registry.names()).toEqual([...BUILTIN_NAMES.filter((n) => n !== 'dismiss'), 'count_pending'])
+    expect(await registry.call('count_pending', {})).toEqual({ ok: true, result: { count: 0 } })
+    expect(await registry.call('acknowledge', { id: 'x' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+    const batch = await registry.callBatch([{ name: 'get_all_pending' }, { name: 'resolve', args: { id: 'x', summary: 'Done' } }])
+    expect(batch.map((o) => o.ok)).toEqual([true, false])
+    expect(registry.serverInfo()).toMatchObject({ name: 'marginalia', profile: 'default', tools: registry.names() })
+    expect(registry.toOpenAITools()).toHaveLength(9)
+  })
+})

@@ -9,7 +9,6 @@ import os from 'node:os'
 import path from 'node:path'
 import { openStore } from '../src/index.js'
 import { cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
-import { wakeOneProcess } from './serve-scenario.js'
 
 export interface Figure {
   scenario: string
@@ -206,11 +205,6 @@ async function memory(opts: Options): Promise<void> {
 // ---- main -----------------------------------------------------------------------------------
 
 const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
-  'wake-one': async (opts) => {
-    const r = await wakeOneProcess(opts.smoke)
-    record(opts, 'wake, one process', 'p50', r.p50, 'ms', { op: '<=', limit: 5 })
-    record(opts, 'wake, one process', 'p99', r.p99, 'ms', { op: '<=', limit: 20 })
-  },
   'wake-cross': wakeAcrossProcesses,
   query,
   writes,

@@ -11,6 +11,7 @@ import { DEFAULT_STORE_FILE } from './store/file-adapter.js'
 import { DEFAULT_ARCHIVE_AGE_MS, listArchive, parseDuration } from './store/archive.js'
 import type { Store } from './store/store.js'
 import { createServer } from './server.js'
+import { parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tools/policy.js'
 import { VERSION } from './version.js'
 
 const log = (message: string): void => {
@@ -56,15 +57,16 @@ const COMMANDS: Record<string, Command> = {
   mcp: {
     summary: 'Serve the MCP tools over stdio (what an AI agent launches)',
     usage: [
-      'marginalia mcp [--store FILE]',
+      'marginalia mcp [--store FILE] [--profile NAME] [--allow a,b] [--deny a,b]',
       '',
       'Serves the annotation tools over MCP on stdin/stdout. stdout carries only the protocol;',
       'logs go to stderr. Exits when stdin closes or on SIGTERM, after flushing pending writes.',
       '',
       'Options:',
-      `  -s, --store FILE   store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`,
+      `  -s, --store FILE     store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`,
+      ...TOOL_POLICY_USAGE,
     ].join('\n'),
-    options: storeOption,
+    options: { ...storeOption, ...TOOL_POLICY_OPTIONS },
     run: runMcp,
   },
   archive: ARCHIVE,
@@ -107,9 +109,10 @@ function storeFile(values: Values): string {
 }
 
 async function runMcp(values: Values): Promise<void> {
+  const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
   const file = storeFile(values)
   const store = await openStore({ file })
-  const server = createServer(store)
+  const server = createServer(store, policy)
   const transport = new StdioServerTransport()
   let stopping = false
   const stop = async (why: string): Promise<void> => {
@@ -127,7 +130,7 @@ async function runMcp(values: Values): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
   await server.connect(transport)
-  log(`MCP over stdio, store ${file}`)
+  log(`MCP over stdio, store ${file}, tool profile ${policy.profile ?? 'default'}${policy.allow ? ` +${policy.allow.join(',')}` : ''}${policy.deny ? ` -${policy.deny.join(',')}` : ''}`)
 }
 
 async function closeStore(store: Store): Promise<void> {

@@ -24,7 +24,16 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   description: string
   input: I
   output: O
+  /**
+   * Hints for clients. `readOnlyHint: true` also classifies the tool for the `read-only`
+   * permission profile, so a new tool classifies itself.
+   */
   annotations: ToolAnnotations
+  /**
+   * Deletes or archives data. A privileged tool is exposed only when allowed by name
+   * (`allow: ['its_name']`) or under the `full` profile.
+   */
+  privileged?: boolean
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>
   /** The text part of a result (default: the same JSON, compact). */
   render?: (result: z.output<O>) => string

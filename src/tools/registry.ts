@@ -3,35 +3,32 @@
  * all built from a registry, so a tool is defined exactly once: name, title, description,
  * zod input and output schemas, annotations, handler.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, type ServerCapabilities, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
 import { ValidationError } from '../store/errors.js'
+import { PACKAGE_NAME, VERSION } from '../version.js'
+import { BUILTIN_TOOLS } from './builtin.js'
 import type { ToolContext, ToolDefinition } from './define.js'
+import { resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
 import { ToolErrorSchema, toToolError, type ToolError } from './result.js'
-import { acknowledge, dismiss, getAllPending, getAnnotation, getPending, getSession, listSessions, reply, resolve } from './annotations.js'
 import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from './paging.js'
-import { watchAnnotations } from './watch.js'
-import { getChanges, watchChanges } from './changes.js'
-import { ask, awaitReply } from './conversation.js'
 
-/** The built-in tools, in the order they are listed. */
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
-  listSessions,
-  getSession,
-  getPending,
-  getAllPending,
-  getAnnotation,
-  acknowledge,
-  resolve,
-  dismiss,
-  reply,
-  watchAnnotations,
-  getChanges,
-  watchChanges,
-  ask,
-  awaitReply,
-]
+export { BUILTIN_TOOLS } from './builtin.js'
+
+/**
+ * What every Marginalia MCP server declares. createServer builds its server from this, and
+ * serverInfo() reports it, so the two cannot drift apart.
+ */
+export const SERVER_CAPABILITIES = {
+  logging: {},
+  tools: { listChanged: false },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+} as const satisfies ServerCapabilities
+
+/** Tool names that every client accepts: MCP allows more, OpenAI function names allow exactly this. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
 export type JsonSchema = Record<string, unknown>
 
@@ -53,34 +50,71 @@ export interface CallOptions {
   onProgress?: (progress: number, message?: string) => void
 }
 
-export interface RegistryOptions {
-  /** The tools to expose (default: the built-in ones). */
+/** One call of a batch: a tool name and its arguments (default `{}`). */
+export interface BatchCall {
+  name: string
+  args?: unknown
+}
+
+/** A tool in the shape OpenAI-style function calling expects. */
+export interface OpenAITool {
+  type: 'function'
+  function: { name: string; description: string; parameters: JsonSchema }
+}
+
+export interface ServerInfo {
+  name: string
+  title: string
+  version: string
+  /** The newest MCP protocol version this server speaks (it negotiates older ones too). */
+  protocolVersion: string
+  capabilities: ServerCapabilities
+  profile: ToolProfile
+  /** The exposed tools, in listing order. */
+  tools: string[]
+}
+
+export interface RegistryOptions extends ToolPolicy {
+  /** The tool catalogue (default: the built-in tools). Plugins are added to it. */
   tools?: readonly ToolDefinition[]
+  /** An embedder's own tools: listed after the built-in ones and filtered by the same policy. */
+  plugins?: readonly ToolDefinition[]
   /** Check every result against its output schema (tests turn this on; it costs time on big lists). */
   validateOutput?: boolean
   /** No tool result may exceed this many bytes (default 256 KiB, at least 16 KiB). */
   byteBudget?: number
+  /** Server name reported to clients (default: marginalia). */
+  name?: string
 }
 
 export class ToolRegistry {
+  /** Every known tool (built-in and plugin), exposed or not. */
+  private readonly catalogue = new Map<string, ToolDefinition>()
+  /** The tools the policy exposes: the only ones listed and callable. */
   private readonly tools = new Map<string, ToolDefinition>()
   private readonly infos: ToolInfo[]
   private readonly validateOutput: boolean
   private readonly byteBudget: number
+  private readonly serverName: string
+  readonly profile: ToolProfile
 
   constructor(
     readonly store: Store,
     options: RegistryOptions = {},
   ) {
-    for (const tool of options.tools ?? BUILTIN_TOOLS) {
-      if (this.tools.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`)
-      this.tools.set(tool.name, tool)
+    for (const tool of [...(options.tools ?? BUILTIN_TOOLS), ...(options.plugins ?? [])]) {
+      checkDefinition(tool)
+      if (this.catalogue.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name} (every tool, plugin tools included, needs its own name)`)
+      this.catalogue.set(tool.name, tool)
     }
+    this.profile = options.profile ?? 'default'
+    for (const tool of resolveToolPolicy([...this.catalogue.values()], options)) this.tools.set(tool.name, tool)
     this.validateOutput = options.validateOutput ?? false
     this.byteBudget = options.byteBudget ?? DEFAULT_BYTE_BUDGET
     if (!Number.isInteger(this.byteBudget) || this.byteBudget < MIN_BYTE_BUDGET) {
       throw new ValidationError([{ path: 'byteBudget', message: `must be an integer of at least ${MIN_BYTE_BUDGET} bytes` }])
     }
+    this.serverName = options.name ?? PACKAGE_NAME
     this.infos = [...this.tools.values()].map(describeTool)
   }
 
@@ -89,6 +123,7 @@ export class ToolRegistry {
     return this.infos
   }
 
+  /** The exposed tool names, in listing order. */
   names(): string[] {
     return [...this.tools.keys()]
   }
@@ -97,12 +132,10 @@ export class ToolRegistry {
     return this.tools.has(name)
   }
 
-  /** Call a tool. Never throws: failures come back as `{ ok: false, error: { code, message } }`. */
+  /** Call an exposed tool. Never throws: failures come back as `{ ok: false, error: { code, message } }`. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined
-    if (!tool) {
-      return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `Unknown tool "${String(name)}". Available tools: ${this.names().join(', ')}.` } }
-    }
+    if (!tool) return { ok: false, error: this.unknownTool(name) }
     const parsed = tool.input.safeParse(args ?? {})
     if (!parsed.success) return { ok: false, error: toToolError(ValidationError.fromZod(parsed.error, tool.name)) }
     const ctx: ToolContext = {
@@ -122,10 +155,80 @@ export class ToolRegistry {
       return { ok: false, error: toToolError(thrown) }
     }
   }
+
+  /**
+   * Run calls one after another, in order. One outcome per call, in the same order; a failed
+   * call keeps its slot and the rest still run. Never throws.
+   */
+  async callBatch(calls: readonly BatchCall[], options: CallOptions = {}): Promise<CallOutcome[]> {
+    const outcomes: CallOutcome[] = []
+    // `?.`: an in-process caller may pass anything; a malformed slot fails on its own.
+    for (const call of calls) outcomes.push(await this.call(call?.name, call?.args, options))
+    return outcomes
+  }
+
+  /**
+   * The exposed tools for OpenAI-style function calling: the input JSON Schema as
+   * `parameters` (an object schema, without `$schema` and without any `null` value).
+   */
+  toOpenAITools(): OpenAITool[] {
+    return this.infos.map((info) => ({
+      type: 'function',
+      function: { name: info.name, description: info.description, parameters: withoutNulls(info.inputSchema) as JsonSchema },
+    }))
+  }
+
+  /** Who this server is and what it offers, as an MCP client would learn it on initialize. */
+  serverInfo(): ServerInfo {
+    return {
+      name: this.serverName,
+      title: 'Marginalia',
+      version: VERSION,
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: structuredClone(SERVER_CAPABILITIES) as ServerCapabilities,
+      profile: this.profile,
+      tools: this.names(),
+    }
+  }
+
+  private unknownTool(name: unknown): ToolError {
+    const available = this.names()
+    const listed = `Available tools: ${available.length > 0 ? available.join(', ') : '(none)'}.`
+    const shown = typeof name === 'string' ? `"${name}"` : `(${name === undefined ? 'no name' : typeof name})`
+    const message =
+      typeof name === 'string' && this.catalogue.has(name)
+        ? `Tool ${shown} is not available on this server (tool profile "${this.profile}" and its allow/deny lists do not expose it). ${listed}`
+        : `Unknown tool ${shown}. ${listed}`
+    return { code: 'UNKNOWN_TOOL', message, details: typeof name === 'string' ? { tool: name, available } : { available } }
+  }
 }
 
 export function createToolRegistry(store: Store, options: RegistryOptions = {}): ToolRegistry {
   return new ToolRegistry(store, options)
+}
+
+function checkDefinition(tool: ToolDefinition): void {
+  const name = typeof tool?.name === 'string' ? tool.name : String(tool?.name)
+  if (!TOOL_NAME.test(name)) throw new Error(`Tool name "${name}" is invalid: use 1–64 letters, digits, "_" or "-".`)
+  for (const field of ['title', 'description'] as const) {
+    if (typeof tool[field] !== 'string' || tool[field].trim() === '') throw new Error(`Tool "${name}" needs a non-empty ${field}.`)
+  }
+  if (!(tool.input instanceof z.ZodObject)) throw new Error(`Tool "${name}": input must be a zod object schema.`)
+  if (!(tool.output instanceof z.ZodObject)) throw new Error(`Tool "${name}": output must be a zod object schema.`)
+  if (typeof tool.handler !== 'function') throw new Error(`Tool "${name}" needs a handler function.`)
+}
+
+/** A deep copy without `null` values (dropped from objects and arrays) and without `$schema`. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((v) => v !== null).map(withoutNulls)
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key, v]) => v !== null && key !== '$schema')
+        .map(([key, v]) => [key, withoutNulls(v)]),
+    )
+  }
+  return value
 }
 
 function describeTool(tool: ToolDefinition): ToolInfo {

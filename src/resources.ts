@@ -1,0 +1,185 @@
+/**
+ * MCP resources: the store as JSON documents a client can read and subscribe to.
+ *
+ *   marginalia://sessions              every session                 { sessions, count }
+ *   marginalia://sessions/{id}         a session and a page of summaries { session, annotations, total … }
+ *   marginalia://annotations/{id}      one annotation                 { annotation }
+ *
+ * A subscribed client gets `notifications/resources/updated` for exactly the URIs it
+ * subscribed to when a store event changes them, and every client gets
+ * `notifications/resources/list_changed` when a session appears. Both are derived from
+ * `store.changes$`, which carries other processes' changes too.
+ */
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Subscription } from 'rxjs'
+import { NotFoundError } from './store/errors.js'
+import type { StoreEvent } from './store/events.js'
+import type { Store } from './store/store.js'
+import { DEFAULT_BYTE_BUDGET, DEFAULT_PAGE_LIMIT, fitPage } from './tools/paging.js'
+
+export const RESOURCE_MIME_TYPE = 'application/json'
+export const SESSIONS_URI = 'marginalia://sessions'
+const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
+const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
+/** The MCP error code for a resource that does not exist. */
+export const RESOURCE_NOT_FOUND = -32002
+
+export function sessionUri(id: string): string {
+  return `marginalia://sessions/${encodeURIComponent(id)}`
+}
+
+export function annotationUri(id: string): string {
+  return `marginalia://annotations/${encodeURIComponent(id)}`
+}
+
+export type ResourceRef = { kind: 'sessions' } | { kind: 'session'; id: string } | { kind: 'annotation'; id: string }
+
+/** What a Marginalia resource URI points at; undefined for any other URI. */
+export function parseResourceUri(uri: string): ResourceRef | undefined {
+  if (uri === SESSIONS_URI) return { kind: 'sessions' }
+  const match = /^marginalia:\/\/(sessions|annotations)\/([^/]+)$/.exec(uri)
+  const id = match ? decode(match[2]!) : undefined
+  if (!match || id === undefined) return undefined
+  return match[1] === 'sessions' ? { kind: 'session', id } : { kind: 'annotation', id }
+}
+
+/** The resource URIs whose content an event changes. */
+export function urisChangedBy(event: StoreEvent): string[] {
+  if (event.type === 'session.created') return [SESSIONS_URI, sessionUri(event.sessionId)]
+  return [annotationUri(event.annotationId), sessionUri(event.sessionId)]
+}
+
+/**
+ * Register the resources and the resources/subscribe and resources/unsubscribe handlers on
+ * `mcp`. The server must declare `resources: { subscribe: true, listChanged: true }`. The store
+ * subscription starts when the client has initialized (or first subscribes) and ends when the
+ * connection closes.
+ */
+export function registerResources(mcp: McpServer, store: Store): void {
+  const server = mcp.server
+  const subscribed = new Set<string>()
+  let changes: Subscription | undefined
+
+  mcp.registerResource(
+    'sessions',
+    SESSIONS_URI,
+    { title: 'Sessions', description: 'Every annotation session (one per annotated page), oldest first: { sessions, count }.', mimeType: RESOURCE_MIME_TYPE },
+    (uri) => {
+      const sessions = store.listSessions()
+      return jsonContents(uri.href, { sessions, count: sessions.length })
+    },
+  )
+
+  mcp.registerResource(
+    'session',
+    new ResourceTemplate(SESSION_TEMPLATE, {
+      list: () => ({
+        resources: store.listSessions().map((s) => ({
+          uri: sessionUri(s.id),
+          name: s.url,
+          title: s.name ?? s.url,
+          description: `Session ${s.id}: ${store.countPending(s.id)} pending annotation(s).`,
+          mimeType: RESOURCE_MIME_TYPE,
+        })),
+      }),
+    }),
+    {
+      title: 'Session',
+      description: `One session and its first ${DEFAULT_PAGE_LIMIT} annotations as summaries, as get_session returns them: { session, annotations, count, total, nextCursor? }.`,
+      mimeType: RESOURCE_MIME_TYPE,
+    },
+    (uri, variables) =>
+      read(uri.href, () => {
+        const { annotations: _all, ...session } = store.getSession(variable(variables, uri.href))
+        // Bounded like a tool result: a session can hold 100 000 annotations.
+        const page = fitPage(store.pageAnnotations({ sessionId: session.id }, { limit: DEFAULT_PAGE_LIMIT }), 'summary', DEFAULT_BYTE_BUDGET)
+        return { session, ...page }
+      }),
+  )
+
+  mcp.registerResource(
+    'annotation',
+    // Not enumerated in resources/list: a store can hold 100 000 of them. Sessions list theirs.
+    new ResourceTemplate(ANNOTATION_TEMPLATE, { list: undefined }),
+    { title: 'Annotation', description: 'One annotation with its status and replies: { annotation }.', mimeType: RESOURCE_MIME_TYPE },
+    (uri, variables) => read(uri.href, () => ({ annotation: store.getAnnotation(variable(variables, uri.href)) })),
+  )
+
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const { uri } = request.params
+    const ref = parseResourceUri(uri)
+    if (!ref) throw new McpError(ErrorCode.InvalidParams, `uri: "${uri}" is not a Marginalia resource. Resources: ${SESSIONS_URI}, ${SESSION_TEMPLATE}, ${ANNOTATION_TEMPLATE}.`)
+    if (ref.kind !== 'sessions') orNotFound(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
+    subscribed.add(uri)
+    start()
+    return {}
+  })
+
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri)
+    return {}
+  })
+
+  const start = (): void => {
+    if (changes || store.closed) return
+    changes = store.changes$.subscribe((event) => {
+      if (!mcp.isConnected()) return stop()
+      for (const uri of urisChangedBy(event)) {
+        if (subscribed.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {})
+      }
+      if (event.type === 'session.created') void server.sendResourceListChanged().catch(() => {})
+    })
+  }
+  const stop = (): void => {
+    changes?.unsubscribe()
+    changes = undefined
+    subscribed.clear()
+  }
+
+  // Chain onto whatever else is hooked here (another module may watch these too).
+  const onInitialized = server.oninitialized
+  server.oninitialized = () => {
+    start()
+    onInitialized?.()
+  }
+  const onClose = server.onclose
+  server.onclose = () => {
+    stop()
+    onClose?.()
+  }
+}
+
+function jsonContents(uri: string, data: unknown): ReadResourceResult {
+  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: JSON.stringify(data) }] }
+}
+
+function read(uri: string, get: () => unknown): ReadResourceResult {
+  return jsonContents(uri, orNotFound(uri, get))
+}
+
+/** Turn "no such session/annotation" into the MCP resource-not-found error. */
+function orNotFound<T>(uri: string, get: () => T): T {
+  try {
+    return get()
+  } catch (e) {
+    if (e instanceof NotFoundError) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. ${e.message}`, { uri })
+    throw e
+  }
+}
+
+function variable(variables: Variables, uri: string): string {
+  const raw = variables.id
+  const id = typeof raw === 'string' ? decode(raw) : undefined
+  if (id === undefined || id === '') throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}.`, { uri })
+  return id
+}
+
+function decode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,238 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { Observable } from 'rxjs'
+import { McpError, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type TextResourceContents } from '@modelcontextprotocol/sdk/types.js'
+import { annotationUri, openStore, parseResourceUri, SESSIONS_URI, sessionUri, type Store, type StoreEvent } from '../src/index.js'
+import { memoryStore, tempDir } from './helpers/store.js'
+import { connect } from './helpers/mcp.js'
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c()
+})
+
+async function setup(store: Store = memoryStore(), options: Parameters<typeof connect>[1] = {}) {
+  const home = await store.createSession({ url: 'http://localhost:5173/', name: 'home' })
+  const cart = await store.createSession({ url: 'http://localhost:5173/cart' })
+  const a1 = await store.addAnnotation({ sessionId: home.id, comment: 'Button overlaps the footer' })
+  const a2 = await store.addAnnotation({ sessionId: cart.id, comment: 'Total is not bold' })
+  const mcp = await connect(store, options)
+  closers.push(() => mcp.close())
+  const updated: string[] = []
+  let listChanged = 0
+  mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri))
+  mcp.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++)
+  return { store, mcp, home, cart, a1, a2, updated, listChanged: () => listChanged }
+}
+
+async function readJson(mcp: Awaited<ReturnType<typeof connect>>, uri: string) {
+  const { contents } = await mcp.client.readResource({ uri })
+  expect(contents).toHaveLength(1)
+  const [content] = contents as TextResourceContents[]
+  expect(content).toMatchObject({ uri, mimeType: 'application/json' })
+  return JSON.parse(content!.text) as Record<string, unknown>
+}
+
+async function until(check: () => boolean, what: string, ms = 2_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+describe('resources', () => {
+  it('declares resources with subscribe and listChanged, next to tools, prompts and logging', async () => {
+    const { mcp } = await setup()
+    expect(mcp.client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true, listChanged: true }, logging: {}, tools: {}, prompts: {} })
+  })
+
+  it('lists marginalia://sessions and each session; the templates for sessions and annotations', async () => {
+    const { mcp, home, cart } = await setup()
+    const { resources } = await mcp.client.listResources()
+    expect(resources.map((r) => r.uri)).toEqual([SESSIONS_URI, `marginalia://sessions/${home.id}`, `marginalia://sessions/${cart.id}`])
+    for (const r of resources) {
+      expect(r.mimeType).toBe('application/json')
+      expect(r.description).toBeTruthy()
+    }
+    expect(resources[1]).toMatchObject({ name: 'http://localhost:5173/', title: 'home', description: `Session ${home.id}: 1 pending annotation(s).` })
+    const { resourceTemplates } = await mcp.client.listResourceTemplates()
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['marginalia://sessions/{id}', 'marginalia://annotations/{id}'])
+    for (const t of resourceTemplates) expect(t.description).toBeTruthy()
+  })
+
+  it('reads sessions, a session with its annotations, and an annotation, as JSON', async () => {
+    const { mcp, store, home, a1 } = await setup()
+    expect(await readJson(mcp, SESSIONS_URI)).toEqual({ sessions: store.listSessions(), count: 2 })
+    const { annotations: all, ...session } = store.getSession(home.id)
+    expect(await readJson(mcp, sessionUri(home.id))).toEqual({
+      session,
+      annotations: all.map((a) => expect.objectContaining({ id: a.id, comment: a.comment, replyCount: a.replies.length })),
+      count: all.length,
+      total: all.length,
+    })
+    const { annotation } = (await readJson(mcp, annotationUri(a1.id))) as { annotation: { id: string; comment: string } }
+    expect(annotation).toEqual(store.getAnnotation(a1.id))
+  })
+
+  it('an unknown id is "resource not found" (-32002) naming the URI', async () => {
+    const { mcp } = await setup()
+    for (const uri of ['marginalia://sessions/ses_missing', 'marginalia://annotations/ann_missing']) {
+      const error = await mcp.client.readResource({ uri }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(error).toBeInstanceOf(McpError)
+      expect((error as McpError).code).toBe(-32002)
+      expect((error as McpError).message).toContain(uri)
+    }
+  })
+
+  it('URIs round-trip, also for ids that need escaping', () => {
+    expect(parseResourceUri(SESSIONS_URI)).toEqual({ kind: 'sessions' })
+    expect(parseResourceUri(sessionUri('a/b c'))).toEqual({ kind: 'session', id: 'a/b c' })
+    expect(parseResourceUri(annotationUri('ann_1'))).toEqual({ kind: 'annotation', id: 'ann_1' })
+    expect(parseResourceUri('marginalia://other/1')).toBeUndefined()
+    expect(parseResourceUri('https://example.com/')).toBeUndefined()
+  })
+})
+
+describe('resource subscriptions', () => {
+  it('a subscribed annotation URI gets notifications/resources/updated for its own changes only', async () => {
+    const { mcp, store, a1, a2, updated } = await setup()
+    await mcp.client.subscribeResource({ uri: annotationUri(a1.id) })
+    await store.acknowledge(a2.id) // another annotation, another session: nothing for us
+    await store.acknowledge(a1.id)
+    await until(() => updated.length >= 1, 'the update')
+    await store.reply(a1.id, { author: 'human', message: 'Thanks' })
+    await until(() => updated.length >= 2, 'the second update')
+    await mcp.client.ping()
+    expect(updated).toEqual([annotationUri(a1.id), annotationUri(a1.id)])
+  })
+
+  it('a session URI is updated by its annotations’ events; marginalia://sessions and list_changed by new sessions', async () => {
+    const { mcp, store, home, cart, a1, a2, updated, listChanged } = await setup()
+    await mcp.client.subscribeResource({ uri: sessionUri(home.id) })
+    await mcp.client.subscribeResource({ uri: SESSIONS_URI })
+    await store.resolve(a2.id) // the cart session: not subscribed
+    const a3 = await store.addAnnotation({ sessionId: home.id, comment: 'Logo is blurry' })
+    await store.dismiss(a1.id, { reason: 'Intended' })
+    await store.deleteAnnotation(a3.id)
+    await until(() => updated.length >= 3, 'three session updates')
+    expect(listChanged()).toBe(0) // annotations do not change the list of resources
+    const fresh = await store.createSession({ url: 'http://localhost:5173/about' })
+    await until(() => updated.length >= 4 && listChanged() >= 1, 'the sessions update and list_changed')
+    await mcp.client.ping()
+    expect(updated).toEqual([sessionUri(home.id), sessionUri(home.id), sessionUri(home.id), SESSIONS_URI])
+    expect(listChanged()).toBe(1)
+    expect(fresh.id).not.toBe(cart.id)
+    expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain(sessionUri(fresh.id))
+  })
+
+  it('unsubscribe stops the notifications', async () => {
+    const { mcp, store, a1, a2, updated } = await setup()
+    await mcp.client.subscribeResource({ uri: annotationUri(a1.id) })
+    await mcp.client.subscribeResource({ uri: annotationUri(a2.id) })
+    await mcp.client.unsubscribeResource({ uri: annotationUri(a1.id) })
+    await store.acknowledge(a1.id)
+    await store.acknowledge(a2.id) // still subscribed: a marker that everything before it has been delivered
+    await until(() => updated.length >= 1, 'the marker')
+    await mcp.client.ping()
+    expect(updated).toEqual([annotationUri(a2.id)])
+  })
+
+  it('subscribing to something that is not a Marginalia resource, or does not exist, is refused', async () => {
+    const { mcp } = await setup()
+    await expect(mcp.client.subscribeResource({ uri: 'https://example.com/' })).rejects.toThrow(/is not a Marginalia resource/)
+    await expect(mcp.client.subscribeResource({ uri: 'marginalia://annotations/ann_missing' })).rejects.toMatchObject({ code: -32002 })
+  })
+
+  it('follows changes made through another store on the same file (another process)', async () => {
+    const { file, cleanup } = tempDir()
+    const served = await openStore({ file })
+    const other = await openStore({ file })
+    closers.push(async () => {
+      await other.close()
+      await served.close()
+      cleanup()
+    })
+    const { mcp, a1, updated } = await setup(served)
+    await mcp.client.subscribeResource({ uri: annotationUri(a1.id) })
+    await other.sync()
+    await other.resolve(a1.id, { summary: 'Raised the footer' })
+    await until(() => updated.length >= 1, 'the update from the other store', 5_000)
+    expect(updated).toEqual([annotationUri(a1.id)])
+    expect(await readJson(mcp, annotationUri(a1.id))).toMatchObject({ annotation: { status: 'resolved' } })
+  })
+
+  it('holds one store subscription per connection and releases it when the connection closes', async () => {
+    const base = memoryStore()
+    let active = 0
+    const counted = new Observable<StoreEvent>((subscriber) => {
+      active++
+      const inner = base.changes$.subscribe(subscriber)
+      return () => {
+        active--
+        inner.unsubscribe()
+      }
+    })
+    const store = new Proxy(base, { get: (target, key) => (key === 'changes$' ? counted : Reflect.get(target, key, target)) }) as Store
+    const { mcp } = await setup(store)
+    await until(() => active === 1, 'the store subscription')
+    await mcp.client.subscribeResource({ uri: SESSIONS_URI })
+    expect(active).toBe(1)
+    await mcp.close()
+    await until(() => active === 0, 'the release')
+  })
+})
+
+describe('the work_loop prompt', () => {
+  it('is listed with a description and an optional sessionId argument', async () => {
+    const { mcp } = await setup()
+    const { prompts } = await mcp.client.listPrompts()
+    expect(prompts).toEqual([
+      expect.objectContaining({
+        name: 'work_loop',
+        title: 'Marginalia work loop',
+        description: expect.stringMatching(/watch .*acknowledge .*fix the code.*resolve, reply or dismiss.*watch again/),
+        arguments: [expect.objectContaining({ name: 'sessionId', required: false, description: expect.any(String) })],
+      }),
+    ])
+  })
+
+  it('renders the loop for every session', async () => {
+    const { mcp } = await setup()
+    const prompt = await mcp.client.getPrompt({ name: 'work_loop' })
+    expect(prompt.messages).toHaveLength(1)
+    expect(prompt.messages[0]!.role).toBe('user')
+    const text = (prompt.messages[0]!.content as { text: string }).text
+    expect(text).toContain('Work on every session. There are 2 pending annotations right now.')
+    expect(text).toMatch(/1\. watch_annotations — [\s\S]*2\. acknowledge — [\s\S]*3\. Fix the code[\s\S]*4\. resolve [\s\S]*reply[\s\S]*dismiss[\s\S]*5\. watch_annotations again\./)
+    expect(text).not.toContain('sessionId "')
+  })
+
+  it('focuses on one session when given its id; an unknown id is an error naming sessionId', async () => {
+    const { mcp, home } = await setup()
+    const prompt = await mcp.client.getPrompt({ name: 'work_loop', arguments: { sessionId: home.id } })
+    const text = (prompt.messages[0]!.content as { text: string }).text
+    expect(prompt.description).toBe(`Marginalia work loop for session ${home.id}`)
+    expect(text).toContain(`Work on session "${home.id}" only: http://localhost:5173/ (home), 1 pending of 1 annotation(s).`)
+    expect(text).toContain(`1. watch_annotations with sessionId "${home.id}"`)
+    expect(text).toContain(`get_pending with sessionId "${home.id}"`)
+    await expect(mcp.client.getPrompt({ name: 'work_loop', arguments: { sessionId: 'ses_missing' } })).rejects.toThrow(/sessionId: No session with id "ses_missing"/)
+  })
+
+  it('mentions only the tools the server exposes', async () => {
+    const { mcp } = await setup(memoryStore(), { profile: 'read-only' })
+    const text = ((await mcp.client.getPrompt({ name: 'work_loop' })).messages[0]!.content as { text: string }).text
+    expect(text).not.toMatch(/acknowledge|resolve|dismiss/)
+    expect(text).toContain('watch_annotations')
+  })
+})
+
+describe('every tool and prompt has a description', () => {
+  it('holds for the whole server', async () => {
+    const { mcp } = await setup()
+    for (const t of (await mcp.client.listTools()).tools) expect(t.description?.trim()).toBeTruthy()
+    for (const p of (await mcp.client.listPrompts()).prompts) expect(p.description?.trim()).toBeTruthy()
+  })
+})

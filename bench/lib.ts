@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore, type Store } from '../src/index.js'
 
 export const ROOT = path.resolve(import.meta.dirname, '..')
-export const CLI = path.join(ROOT, 'dist', 'cli.js')
+export const CLI = path.join(ROOT, 'dist', 'marginalia.mjs')
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `marginalia` command. stdout of `marginalia mcp` is the MCP protocol: everything else
  * goes to stderr.

@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 
-/** Tests that spawn processes run the built `dist/`; rebuild it when it is missing or stale. */
+/** Tests that spawn processes run the built `dist/` (and the bundled CLI); rebuild when missing or stale. */
 export default function setup(): void {
   const root = path.resolve(import.meta.dirname, '..')
-  const built = path.join(root, 'dist', 'index.js')
+  const built = [path.join(root, 'dist', 'index.js'), path.join(root, 'dist', 'marginalia.mjs')]
   const newestSource = newest(path.join(root, 'src'))
-  if (existsSync(built) && statSync(built).mtimeMs >= newestSource) return
+  if (built.every((f) => existsSync(f) && statSync(f).mtimeMs >= newestSource)) return
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' })
 }
 
 function newest(dir: string): number {

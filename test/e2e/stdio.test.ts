@@ -8,7 +8,7 @@ import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js')
+const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()

@@ -1,2 +1,3 @@
 /** Marginalia's public embedding API. */
 export * from './store/index.js'
+export * from './http/index.js'

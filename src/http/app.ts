@@ -113,11 +113,12 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const baseUrl = (): string => `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}`
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost')
-    const pathname = url.pathname
+    const url = parseTarget(req.url ?? '/')
+    const pathname = url?.pathname ?? ''
     const isMcp = pathname === '/mcp'
     let cors: Record<string, string> = {}
     try {
+      if (!url) throw new HttpError(400, 'INVALID_PARAMS', 'The request target is not a valid path.')
       security.checkHost(req)
       const origin = security.checkOrigin(req)
       cors = corsHeaders(origin)
@@ -220,5 +221,14 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       })()
       return closing
     },
+  }
+}
+
+/** The request target as a URL: origin-form (`/path?query`) or absolute-form; undefined when malformed. */
+function parseTarget(target: string): URL | undefined {
+  try {
+    return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target)
+  } catch {
+    return undefined
   }
 }

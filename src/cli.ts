@@ -12,6 +12,9 @@ import type { Store } from './store/store.js'
 import { createServer } from './server.js'
 import { parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tools/policy.js'
 import { VERSION } from './version.js'
+import { DEFAULT_HOST, DEFAULT_PORT, assertSafeBinding, startHttpServer } from './http/app.js'
+import { DEFAULT_MAX_BODY_BYTES } from './http/body.js'
+import { isWildcardHost } from './http/security.js'
 
 const log = (message: string): void => {
   process.stderr.write(`marginalia: ${message}\n`)
@@ -67,6 +70,36 @@ const COMMANDS: Record<string, Command> = {
     ].join('\n'),
     options: { ...storeOption, ...TOOL_POLICY_OPTIONS },
     run: runMcp,
+  },
+  serve: {
+    summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
+    usage: [
+      'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE] [--token T] [--allow-origin O ...] [--max-body BYTES] [--profile NAME] [--allow a,b] [--deny a,b]',
+      '',
+      'Serves the REST API (/api), Server-Sent Events (/api/events), MCP over Streamable HTTP (/mcp),',
+      'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
+      '',
+      'Options:',
+      `  -p, --port PORT        port (default ${DEFAULT_PORT}; 0 = any free port)`,
+      `      --host HOST        address to bind (default ${DEFAULT_HOST}); beyond loopback needs a token`,
+      `  -s, --store FILE       store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`,
+      '      --token T          require "Authorization: Bearer T" (default: $MARGINALIA_TOKEN)',
+      '      --allow-origin O   also accept this Origin, e.g. https://preview.example.com (repeatable)',
+      '      --allow-host H     also accept this Host name (repeatable)',
+      `      --max-body BYTES   largest request body (default ${DEFAULT_MAX_BODY_BYTES})`,
+      ...TOOL_POLICY_USAGE,
+    ].join('\n'),
+    options: {
+      ...storeOption,
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
+      'max-body': { type: 'string' },
+      ...TOOL_POLICY_OPTIONS,
+    },
+    run: runServe,
   },
   archive: ARCHIVE,
 }
@@ -130,6 +163,76 @@ async function runMcp(values: Values): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
   await server.connect(transport)
   log(`MCP over stdio, store ${file}, tool profile ${policy.profile ?? 'default'}${policy.allow ? ` +${policy.allow.join(',')}` : ''}${policy.deny ? ` -${policy.deny.join(',')}` : ''}`)
+}
+
+function integerOption(values: Values, name: string, fallback: number, min: number, max: number): number {
+  const raw = values[name]
+  if (raw === undefined) return fallback
+  const text = String(raw).trim()
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${String(raw)}")`)
+  return n
+}
+
+function listOption(values: Values, name: string): string[] {
+  const raw = values[name]
+  return raw === undefined ? [] : (Array.isArray(raw) ? raw : [raw]).map(String)
+}
+
+async function runServe(values: Values): Promise<void> {
+  const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
+  const port = integerOption(values, 'port', DEFAULT_PORT, 0, 65_535)
+  const host = (values.host as string | undefined) ?? DEFAULT_HOST
+  if (host.trim() === '') throw new UsageError('--host needs an address')
+  const token = (values.token as string | undefined) ?? (process.env.MARGINALIA_TOKEN || undefined)
+  if (token !== undefined && token.trim() === '') throw new UsageError('--token must not be empty')
+  const maxBodyBytes = integerOption(values, 'max-body', DEFAULT_MAX_BODY_BYTES, 1, 1024 ** 3)
+  try {
+    assertSafeBinding(host, token) // before the store is opened: refuse early, touch nothing
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e))
+  }
+  const file = storeFile(values)
+  const store = await openStore({ file })
+  let http: Awaited<ReturnType<typeof startHttpServer>>
+  try {
+    http = await startHttpServer(store, {
+      port,
+      host,
+      token,
+      allowOrigins: listOption(values, 'allow-origin'),
+      allowHosts: listOption(values, 'allow-host'),
+      maxBodyBytes,
+      tools: policy,
+      log,
+    })
+  } catch (e) {
+    await closeStore(store)
+    throw e
+  }
+  let stopping = false
+  const stop = async (why: string): Promise<void> => {
+    if (stopping) return
+    stopping = true
+    log(`stopping (${why})`)
+    const force = setTimeout(() => process.exit(1), 10_000)
+    force.unref()
+    await http.close().catch((e: unknown) => log(`could not close the HTTP server cleanly: ${e instanceof Error ? e.message : String(e)}`))
+    await closeStore(store)
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+  const auth = token === undefined ? '' : ' --header "Authorization: Bearer <token>"'
+  log(
+    [
+      `serving store ${file}`,
+      `  URL:     ${http.url}/${isWildcardHost(host) ? `  (listening on every interface, ${host})` : ''}`,
+      `  API:     ${http.url}/api   events: ${http.url}/api/events   health: ${http.url}/health`,
+      `  MCP:     ${http.mcpUrl}${token === undefined ? '' : '   (needs Authorization: Bearer <token>)'}`,
+      `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
+    ].join('\n'),
+  )
 }
 
 async function closeStore(store: Store): Promise<void> {

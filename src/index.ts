@@ -37,3 +37,4 @@ export {
 export { createServer, instructionsFor, type ServerOptions } from './server.js'
 export { SESSIONS_URI, sessionUri, annotationUri, parseResourceUri, urisChangedBy, RESOURCE_MIME_TYPE, type ResourceRef } from './resources.js'
 export { WORK_LOOP_PROMPT, renderWorkLoop, workLoopSteps } from './prompts.js'
+export * from './http/index.js'

@@ -206,6 +206,15 @@ export class Store {
     return this.byKeys(this.indexes.sessions, this.state.sessions)
   }
 
+  /** A page of sessions, oldest first. */
+  pageSessions(page: PageOptions = {}): Page<Session> {
+    const limit = page.limit ?? Infinity
+    const keys = this.indexes.sessions.slice(page.after, limit === Infinity ? Infinity : limit + 1)
+    const hasMore = keys.length > limit
+    const shown = hasMore ? keys.slice(0, limit) : keys
+    return { items: shown.map((k) => shardGet(this.state.sessions, idOfKey(k))!), total: this.indexes.sessions.size, lastKey: shown.at(-1), hasMore }
+  }
+
   /** One session with all its annotations, oldest first. */
   getSession(id: string): SessionWithAnnotations {
     const session = this.mustGetSession(id)

@@ -1,0 +1,241 @@
+/**
+ * startHttpServer(store, options): the REST API, the live event stream, the Streamable HTTP MCP
+ * endpoint and the overlay assets on one plain node:http server, safe by default.
+ *
+ * Every request passes, in order: Host check (403), Origin check (403), CORS preflight, token
+ * check (401; /health and static assets stay open), then its route.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { Store } from '../store/store.js'
+import type { RegistryOptions } from '../tools/registry.js'
+import { VERSION } from '../version.js'
+import { DEFAULT_MAX_BODY_BYTES } from './body.js'
+import { DEFAULT_MCP_IDLE_TIMEOUT_MS, McpEndpoint } from './mcp.js'
+import { PresenceTracker, TrackedRegistry, type Presence } from './presence.js'
+import { apiRoutes, type ApiContext } from './rest.js'
+import { HttpError, sendError, sendJson, sendRpcError, toErrorResponse } from './respond.js'
+import { corsHeaders, createSecurity, isLoopbackHost, isWildcardHost, normalizeOrigin, preflightHeaders, urlHost } from './security.js'
+import { DEFAULT_SSE_KEEPALIVE_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES, type EventStream } from './sse.js'
+import { DEFAULT_STATIC_DIR, landingPage, serveStatic } from './static.js'
+
+export const DEFAULT_PORT = 4848
+export const DEFAULT_HOST = '127.0.0.1'
+
+export interface HttpServerOptions {
+  /** Port to listen on (default 4848; 0 = any free port). */
+  port?: number
+  /** Address to bind (default 127.0.0.1). Anything beyond loopback needs `token`. */
+  host?: string
+  /** Require `Authorization: Bearer <token>` on every API, SSE and MCP request. */
+  token?: string
+  /** Origins allowed besides loopback ones and the server's own (e.g. `https://preview.example.com`). */
+  allowOrigins?: readonly string[]
+  /** Host names allowed in the Host header besides loopback names and the bound host. */
+  allowHosts?: readonly string[]
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  maxBodyBytes?: number
+  /** SSE keepalive comment interval in ms (default 15 000; 0 = none). */
+  keepAliveMs?: number
+  /** An event-stream client whose unsent backlog exceeds this many bytes is disconnected (default 1 MiB). */
+  sseMaxBufferedBytes?: number
+  /** Close an MCP session idle this long with no open stream (default 1 h; 0 = never). */
+  mcpIdleTimeoutMs?: number
+  /** Where the built overlay/inbox assets are (default `dist/overlay` of this package); null = none. */
+  staticDir?: string | null
+  /** Check tool results against their output schemas (tests). */
+  validateOutput?: boolean
+  /** Tool registry options for the MCP endpoint: permission profile, allow/deny, plugins, byte budget. */
+  tools?: Omit<RegistryOptions, 'validateOutput'>
+  /** Called with each new MCP session's server before it connects (add resources, prompts …). */
+  extendServer?: (server: McpServer) => void
+  /** Where log lines go (default: stderr). */
+  log?: (message: string) => void
+  /** The clock for presence timestamps. */
+  clock?: () => Date
+}
+
+export interface HttpServer {
+  /** Base URL, e.g. `http://127.0.0.1:4848` (loopback when bound to every interface). */
+  readonly url: string
+  /** The MCP endpoint, `${url}/mcp`. */
+  readonly mcpUrl: string
+  readonly port: number
+  readonly host: string
+  /** Open event streams and MCP sessions. */
+  stats(): { eventStreams: number; mcpSessions: number }
+  presence(): Presence
+  /** Stop listening; end event streams and MCP sessions; wait for connections to close. Does not close the store. */
+  close(): Promise<void>
+}
+
+/** Refuses (throws) to bind beyond loopback without a token. */
+export function assertSafeBinding(host: string, token: string | undefined): void {
+  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
+    throw new Error(
+      `refusing to listen on ${host} without a token: anyone who can reach this machine could read and change annotations ` +
+        'and drive the agent. Pass --token <secret> (or set MARGINALIA_TOKEN), or bind to 127.0.0.1.',
+    )
+  }
+}
+
+export async function startHttpServer(store: Store, options: HttpServerOptions = {}): Promise<HttpServer> {
+  const given = options.host ?? DEFAULT_HOST
+  const host = given.startsWith('[') && given.endsWith(']') ? given.slice(1, -1) : given
+  const token = options.token === '' ? undefined : options.token
+  assertSafeBinding(host, token)
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error('maxBodyBytes must be a positive whole number of bytes')
+  const allowOrigins = (options.allowOrigins ?? []).map(normalizeOrigin)
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_SSE_KEEPALIVE_MS
+  const staticDir = options.staticDir === undefined ? DEFAULT_STATIC_DIR : options.staticDir
+  const log = options.log ?? ((message: string) => process.stderr.write(`marginalia: ${message}\n`))
+
+  let port = options.port ?? DEFAULT_PORT
+  const security = createSecurity({ host, port: () => port, token, allowOrigins, allowHosts: options.allowHosts ?? [] })
+  const tracker = new PresenceTracker(options.clock)
+  const registry = new TrackedRegistry(store, tracker, { ...options.tools, validateOutput: options.validateOutput ?? false })
+  const mcp = new McpEndpoint({
+    store,
+    registry,
+    presence: tracker,
+    maxBodyBytes,
+    keepAliveMs,
+    idleTimeoutMs: options.mcpIdleTimeoutMs ?? DEFAULT_MCP_IDLE_TIMEOUT_MS,
+    extendServer: options.extendServer,
+    log,
+  })
+  const streams = new Set<EventStream>()
+  const api = apiRoutes({
+    store,
+    maxBodyBytes,
+    keepAliveMs,
+    maxBufferedBytes: options.sseMaxBufferedBytes ?? DEFAULT_SSE_MAX_BUFFERED_BYTES,
+    presence$: tracker.presence$,
+    streams,
+    log,
+  })
+
+  const baseUrl = (): string => `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}`
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = parseTarget(req.url ?? '/')
+    const pathname = url?.pathname ?? ''
+    const isMcp = pathname === '/mcp'
+    let cors: Record<string, string> = {}
+    try {
+      if (!url) throw new HttpError(400, 'INVALID_PARAMS', 'The request target is not a valid path.')
+      security.checkHost(req)
+      const origin = security.checkOrigin(req)
+      cors = corsHeaders(origin)
+      const method = req.method ?? 'GET'
+      if (method === 'OPTIONS') {
+        res.writeHead(204, preflightHeaders(origin))
+        res.end()
+        return
+      }
+      if (pathname === '/health') {
+        if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on /health (allowed: GET).`, undefined, { Allow: 'GET' })
+        sendJson(res, 200, { status: 'ok', name: 'marginalia', version: VERSION, rev: store.rev, pending: store.countPending(), agent: tracker.current() }, cors)
+        return
+      }
+      if (isMcp) {
+        security.checkToken(req)
+        for (const [k, v] of Object.entries(cors)) res.setHeader(k, v)
+        await mcp.handle(req, res)
+        return
+      }
+      if (pathname === '/api' || pathname.startsWith('/api/')) {
+        security.checkToken(req)
+        const route = api.match(method, pathname)
+        if (!route) throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${pathname}. GET /api lists the routes.`)
+        const ctx: ApiContext = { req, res, url, params: route.params, headers: cors }
+        await route.handler(ctx)
+        return
+      }
+      if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathname} (allowed: GET).`, undefined, { Allow: 'GET' })
+      if (staticDir !== null && (await serveStatic(staticDir, pathname, req, res, cors))) return
+      if (pathname === '/' || pathname === '/index.html') {
+        const page = landingPage({ url: baseUrl(), mcpUrl: `${baseUrl()}/mcp`, requiresToken: security.requiresToken })
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(page)), 'Cache-Control': 'no-cache', ...cors })
+        res.end(req.method === 'HEAD' ? undefined : page)
+        return
+      }
+      throw new HttpError(404, 'NOT_FOUND', `Nothing at ${pathname}.`)
+    } catch (e) {
+      if (res.headersSent) {
+        log(`error after the response started (${req.method} ${pathname}): ${e instanceof Error ? e.message : String(e)}`)
+        res.destroy()
+        return
+      }
+      if (isMcp) {
+        const { status, headers, body } = toErrorResponse(e, log)
+        sendRpcError(res, status, -32000, body.error.message, { ...cors, ...headers })
+      } else {
+        sendError(res, e, log, cors)
+      }
+    }
+  }
+
+  const server: Server = createHttpServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log(`request failed: ${e instanceof Error ? e.message : String(e)}`)
+      if (!res.headersSent) sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Internal server error.' } })
+      else res.destroy()
+    })
+  })
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+    else socket.destroy()
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening)
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use; choose another with --port`) : error)
+    }
+    const onListening = (): void => {
+      server.off('error', onError)
+      resolve()
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    server.listen(port, host)
+  })
+  port = (server.address() as AddressInfo).port
+
+  let closing: Promise<void> | undefined
+  return {
+    url: baseUrl(),
+    mcpUrl: `${baseUrl()}/mcp`,
+    port,
+    host,
+    stats: () => ({ eventStreams: streams.size, mcpSessions: mcp.sessionCount }),
+    presence: () => tracker.current(),
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        for (const stream of [...streams]) stream.end()
+        await mcp.close()
+        tracker.complete()
+        server.closeIdleConnections()
+        // Connections still busy (an answer being written) get a moment, then are cut.
+        const force = setTimeout(() => server.closeAllConnections(), 2_000)
+        force.unref()
+        await closed
+        clearTimeout(force)
+      })()
+      return closing
+    },
+  }
+}
+
+/** The request target as a URL: origin-form (`/path?query`) or absolute-form; undefined when malformed. */
+function parseTarget(target: string): URL | undefined {
+  try {
+    return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target)
+  } catch {
+    return undefined
+  }
+}

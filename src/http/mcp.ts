@@ -1,0 +1,163 @@
+/**
+ * MCP over Streamable HTTP at /mcp: one McpServer (the same tools as stdio) per MCP session,
+ * each on the SDK's StreamableHTTPServerTransport. The body is read and bounded here (so the
+ * same size limit and JSON rules hold as for the REST API) and handed to the transport parsed.
+ * Sessions end on DELETE, when the server closes, or after a long idle time with no open stream.
+ */
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { Store } from '../store/store.js'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { createServer } from '../server.js'
+import type { ToolRegistry } from '../tools/registry.js'
+import { parseJson, readBody, requireJsonContentType } from './body.js'
+import type { PresenceTracker } from './presence.js'
+import { HttpError, sendRpcError } from './respond.js'
+
+export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 60 * 60 * 1000
+
+export interface McpEndpointOptions {
+  store: Store
+  registry: ToolRegistry
+  presence: PresenceTracker
+  maxBodyBytes: number
+  /** SSE keepalive on the MCP streams (ms). */
+  keepAliveMs: number
+  /** Close a session after this long with no request and no open stream (0 = never). */
+  idleTimeoutMs: number
+  /** Called with each new session's server before it connects. */
+  extendServer?: (server: McpServer) => void
+  log: (message: string) => void
+}
+
+interface McpSession {
+  transport: StreamableHTTPServerTransport
+  /** Requests of this session still being answered (a GET stream stays open for long). */
+  open: number
+  lastActivity: number
+}
+
+const SESSION_NOT_FOUND = -32001
+const BAD_REQUEST = -32000
+const PARSE_ERROR = -32700
+
+export class McpEndpoint {
+  private readonly sessions = new Map<string, McpSession>()
+  private readonly sweeper: ReturnType<typeof setInterval> | undefined
+  private closing = false
+
+  constructor(private readonly options: McpEndpointOptions) {
+    if (options.idleTimeoutMs > 0) {
+      this.sweeper = setInterval(() => this.closeIdle(), Math.min(options.idleTimeoutMs, 60_000))
+      this.sweeper.unref()
+    }
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size
+  }
+
+  /** Answer one request to /mcp. Errors are JSON-RPC shaped, as the SDK's own are. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET'
+    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+      sendRpcError(res, 405, BAD_REQUEST, `Method ${method} not allowed on /mcp (use POST, GET or DELETE).`, { Allow: 'GET, POST, DELETE, OPTIONS' })
+      return
+    }
+    if (this.closing) {
+      sendRpcError(res, 503, BAD_REQUEST, 'The server is shutting down.')
+      return
+    }
+    const header = req.headers['mcp-session-id']
+    const sessionId = Array.isArray(header) ? header[0] : header
+
+    let body: unknown
+    if (method === 'POST') {
+      try {
+        requireJsonContentType(req)
+        body = parseJson(await readBody(req, res, this.options.maxBodyBytes))
+      } catch (e) {
+        if (!(e instanceof HttpError)) throw e
+        sendRpcError(res, e.status, e.status === 400 ? PARSE_ERROR : BAD_REQUEST, e.message)
+        return
+      }
+    }
+
+    let session: McpSession | undefined
+    if (sessionId !== undefined) {
+      session = this.sessions.get(sessionId)
+      if (!session) {
+        sendRpcError(res, 404, SESSION_NOT_FOUND, 'Session not found: it ended or never existed. Initialize a new session.')
+        return
+      }
+    } else if (method === 'POST' && isInitialization(body)) {
+      session = await this.open()
+    } else {
+      sendRpcError(res, 400, BAD_REQUEST, 'Bad Request: an Mcp-Session-Id header is required (send an initialize request first to get one).')
+      return
+    }
+
+    session.open++
+    session.lastActivity = Date.now()
+    this.options.presence.seen()
+    res.once('close', () => {
+      session.open--
+      session.lastActivity = Date.now()
+    })
+    await session.transport.handleRequest(req, res, body)
+  }
+
+  /** Close every session (server shutdown). */
+  async close(): Promise<void> {
+    this.closing = true
+    if (this.sweeper) clearInterval(this.sweeper)
+    await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})))
+    this.sessions.clear()
+  }
+
+  private async open(): Promise<McpSession> {
+    const { store, registry, presence } = this.options
+    const session: McpSession = {
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          this.sessions.set(id, session)
+          presence.sessionOpened()
+        },
+        keepAliveMs: this.options.keepAliveMs,
+        maxRequestBodySize: this.options.maxBodyBytes,
+      }),
+      open: 0,
+      lastActivity: Date.now(),
+    }
+    const transport = session.transport
+    transport.onclose = () => {
+      const id = transport.sessionId
+      if (id !== undefined && this.sessions.get(id) === session) {
+        this.sessions.delete(id)
+        presence.sessionClosed()
+      }
+    }
+    // One McpServer per session (the SDK binds a server to one transport); the registry is shared.
+    const server = createServer(store, { registry })
+    this.options.extendServer?.(server)
+    await server.connect(transport)
+    return session
+  }
+
+  private closeIdle(): void {
+    const now = Date.now()
+    for (const [id, s] of this.sessions) {
+      if (s.open === 0 && now - s.lastActivity > this.options.idleTimeoutMs) {
+        this.options.log(`closing MCP session ${id}: idle for ${Math.round((now - s.lastActivity) / 1000)} s`)
+        void s.transport.close().catch(() => {})
+      }
+    }
+  }
+}
+
+function isInitialization(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body)
+}

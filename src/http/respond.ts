@@ -1,0 +1,93 @@
+/**
+ * JSON responses and the one error shape of the HTTP API: `{ error: { code, message, details? } }`.
+ * Store errors keep their `code`; the status follows from it. Nothing internal (stack, paths)
+ * reaches the client for an unexpected error: that goes to the log.
+ */
+import type { ServerResponse } from 'node:http'
+import { MarginaliaError } from '../store/errors.js'
+
+export const HTTP_ERROR_CODES = [
+  'NOT_FOUND',
+  'INVALID_TRANSITION',
+  'INVALID_PARAMS',
+  'CONFLICT',
+  'CURSOR_EXPIRED',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNAVAILABLE',
+  'INTERNAL_ERROR',
+] as const
+export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number]
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> }
+}
+
+/** An error that already knows its status; thrown by the HTTP layer, answered by `sendError`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: HttpErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** Extra response headers (e.g. `Allow`, `WWW-Authenticate`). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.name = 'HttpError'
+  }
+}
+
+const STATUS_OF_CODE: Partial<Record<string, number>> = {
+  NOT_FOUND: 404,
+  INVALID_TRANSITION: 409,
+  CONFLICT: 409,
+  INVALID_PARAMS: 400,
+  CURSOR_EXPIRED: 410,
+  STORE_CLOSED: 503,
+}
+
+/** Any thrown value → status, headers and error body. Unexpected errors are logged and masked. */
+export function toErrorResponse(thrown: unknown, log: (message: string) => void): { status: number; headers: Record<string, string>; body: ErrorBody } {
+  if (thrown instanceof HttpError) {
+    const error = { code: thrown.code, message: thrown.message, ...(thrown.details ? { details: thrown.details } : {}) }
+    return { status: thrown.status, headers: thrown.headers, body: { error } }
+  }
+  if (thrown instanceof MarginaliaError) {
+    const status = STATUS_OF_CODE[thrown.code]
+    if (status !== undefined) {
+      if (status === 503) return { status, headers: {}, body: { error: { code: 'UNAVAILABLE', message: 'The server is shutting down.' } } }
+      return { status, headers: {}, body: { error: thrown.toJSON() } }
+    }
+  }
+  log(`internal error: ${thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown)}`)
+  return { status: 500, headers: {}, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal server error (details are in the server log).' } } }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    'Cache-Control': 'no-store',
+    ...headers,
+  })
+  res.end(text)
+}
+
+export function sendError(res: ServerResponse, thrown: unknown, log: (message: string) => void, extraHeaders: Record<string, string> = {}): void {
+  const { status, headers, body } = toErrorResponse(thrown, log)
+  sendJson(res, status, body, { ...extraHeaders, ...headers })
+}
+
+/** The error shape the MCP endpoint uses (JSON-RPC, as the SDK's own transport errors are). */
+export function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers)
+}

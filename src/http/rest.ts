@@ -1,0 +1,162 @@
+/**
+ * The REST API under /api: zod-validated JSON in, the store's records out. Bodies are
+ * validated here, before anything reaches the store; the store validates again (it is the
+ * authority) and its typed errors become statuses in respond.ts.
+ */
+import { z } from 'zod'
+import { ValidationError } from '../store/errors.js'
+import { AddAnnotationInput, AnnotationStatus, CreateSessionInput, DeleteInput, Id, ReopenInput, ReplyInput } from '../store/model.js'
+import type { Page, Store } from '../store/store.js'
+import { Cursor, DEFAULT_PAGE_LIMIT, Limit, decodeCursor, encodeCursor } from '../tools/paging.js'
+import { readJson } from './body.js'
+import type { Presence } from './presence.js'
+import { sendJson } from './respond.js'
+import { Router, type RouteContext } from './router.js'
+import { EventStream, parseLastEventId } from './sse.js'
+import type { Observable } from 'rxjs'
+
+export interface ApiContext extends RouteContext {
+  /** CORS headers for this request's origin. */
+  headers: Record<string, string>
+}
+
+export interface ApiOptions {
+  store: Store
+  maxBodyBytes: number
+  keepAliveMs: number
+  maxBufferedBytes: number
+  presence$: Observable<Presence>
+  /** The open event streams (so the server can end them on close). */
+  streams: Set<EventStream>
+  log(message: string): void
+}
+
+const NewAnnotationBody = AddAnnotationInput.omit({ sessionId: true })
+const ReplyBody = ReplyInput.pick({ message: true, expectedRev: true })
+const PageQuery = {
+  limit: z.coerce.number().pipe(Limit).optional(),
+  cursor: Cursor.optional(),
+}
+const ListAnnotationsQuery = z.strictObject({ status: AnnotationStatus.optional(), sessionId: Id.optional(), ...PageQuery })
+const SessionQuery = z.strictObject({ status: AnnotationStatus.optional(), ...PageQuery })
+const ListQuery = z.strictObject(PageQuery)
+
+/** The paging fields of a response: count, total and, when more follow, nextCursor. */
+function paged<T extends { createdAt: string; id: string }>(page: Page<T>): { count: number; total: number; nextCursor?: string } {
+  const out: { count: number; total: number; nextCursor?: string } = { count: page.items.length, total: page.total }
+  if (page.hasMore && page.lastKey !== undefined) out.nextCursor = encodeCursor(page.lastKey)
+  return out
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value)
+  if (!result.success) throw ValidationError.fromZod(result.error, where)
+  return result.data
+}
+
+/** Query parameters as an object; empty values count as absent. Without `names`, every parameter. */
+function query(url: URL, names?: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of url.searchParams) {
+    if ((names === undefined || names.includes(name)) && value !== '') out[name] = value
+  }
+  return out
+}
+
+export function apiRoutes(options: ApiOptions): Router<ApiContext> {
+  const { store, maxBodyBytes } = options
+  const body = (ctx: ApiContext) => readJson(ctx.req, ctx.res, maxBodyBytes)
+  const ok = (ctx: ApiContext, status: number, data: unknown) => sendJson(ctx.res, status, data, ctx.headers)
+
+  const events = (ctx: ApiContext, sessionId?: string) => {
+    const header = ctx.req.headers['last-event-id']
+    const since =
+      parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
+      parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
+    if (sessionId !== undefined) store.getSession(sessionId) // unknown session → 404 before the stream starts
+    const stream = new EventStream(ctx.req, ctx.res, {
+      store,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(since !== undefined ? { since } : {}),
+      presence$: options.presence$,
+      keepAliveMs: options.keepAliveMs,
+      maxBufferedBytes: options.maxBufferedBytes,
+      headers: ctx.headers,
+      onClose: (reason) => {
+        options.streams.delete(stream)
+        if (reason === 'slow') options.log('disconnected an event-stream client that stopped reading')
+      },
+    })
+    options.streams.add(stream)
+    stream.start()
+  }
+
+  return new Router<ApiContext>()
+    .on('GET', '/api', (ctx) =>
+      ok(ctx, 200, {
+        routes: [
+          'GET /api/sessions?limit=&cursor=',
+          'POST /api/sessions',
+          'GET /api/sessions/:id?status=&limit=&cursor=',
+          'POST /api/sessions/:id/annotations',
+          'GET /api/sessions/:id/events',
+          'GET /api/annotations?status=&sessionId=&limit=&cursor=',
+          'GET /api/annotations/:id',
+          'DELETE /api/annotations/:id',
+          'POST /api/annotations/:id/replies',
+          'POST /api/annotations/:id/reopen',
+          'GET /api/questions',
+          'GET /api/events',
+        ],
+      }),
+    )
+    .on('GET', '/api/sessions', (ctx) => {
+      const q = parse(ListQuery, query(ctx.url), 'query')
+      const page = store.pageSessions({ after: decodeCursor(q.cursor), limit: q.limit ?? DEFAULT_PAGE_LIMIT })
+      ok(ctx, 200, { sessions: page.items, ...paged(page), rev: store.rev })
+    })
+    .on('POST', '/api/sessions', async (ctx) => {
+      const input = parse(CreateSessionInput, await body(ctx), 'body')
+      ok(ctx, 201, await store.createSession(input))
+    })
+    .on('GET', '/api/sessions/:id', (ctx) => {
+      const q = parse(SessionQuery, query(ctx.url), 'query')
+      const { annotations: _all, ...session } = store.getSession(ctx.params.id!)
+      const page = store.pageAnnotations({ sessionId: session.id, status: q.status }, { after: decodeCursor(q.cursor), limit: q.limit ?? DEFAULT_PAGE_LIMIT })
+      ok(ctx, 200, { ...session, annotations: page.items, ...paged(page), rev: store.rev })
+    })
+    .on('POST', '/api/sessions/:id/annotations', async (ctx) => {
+      const input = parse(NewAnnotationBody, await body(ctx), 'body')
+      ok(ctx, 201, await store.addAnnotation({ ...input, sessionId: ctx.params.id! }))
+    })
+    .on('GET', '/api/sessions/:id/events', (ctx) => events(ctx, ctx.params.id!))
+    .on('GET', '/api/annotations', (ctx) => {
+      const { status, sessionId, cursor, limit } = parse(ListAnnotationsQuery, query(ctx.url), 'query')
+      const page = store.pageAnnotations({ status, sessionId }, { after: decodeCursor(cursor), limit: limit ?? DEFAULT_PAGE_LIMIT })
+      ok(ctx, 200, { annotations: page.items, ...paged(page), rev: store.rev })
+    })
+    .on('GET', '/api/questions', (ctx) => {
+      // Questions an agent asked (ask) that the person has not answered yet, oldest first.
+      const questions = store.openQuestions()
+      ok(ctx, 200, { questions, count: questions.length, rev: store.rev })
+    })
+    .on('GET', '/api/annotations/:id', (ctx) => ok(ctx, 200, store.getAnnotation(ctx.params.id!)))
+    .on('DELETE', '/api/annotations/:id', async (ctx) => {
+      const fromBody = (await body(ctx)) as unknown
+      const fromQuery = query(ctx.url, ['expectedRev'])
+      const input =
+        fromQuery.expectedRev !== undefined
+          ? parse(DeleteInput, { expectedRev: Number.isNaN(Number(fromQuery.expectedRev)) ? fromQuery.expectedRev : Number(fromQuery.expectedRev) }, 'query')
+          : parse(DeleteInput, fromBody, 'body')
+      ok(ctx, 200, await store.deleteAnnotation(ctx.params.id!, input))
+    })
+    .on('POST', '/api/annotations/:id/replies', async (ctx) => {
+      const input = parse(ReplyBody, await body(ctx), 'body')
+      ok(ctx, 201, await store.reply(ctx.params.id!, { ...input, author: 'human' }))
+    })
+    .on('POST', '/api/annotations/:id/reopen', async (ctx) => {
+      const input = parse(ReopenInput, await body(ctx), 'body')
+      ok(ctx, 200, await store.reopen(ctx.params.id!, input))
+    })
+    .on('GET', '/api/events', (ctx) => events(ctx))
+}

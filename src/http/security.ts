@@ -1,0 +1,163 @@
+/**
+ * Safe by default (DESIGN.md, "Security defaults"):
+ * - the Host header must name this machine (DNS-rebinding defence): loopback names with any
+ *   port, the bound host, and the machine's own addresses when bound to every interface;
+ * - an Origin, when present, must be a loopback origin (the overlay runs in the person's dev app
+ *   on another port), the server's own origin, or one given with --allow-origin;
+ * - binding beyond loopback needs a token, and then every API, SSE and MCP request must carry it.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { isIP } from 'node:net'
+import { hostname, networkInterfaces } from 'node:os'
+import { HttpError } from './respond.js'
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** `localhost`, any 127.x.x.x, `::1` (bracketed or not). */
+export function isLoopbackHost(host: string): boolean {
+  const h = unbracket(host.toLowerCase())
+  if (h === 'localhost' || h === '::1') return true
+  return isIP(h) === 4 && h.startsWith('127.')
+}
+
+/** `0.0.0.0` or `::`: every interface. */
+export function isWildcardHost(host: string): boolean {
+  const h = unbracket(host)
+  return h === '0.0.0.0' || h === '::'
+}
+
+function unbracket(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
+}
+
+/** A host as it appears in a URL or a Host header: IPv6 literals in brackets, lower case. */
+export function urlHost(host: string): string {
+  const h = unbracket(host.toLowerCase())
+  return isIP(h) === 6 ? `[${h}]` : h
+}
+
+export interface SecurityOptions {
+  /** The host the server is bound to. */
+  host: string
+  /** The port it listens on (known once listening). */
+  port: () => number
+  token?: string | undefined
+  /** Extra allowed origins (`--allow-origin`), e.g. `https://preview.example.com`. */
+  allowOrigins?: readonly string[]
+  /** Extra allowed Host names (`--allow-host`), e.g. a name that resolves to this machine. */
+  allowHosts?: readonly string[]
+}
+
+export interface Security {
+  /** 403 unless the Host header names an allowed host. */
+  checkHost(req: IncomingMessage): void
+  /** The request's Origin when present and allowed; undefined when absent; 403 when foreign. */
+  checkOrigin(req: IncomingMessage): string | undefined
+  /** 401 unless the request carries the token (when one is configured). */
+  checkToken(req: IncomingMessage): void
+  readonly requiresToken: boolean
+}
+
+export function createSecurity(options: SecurityOptions): Security {
+  const hosts = new Set<string>([...LOOPBACK_NAMES, urlHost(options.host)])
+  if (isWildcardHost(options.host)) {
+    // Bound to every interface: this machine's own names and addresses are legitimate Hosts.
+    hosts.add(hostname().toLowerCase())
+    for (const list of Object.values(networkInterfaces())) for (const info of list ?? []) hosts.add(urlHost(info.address))
+  }
+  for (const h of options.allowHosts ?? []) hosts.add(urlHost(h))
+
+  const origins = new Set<string>()
+  for (const o of options.allowOrigins ?? []) origins.add(normalizeOrigin(o))
+
+  const tokenDigest = options.token === undefined ? undefined : digest(options.token)
+
+  return {
+    requiresToken: tokenDigest !== undefined,
+
+    checkHost(req) {
+      const header = req.headers.host
+      const name = header === undefined ? undefined : hostOf(header)
+      if (name === undefined || !hosts.has(name)) {
+        throw new HttpError(403, 'FORBIDDEN', `Host "${header ?? ''}" is not allowed: this server answers only to ${[...LOOPBACK_NAMES].join(', ')} and the host it is bound to (pass --allow-host to add one).`)
+      }
+    },
+
+    checkOrigin(req) {
+      const origin = req.headers.origin
+      if (origin === undefined) return undefined
+      let url: URL | undefined
+      try {
+        url = origin === 'null' ? undefined : new URL(origin)
+      } catch {
+        url = undefined
+      }
+      const allowed =
+        url !== undefined &&
+        (url.protocol === 'http:' || url.protocol === 'https:') &&
+        (LOOPBACK_NAMES.has(url.hostname) || origins.has(url.origin) || (hosts.has(url.hostname) && Number(url.port || defaultPort(url)) === options.port()))
+      if (!allowed) {
+        throw new HttpError(403, 'FORBIDDEN', `Origin "${origin}" is not allowed: only loopback origins (http://localhost:*, http://127.0.0.1:*, http://[::1]:*), this server and --allow-origin entries may call it.`)
+      }
+      return origin
+    },
+
+    checkToken(req) {
+      if (tokenDigest === undefined) return
+      const header = req.headers.authorization ?? ''
+      const match = /^Bearer[ \t]+(\S+)\s*$/i.exec(header)
+      // Both sides are SHA-256 digests, so the comparison is constant-time and length-independent.
+      if (!match || !timingSafeEqual(digest(match[1]!), tokenDigest)) {
+        throw new HttpError(401, 'UNAUTHORIZED', match ? 'The bearer token is not valid.' : 'This server needs "Authorization: Bearer <token>".', undefined, {
+          'WWW-Authenticate': 'Bearer realm="marginalia"',
+        })
+      }
+    },
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest()
+}
+
+function defaultPort(url: URL): string {
+  return url.protocol === 'https:' ? '443' : '80'
+}
+
+/** The host name of a Host header (`example:8080` → `example`, `[::1]:80` → `[::1]`), or undefined when malformed. */
+function hostOf(header: string): string | undefined {
+  const h = header.trim().toLowerCase()
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]\s/]+)(?::(\d{1,5}))?$/.exec(h)
+  return m ? m[1] : undefined
+}
+
+export function normalizeOrigin(origin: string): string {
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    throw new Error(`--allow-origin "${origin}" is not an origin like https://example.com:8080`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--allow-origin "${origin}" must be an http or https origin`)
+  return url.origin
+}
+
+export const CORS_ALLOW_HEADERS = 'Content-Type, Authorization, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version'
+export const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, WWW-Authenticate'
+export const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS'
+
+/** CORS response headers for an allowed origin (always `Vary: Origin`, so caches keep them apart). */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  if (origin === undefined) return { Vary: 'Origin' }
+  return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSE_HEADERS }
+}
+
+export function preflightHeaders(origin: string | undefined): Record<string, string> {
+  return {
+    ...corsHeaders(origin),
+    'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
+    'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+    'Access-Control-Max-Age': '600',
+  }
+}

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { once } from 'node:events'
+import path from 'node:path'
+import { openStore } from '../../src/index.js'
+import { tempDir } from '../helpers/store.js'
+import { request, SseClient } from '../helpers/http.js'
+
+const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+interface Running {
+  child: ChildProcessWithoutNullStreams
+  url: string
+  stderr: () => string
+  stdout: () => string
+}
+
+/** Spawn `marginalia serve --port 0 …` and wait (event-driven, bounded) for the URL it prints. */
+async function startCli(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '', ...env } })
+  cleanups.push(() => child.kill('SIGKILL'))
+  let stderr = ''
+  let stdout = ''
+  child.stdout.on('data', (d: Buffer) => (stdout += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed; stderr: ${stderr}`)), 10_000)
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d
+      const m = /URL:\s+(http:\/\/\S+?)\/(\s|$)/.exec(stderr)
+      if (m && stderr.includes('Connect Claude Code')) {
+        clearTimeout(timer)
+        resolve(m[1]!)
+      }
+    })
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited ${code}: ${stderr}`))
+    })
+  })
+  return { child, url, stderr: () => stderr, stdout: () => stdout }
+}
+
+async function run(args: string[], cwd: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_TOKEN: '', ...env } })
+  cleanups.push(() => child.kill('SIGKILL'))
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d: Buffer) => (out += d))
+  child.stderr.on('data', (d: Buffer) => (err += d))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  return { code, out, err }
+}
+
+describe('marginalia serve (built)', () => {
+  it('refuses to bind 0.0.0.0 without a token: non-zero exit, a clear message, nothing created', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const r = await run(['serve', '--host', '0.0.0.0', '--port', '0'], dir)
+    expect(r.code).not.toBe(0)
+    expect(r.err).toContain('refusing to listen on 0.0.0.0 without a token')
+    expect(r.err).toContain('--token')
+    expect(r.out).toBe('')
+    expect(existsSync(path.join(dir, '.marginalia'))).toBe(false)
+  })
+
+  it('serves the default store, prints the URL, the MCP endpoint and the Claude Code command; SIGTERM exits 0 after flushing', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const cli = await startCli(dir)
+    expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(cli.stderr()).toContain(`MCP:     ${cli.url}/mcp`)
+    expect(cli.stderr()).toContain(`claude mcp add --transport http marginalia ${cli.url}/mcp`)
+    expect(cli.stderr()).toContain(path.join(dir, '.marginalia', 'store.json'))
+
+    const health = await request(`${cli.url}/health`)
+    expect(health.json).toMatchObject({ status: 'ok', rev: 0 })
+    const session = await request(`${cli.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })
+    expect(session.status).toBe(201)
+    const events = await SseClient.open(`${cli.url}/api/events`, { 'Last-Event-ID': '0' })
+    cleanups.push(() => events.close())
+    await events.until((es) => es.some((e) => e.id === '1'))
+
+    const exited = once(cli.child, 'exit')
+    cli.child.kill('SIGTERM')
+    const [code] = (await exited) as [number | null]
+    expect(code).toBe(0)
+    await events.ended$()
+    expect(cli.stderr()).toContain('stopping (SIGTERM)')
+    expect(cli.stdout()).toBe('')
+
+    const store = await openStore({ file: path.join(dir, '.marginalia', 'store.json') })
+    cleanups.push(() => store.close())
+    expect(store.listSessions().map((s) => s.url)).toEqual(['http://localhost:5173/'])
+  })
+
+  it('--store, MARGINALIA_TOKEN and SIGINT', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const cli = await startCli(dir, ['--store', 'custom/notes.json'], { MARGINALIA_TOKEN: 'env-token' })
+    expect(cli.stderr()).toContain('Authorization: Bearer <token>')
+    expect(cli.stderr()).not.toContain('env-token')
+    expect((await request(`${cli.url}/api/sessions`)).status).toBe(401)
+    const ok = await request(`${cli.url}/api/sessions`, { method: 'POST', body: { url: 'http://x/' }, headers: { Authorization: 'Bearer env-token' } })
+    expect(ok.status).toBe(201)
+    const exited = once(cli.child, 'exit')
+    cli.child.kill('SIGINT')
+    expect(((await exited) as [number | null])[0]).toBe(0)
+    expect(existsSync(path.join(dir, 'custom', 'notes.json'))).toBe(true)
+  })
+
+  it('usage: serve --help, a bad port, a port in use', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const help = await run(['serve', '--help'], dir)
+    expect(help.code).toBe(0)
+    expect(help.out).toContain('--allow-origin')
+    const top = await run(['--help'], dir)
+    expect(top.out).toContain('serve')
+    const bad = await run(['serve', '--port', 'eighty'], dir)
+    expect(bad.code).not.toBe(0)
+    expect(bad.err).toContain('--port must be a whole number')
+
+    const cli = await startCli(dir)
+    const port = new URL(cli.url).port
+    const busy = await run(['serve', '--port', port], dir)
+    expect(busy.code).not.toBe(0)
+    expect(busy.err).toContain(`port ${port}`)
+    expect(busy.err).toContain('already in use')
+  })
+})

@@ -8,6 +8,7 @@ import { writeFileSync, mkdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { openStore } from '../src/index.js'
+import { wakeOneProcess } from './serve-scenario.js'
 import { cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
 
 export interface Figure {
@@ -205,6 +206,11 @@ async function memory(opts: Options): Promise<void> {
 // ---- main -----------------------------------------------------------------------------------
 
 const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
+  'wake-one': async (opts) => {
+    const r = await wakeOneProcess(opts.smoke)
+    record(opts, 'wake, one process', 'p50', r.p50, 'ms', { op: '<=', limit: 5 })
+    record(opts, 'wake, one process', 'p99', r.p99, 'ms', { op: '<=', limit: 20 })
+  },
   'wake-cross': wakeAcrossProcesses,
   query,
   writes,

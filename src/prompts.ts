@@ -3,6 +3,7 @@
  * both come from here, and both mention only the tools the server actually exposes.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
 import { ErrorCode, McpError, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { NotFoundError } from './store/errors.js'
@@ -69,6 +70,17 @@ export function renderWorkLoop(store: Store, toolNames: readonly string[], sessi
   }
 }
 
+/** Session ids that start with `prefix` (or whose URL contains it), newest first, at most 100. */
+export function completeSessionIds(store: Store, prefix: string | undefined): string[] {
+  const needle = (prefix ?? '').toLowerCase()
+  return store
+    .listSessions()
+    .filter((s) => s.id.toLowerCase().startsWith(needle) || s.url.toLowerCase().includes(needle))
+    .reverse()
+    .slice(0, 100)
+    .map((s) => s.id)
+}
+
 /** Register the `work_loop` prompt on `mcp`. */
 export function registerPrompts(mcp: McpServer, store: Store, registry: ToolRegistry): void {
   mcp.registerPrompt(
@@ -78,7 +90,9 @@ export function registerPrompts(mcp: McpServer, store: Store, registry: ToolRegi
       description:
         'Start working through the annotations: watch for new ones, acknowledge one, fix the code, then resolve, reply ' +
         'or dismiss, and watch again. Give sessionId to work on one page only.',
-      argsSchema: { sessionId: z.string().min(1).optional().describe('Only this session (default: every session)') },
+      argsSchema: {
+        sessionId: completable(z.string().min(1).optional().describe('Only this session (default: every session)'), (value) => completeSessionIds(store, value)),
+      },
     },
     ({ sessionId }) => {
       try {

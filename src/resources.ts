@@ -17,6 +17,7 @@ import type { Subscription } from 'rxjs'
 import { NotFoundError } from './store/errors.js'
 import type { StoreEvent } from './store/events.js'
 import type { Store } from './store/store.js'
+import { completeSessionIds } from './prompts.js'
 import { DEFAULT_BYTE_BUDGET, DEFAULT_PAGE_LIMIT, fitPage } from './tools/paging.js'
 
 export const RESOURCE_MIME_TYPE = 'application/json'
@@ -75,6 +76,7 @@ export function registerResources(mcp: McpServer, store: Store): void {
   mcp.registerResource(
     'session',
     new ResourceTemplate(SESSION_TEMPLATE, {
+      complete: { id: (value) => completeSessionIds(store, value) },
       list: () => ({
         resources: store.listSessions().map((s) => ({
           uri: sessionUri(s.id),
@@ -110,8 +112,10 @@ export function registerResources(mcp: McpServer, store: Store): void {
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
     const { uri } = request.params
     const ref = parseResourceUri(uri)
-    if (!ref) throw new McpError(ErrorCode.InvalidParams, `uri: "${uri}" is not a Marginalia resource. Resources: ${SESSIONS_URI}, ${SESSION_TEMPLATE}, ${ANNOTATION_TEMPLATE}.`)
-    if (ref.kind !== 'sessions') orNotFound(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
+    // A marginalia:// URI must name something that exists; other URIs (resources an embedder
+    // registers) are tracked and notified by whoever owns them.
+    if (!ref && uri.startsWith('marginalia:')) throw new McpError(ErrorCode.InvalidParams, `uri: "${uri}" is not a Marginalia resource. Resources: ${SESSIONS_URI}, ${SESSION_TEMPLATE}, ${ANNOTATION_TEMPLATE}.`)
+    if (ref && ref.kind !== 'sessions') orNotFound(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
     subscribed.add(uri)
     start()
     return {}

@@ -11,6 +11,7 @@ import { instructionsFor, registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 import { createToolRegistry, type RegistryOptions, type ToolRegistry } from './tools/registry.js'
 import { error, json } from './tools/result.js'
+import type { McpCallContext } from './tools/define.js'
 
 export { instructionsFor } from './prompts.js'
 
@@ -51,8 +52,16 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const progressToken = request.params._meta?.progressToken
+    const mcpCall: McpCallContext = {
+      notify: (notification) => extra.sendNotification(notification),
+      request: (req, resultSchema) => extra.sendRequest(req, resultSchema),
+      ...(progressToken !== undefined ? { progressToken } : {}),
+      ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
+      ...(extra.closeSSEStream ? { closeStream: extra.closeSSEStream } : {}),
+    }
     const outcome = await registry.call(request.params.name, request.params.arguments ?? {}, {
       signal: extra.signal,
+      mcp: mcpCall,
       onProgress:
         progressToken === undefined
           ? undefined
@@ -62,7 +71,9 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
                 .catch(() => {})
             },
     })
-    return outcome.ok ? json(outcome.result, outcome.text) : error(outcome.error)
+    if (!outcome.ok) return error(outcome.error)
+    const result = json(outcome.result, outcome.text)
+    return outcome.content ? { ...result, content: outcome.content } : result
   })
 
   return mcp

@@ -140,10 +140,20 @@ describe('resource subscriptions', () => {
     expect(updated).toEqual([annotationUri(a2.id)])
   })
 
-  it('subscribing to something that is not a Marginalia resource, or does not exist, is refused', async () => {
+  it('subscribing to a malformed or missing marginalia:// resource is refused; other URIs are accepted (an embedder may own them)', async () => {
     const { mcp } = await setup()
-    await expect(mcp.client.subscribeResource({ uri: 'https://example.com/' })).rejects.toThrow(/is not a Marginalia resource/)
+    await expect(mcp.client.subscribeResource({ uri: 'marginalia://nonsense' })).rejects.toThrow(/is not a Marginalia resource/)
     await expect(mcp.client.subscribeResource({ uri: 'marginalia://annotations/ann_missing' })).rejects.toMatchObject({ code: -32002 })
+    await expect(mcp.client.subscribeResource({ uri: 'test://watched-resource' })).resolves.toEqual({})
+  })
+
+  it('completes session ids for the work_loop prompt and the session template', async () => {
+    const { mcp, store } = await setup()
+    const ids = store.listSessions().map((s) => s.id)
+    const prompt = await mcp.client.complete({ ref: { type: 'ref/prompt', name: 'work_loop' }, argument: { name: 'sessionId', value: 'ses_' } })
+    expect([...prompt.completion.values].sort()).toEqual([...ids].sort())
+    const byUrl = await mcp.client.complete({ ref: { type: 'ref/resource', uri: 'marginalia://sessions/{id}' }, argument: { name: 'id', value: store.listSessions()[0]!.url } })
+    expect(byUrl.completion.values).toContain(ids[0])
   })
 
   it('follows changes made through another store on the same file (another process)', async () => {

@@ -11,6 +11,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Store } from '../store/store.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { createServer } from '../server.js'
+import { BoundedEventStore } from './event-store.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { parseJson, readBody, requireJsonContentType } from './body.js'
 import type { PresenceTracker } from './presence.js'
@@ -38,6 +39,9 @@ interface McpSession {
   open: number
   lastActivity: number
 }
+
+/** How soon a client should reconnect a dropped stream (the SSE `retry` field). */
+export const STREAM_RETRY_MS = 1_000
 
 const SESSION_NOT_FOUND = -32001
 const BAD_REQUEST = -32000
@@ -128,6 +132,9 @@ export class McpEndpoint {
         },
         keepAliveMs: this.options.keepAliveMs,
         maxRequestBodySize: this.options.maxBodyBytes,
+        // Resumable streams: a client that loses a stream mid-call reconnects and gets the rest.
+        eventStore: new BoundedEventStore(),
+        retryInterval: STREAM_RETRY_MS,
       }),
       open: 0,
       lastActivity: Date.now(),

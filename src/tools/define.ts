@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { ContentBlock, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
 import type { Store } from '../store/store.js'
 
@@ -10,6 +10,25 @@ export interface ToolContext {
   progress(progress: number, message?: string): void
   /** Size limits for results. */
   limits: ToolLimits
+  /**
+   * The MCP side of the call, present when a client called the tool over MCP (absent for
+   * in-process calls): for plugin tools that log, report progress their own way, or ask the
+   * client something (sampling, elicitation).
+   */
+  mcp?: McpCallContext
+}
+
+export interface McpCallContext {
+  /** Send a notification tied to this call (e.g. `notifications/message`, `notifications/progress`). */
+  notify(notification: ServerNotification): Promise<void>
+  /** Send a request to the client tied to this call (e.g. `sampling/createMessage`), validated with `resultSchema`. */
+  request<S extends z.ZodType>(request: ServerRequest, resultSchema: S): Promise<z.output<S>>
+  /** The progress token the client sent, if any. */
+  progressToken?: string | number
+  /** The MCP session (Streamable HTTP), if any. */
+  sessionId?: string
+  /** Close this call's SSE stream so the client reconnects and resumes (Streamable HTTP with resumability only). */
+  closeStream?: () => void
 }
 
 export interface ToolLimits {
@@ -37,6 +56,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>
   /** The text part of a result (default: the same JSON, compact). */
   render?: (result: z.output<O>) => string
+  /** Content blocks for the result instead of the text part (images, audio, embedded resources …). */
+  content?: (result: z.output<O>) => ContentBlock[]
 }
 
 /** Keeps each tool's handler typed against its own schemas. */

@@ -3,13 +3,13 @@
  * all built from a registry, so a tool is defined exactly once: name, title, description,
  * zod input and output schemas, annotations, handler.
  */
-import { LATEST_PROTOCOL_VERSION, type ServerCapabilities, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
 import { ValidationError } from '../store/errors.js'
 import { PACKAGE_NAME, VERSION } from '../version.js'
 import { BUILTIN_TOOLS } from './builtin.js'
-import type { ToolContext, ToolDefinition } from './define.js'
+import type { McpCallContext, ToolContext, ToolDefinition } from './define.js'
 import { resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
 import { ToolErrorSchema, toToolError, type ToolError } from './result.js'
 import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from './paging.js'
@@ -25,6 +25,7 @@ export const SERVER_CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
+  completions: {},
 } as const satisfies ServerCapabilities
 
 /** Tool names that every client accepts: MCP allows more, OpenAI function names allow exactly this. */
@@ -42,12 +43,21 @@ export interface ToolInfo {
 }
 
 export type CallOutcome =
-  | { ok: true; result: Record<string, unknown>; /** The text rendering of the result, for the text part. */ text: string }
+  | {
+      ok: true
+      result: Record<string, unknown>
+      /** The text rendering of the result, for the text part. */
+      text: string
+      /** Content blocks to send instead of the text part (tools that define `content`). */
+      content?: ContentBlock[]
+    }
   | { ok: false; error: ToolError }
 
 export interface CallOptions {
   signal?: AbortSignal
   onProgress?: (progress: number, message?: string) => void
+  /** The MCP side of the call, when it came over MCP (handed to the tool as `ctx.mcp`). */
+  mcp?: McpCallContext
 }
 
 /** One call of a batch: a tool name and its arguments (default `{}`). */
@@ -143,6 +153,7 @@ export class ToolRegistry {
       signal: options.signal ?? new AbortController().signal,
       progress: (progress, message) => options.onProgress?.(progress, message),
       limits: { byteBudget: this.byteBudget },
+      ...(options.mcp ? { mcp: options.mcp } : {}),
     }
     try {
       const result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>
@@ -150,7 +161,8 @@ export class ToolRegistry {
         const checked = tool.output.safeParse(result)
         if (!checked.success) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `${tool.name} produced output that does not match its schema: ${checked.error.message}` } }
       }
-      return { ok: true, result, text: tool.render ? tool.render(result as never) : JSON.stringify(result) }
+      const text = tool.render ? tool.render(result as never) : JSON.stringify(result)
+      return tool.content ? { ok: true, result, text, content: tool.content(result as never) } : { ok: true, result, text }
     } catch (thrown) {
       return { ok: false, error: toToolError(thrown) }
     }
@@ -236,12 +248,17 @@ function describeTool(tool: ToolDefinition): ToolInfo {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input'),
+    // Inputs keep their dialect ($schema: draft 2020-12, the MCP default) and $defs, as SEP-1613 asks.
+    inputSchema: { ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) },
     outputSchema: withErrorBranch(jsonSchema(tool.output, 'output')),
     annotations: { title: tool.title, ...tool.annotations },
   }
 }
 
+/**
+ * Output schemas drop `$schema`: SDK clients compile them with a draft-07 Ajv, which cannot
+ * resolve the 2020-12 meta-schema URI.
+ */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema
   return rest

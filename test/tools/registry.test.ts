@@ -40,7 +40,8 @@ describe('registry.list()', () => {
       expect(t.title.length).toBeGreaterThan(3)
       expect(t.description.length).toBeGreaterThan(40)
       expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false })
-      expect(t.inputSchema).not.toHaveProperty('$schema')
+      expect(t.inputSchema).toHaveProperty('$schema', 'https://json-schema.org/draft/2020-12/schema') // SEP-1613: the dialect is kept on inputs
+      expect(t.outputSchema).not.toHaveProperty('$schema') // … and dropped on outputs (draft-07 Ajv in SDK clients)
       expect(t.outputSchema.type).toBe('object')
       // The output schema admits the error shape too (clients validate structured errors against it).
       expect(t.outputSchema.anyOf).toContainEqual({ required: ['error'] })
@@ -213,7 +214,7 @@ describe('registry.serverInfo()', () => {
       title: 'Marginalia',
       version: VERSION,
       protocolVersion: LATEST_PROTOCOL_VERSION,
-      capabilities: { logging: {}, tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true } },
+      capabilities: { logging: {}, tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
       profile: 'read-only',
       tools: ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations', 'get_changes', 'watch_changes', 'await_reply'],
     })

@@ -158,7 +158,11 @@ export class Overlay implements MarginaliaApi {
       this.sessions,
       {
         sent: (item, annotation, sessionId) => this.onSent(item, annotation, sessionId),
-        blocked: () => this.setReachable(false),
+        blocked: () => {
+          this.setReachable(false)
+          this.renderAlert()
+          this.renderList()
+        },
         drained: () => this.renderAlert(),
         rejected: (_item, error) => {
           this.toast(`An annotation could not be sent: ${error}`)
@@ -262,8 +266,11 @@ export class Overlay implements MarginaliaApi {
 
     this.root = h('div', { class: 'mg' }, this.pins, this.highlight, this.targetOutline, this.composer, this.thread, this.list, dock)
     this.shadow.append(style, this.root)
-    // Keys typed into the overlay stay in the overlay: the page's shortcuts must not fire while the person writes.
-    for (const type of ['keydown', 'keyup', 'keypress', 'input'] as const) this.root.addEventListener(type, (e) => e.stopPropagation())
+    // What happens in the overlay stays in the overlay: the page's shortcuts must not fire while the
+    // person writes, and its "click outside" handlers must not see clicks on our buttons.
+    for (const type of ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const) {
+      this.root.addEventListener(type, (e) => e.stopPropagation())
+    }
   }
 
   // ------------------------------------------------------------------ life cycle
@@ -818,7 +825,8 @@ export class Overlay implements MarginaliaApi {
     if (title) item.pageTitle = clip(title, LIMITS.name)
     this.outbox.add(item)
     this.closeComposer(true)
-    this.toast('Sending…')
+    this.toast(this.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
+    this.renderAlert()
     void this.sender.flush()
   }
 

@@ -38,6 +38,7 @@ class Inbox {
   private readonly cardState = new Map<string, CardState>()
   private readonly flash = new Set<string>()
   private loading = false
+  private generation = 0
 
   private readonly el = {
     agent: byId('agent'),
@@ -56,6 +57,7 @@ class Inbox {
     setInterval(() => void this.pollHealth(), 20_000)
     window.addEventListener('popstate', () => {
       this.filter = readFilter()
+      this.renderFilters({})
       void this.reload()
     })
   }
@@ -63,14 +65,16 @@ class Inbox {
   // ------------------------------------------------------------------ loading
 
   private async reload(): Promise<void> {
+    const generation = ++this.generation
     this.loading = true
     this.renderList()
     try {
       const [health, sessions] = await Promise.all([this.api.health(), this.api.allSessions()])
+      const page = await this.api.annotations({ limit: PAGE, ...(this.filter === 'all' ? {} : { status: this.filter }) })
+      if (generation !== this.generation) return // a newer load (another filter) is under way
       this.presence = health.agent
       this.sessions.clear()
       for (const s of sessions) this.sessions.set(s.id, s)
-      const page = await this.api.annotations({ limit: PAGE, ...(this.filter === 'all' ? {} : { status: this.filter }) })
       this.annotations.clear()
       this.order = []
       this.add(page.annotations)
@@ -94,18 +98,23 @@ class Inbox {
       void this.refreshCounts()
       void this.refreshQuestions()
     } catch (e) {
+      if (generation !== this.generation) return
       this.loading = false
       this.showError(e instanceof UnreachableError ? `${e.message} Retrying…` : describeError(e))
       this.setLive('offline')
-      setTimeout(() => void this.reload(), 3_000)
+      setTimeout(() => {
+        if (generation === this.generation) void this.reload()
+      }, 3_000)
       this.renderList()
     }
   }
 
   private async loadMore(): Promise<void> {
     if (this.nextCursor === undefined) return
+    const generation = this.generation
     try {
       const page = await this.api.annotations({ limit: PAGE, cursor: this.nextCursor, ...(this.filter === 'all' ? {} : { status: this.filter }) })
+      if (generation !== this.generation) return
       this.add(page.annotations)
       this.nextCursor = page.nextCursor
       this.total = page.total
@@ -255,6 +264,7 @@ class Inbox {
     if (f === 'all') url.searchParams.delete('status')
     else url.searchParams.set('status', f)
     history.pushState(null, '', url)
+    this.renderFilters({})
     void this.reload()
   }
 

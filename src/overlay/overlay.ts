@@ -26,8 +26,8 @@ const SEVERITIES: readonly Severity[] = ['blocking', 'important', 'suggestion']
 /** The listening dot stays on this long after a watch call ends, so the agent's loop does not flicker. */
 const LISTENING_HOLD_MS = 3_000
 const HEALTH_POLL_MS = 20_000
-/** Panels keep clear of the toolbar at the bottom right. */
-const DOCK_RESERVE = 64
+/** Panels keep clear of the toolbar (and its alert) at the bottom right. */
+const DOCK_GAP = 16
 
 /** What `window.Marginalia` offers (for people and for scripts). */
 export interface MarginaliaApi {
@@ -1195,6 +1195,7 @@ export class Overlay implements MarginaliaApi {
       this.alert.hidden = true
       replace(this.alert)
     }
+    this.schedulePosition()
   }
 
   private renderPins(): void {
@@ -1317,6 +1318,13 @@ export class Overlay implements MarginaliaApi {
     if (this.listOpen) this.place(this.list, undefined)
   }
 
+  /** Height at the bottom the toolbar and its alert take. */
+  private dockReserve(): number {
+    const bar = this.bar.offsetHeight || 40
+    const alert = this.alert.hidden ? 0 : this.alert.offsetHeight + 8
+    return bar + alert + DOCK_GAP + 8
+  }
+
   /** Beside the anchor; without one, above the toolbar at the bottom right. */
   private place(panel: HTMLElement, anchor: Box | undefined): void {
     const w = panel.offsetWidth || 360
@@ -1325,10 +1333,10 @@ export class Overlay implements MarginaliaApi {
       const vw = document.documentElement.clientWidth || window.innerWidth
       const vh = document.documentElement.clientHeight || window.innerHeight
       panel.style.left = `${Math.max(12, vw - w - 16)}px`
-      panel.style.top = `${Math.max(12, vh - ht - DOCK_RESERVE)}px`
+      panel.style.top = `${Math.max(12, vh - ht - this.dockReserve())}px`
       return
     }
-    const { left, top } = placeBeside(anchor, w, ht, 12, 10, DOCK_RESERVE)
+    const { left, top } = placeBeside(anchor, w, ht, 12, 10, this.dockReserve())
     panel.style.left = `${left}px`
     panel.style.top = `${top}px`
   }

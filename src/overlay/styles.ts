@@ -111,6 +111,7 @@ button { cursor: pointer; }
 /* ---- panels ---- */
 .panel {
   position: fixed;
+  z-index: 2; /* above the toolbar: the form being filled in always wins */
   pointer-events: auto;
   width: 360px;
   max-width: calc(100vw - 24px);
@@ -230,7 +231,7 @@ legend { padding: 0; margin-bottom: 5px; font-size: 11px; font-weight: 650; text
 
 /* ---- toolbar ---- */
 .dock {
-  position: fixed; right: 16px; bottom: 16px; pointer-events: none;
+  position: fixed; right: 16px; bottom: 16px; pointer-events: none; z-index: 1;
   display: flex; flex-direction: column; align-items: flex-end; gap: 8px;
 }
 .alert {

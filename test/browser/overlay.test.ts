@@ -247,6 +247,26 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     expect(store.getAllPending()).toHaveLength(1)
   })
 
+  it('an annotation kept while the server was down is sent by the next page load once it is back', { timeout: 90_000 }, async () => {
+    const store = createMemoryStore()
+    cleanups.push(() => store.close())
+    const { page, http, pageUrl } = await setup({ store })
+    const port = http.port
+    await http.close()
+    await expect.poll(() => ui(page, '.agent').textContent(), { timeout: 15_000 }).toBe('Server unreachable')
+    await annotate(page, '.card:nth-child(3) .buy', 'Kept across a reload')
+    await expect.poll(() => ui(page, '.alert').textContent(), { timeout: 10_000 }).toContain('1 annotation is kept')
+    // The person leaves the page; later the server is back and the page is opened again.
+    await page.goto('about:blank')
+    const again = await startHttpServer(store, { port, log: () => {} })
+    cleanups.push(() => again.close())
+    await openPage(page, pageUrl)
+    await expect.poll(() => store.getAllPending().map((a) => a.comment), { timeout: 15_000 }).toEqual(['Kept across a reload'])
+    await expect.poll(() => ui(page, '.pin').count(), { timeout: 10_000 }).toBe(1)
+    await new Promise((r) => setTimeout(r, 1_000))
+    expect(store.getAllPending()).toHaveLength(1)
+  })
+
   it('is keyboard accessible: focusable controls with labels, Enter annotates the focused element, Esc closes', { timeout: 60_000 }, async () => {
     const { page, store } = await setup()
     expect(await ui(page, '.annotate').getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+A')

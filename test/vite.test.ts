@@ -12,6 +12,7 @@ import marginalia, { isMarginaliaAt, type MarginaliaViteOptions, type Marginalia
 import { openStore, startHttpServer } from '../src/index.js'
 import { request } from './helpers/http.js'
 import { tempDir } from './helpers/store.js'
+import { eventually } from './helpers/eventually.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -82,10 +83,10 @@ describe('marginalia/vite', () => {
     expect(js.status).toBe(200)
     expect(js.headers['content-type']).toMatch(/javascript/)
     expect((await request(`${state.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })).status).toBe(201)
-    await expect.poll(() => existsSync(state.storeFile)).toBe(true)
+    await eventually(() => existsSync(state.storeFile)).toBe(true)
 
     await vite.close()
-    await expect.poll(() => isMarginaliaAt(state.url, 500), { timeout: 10_000 }).toBe(false)
+    await eventually(() => isMarginaliaAt(state.url, 500)).toBe(false)
     // The store was flushed and closed: another process can open it and sees the session.
     const store = await openStore({ file: state.storeFile })
     cleanups.push(() => store.close())
@@ -115,7 +116,7 @@ describe('marginalia/vite', () => {
     const port = (vite.httpServer!.address() as AddressInfo).port
     expect(overlayTag((await request(`http://127.0.0.1:${port}/`)).text)?.[1]).toBe(url)
     await vite.close()
-    await expect.poll(() => isMarginaliaAt(url, 500), { timeout: 10_000 }).toBe(false)
+    await eventually(() => isMarginaliaAt(url, 500)).toBe(false)
   })
 
   it('with start: false only injects the overlay, for a `marginalia serve` run separately', { timeout: 60_000 }, async () => {

@@ -9,6 +9,7 @@ import { createMemoryStore, startHttpServer, type HttpServer, type Store } from 
 import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { servePages, shopPage, type PageServer } from '../helpers/page.js'
+import { eventually } from '../helpers/eventually.js'
 
 const enabled = browserTestsEnabled()
 const cleanups: (() => unknown)[] = []
@@ -70,12 +71,12 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const { store, page, pageUrl, pages } = await setup()
     // Alt+Shift+A enters annotate mode; the page does not see the click that picks the element.
     await page.keyboard.press('Alt+Shift+A')
-    await expect.poll(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
+    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
     await page.locator('.card:nth-child(2) .buy').hover()
-    await expect.poll(() => ui(page, '.highlight').isVisible()).toBe(true)
+    await eventually(() => ui(page, '.highlight').isVisible()).toBe(true)
     await page.locator('.card:nth-child(2) .buy').click()
     expect(await page.evaluate(() => (window as unknown as { pageClicks: number }).pageClicks)).toBe(0)
-    await expect.poll(() => ui(page, '.composer').isVisible()).toBe(true)
+    await eventually(() => ui(page, '.composer').isVisible()).toBe(true)
     // Typing in the overlay does not reach the page's key handlers.
     const pageKeys = () => page.evaluate(() => (window as unknown as { pageKeys: number }).pageKeys)
     const keysBefore = await pageKeys()
@@ -85,7 +86,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await ui(page, '.composer input[name="severity"][value="blocking"]').check({ force: true })
     await ui(page, '.composer textarea').press('Control+Enter')
 
-    await expect.poll(() => store.getAllPending().length, { timeout: 10_000 }).toBe(1)
+    await eventually(() => store.getAllPending().length).toBe(1)
     const [a] = store.getAllPending()
     expect(a!.comment).toBe('Buy is too small')
     expect(a!.intent).toBe('change')
@@ -106,21 +107,21 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const sessions = store.listSessions()
     expect(sessions.map((s) => [s.url, s.name])).toEqual([[`${pages.origin}/shop`, 'Fixture shop']])
     // The pin shows on the element, numbered, in the pending colour; the outbox is empty again.
-    await expect.poll(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
     expect(await ui(page, '.pin').textContent()).toBe('1')
     expect(await ui(page, '.pin').getAttribute('data-status')).toBe('pending')
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('marginalia:outbox')).length)).toBe(0)
 
     // A second visit reuses the session and shows the pin again.
     await openPage(page, pageUrl)
-    await expect.poll(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
     await annotate(page, '#checkout', 'Checkout should be green')
-    await expect.poll(() => store.getAllPending().length).toBe(2)
+    await eventually(() => store.getAllPending().length).toBe(2)
     expect(store.listSessions()).toHaveLength(1)
-    await expect.poll(() => ui(page, '.pin').count()).toBe(2)
+    await eventually(() => ui(page, '.pin').count()).toBe(2)
     // Esc leaves annotate mode; clicks reach the page again.
     await page.keyboard.press('Escape')
-    await expect.poll(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
+    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
     await page.locator('#checkout').click()
     expect(await page.evaluate(() => (window as unknown as { pageClicks: number }).pageClicks)).toBe(1)
   })
@@ -134,14 +135,14 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await page.mouse.down()
     await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2, { steps: 5 })
     await page.mouse.up()
-    await expect.poll(() => ui(page, '.composer').isVisible()).toBe(true)
+    await eventually(() => ui(page, '.composer').isVisible()).toBe(true)
     expect(await ui(page, '.composer blockquote').textContent()).toContain('Free shipping')
     // The page's "* { font-family: Comic Sans !important }" does not reach into the shadow root.
     const font = await ui(page, '.composer textarea').evaluate((el) => getComputedStyle(el).fontFamily)
     expect(font).not.toMatch(/comic/i)
     await ui(page, '.composer textarea').fill('Say the threshold in the header too')
     await ui(page, '.composer button[type="submit"]').click()
-    await expect.poll(() => store.getAllPending().length).toBe(1)
+    await eventually(() => store.getAllPending().length).toBe(1)
     const [a] = store.getAllPending()
     expect(a!.selectedText).toContain('shipping over $50')
     expect(a!.element!.selector).toBeTruthy()
@@ -158,42 +159,42 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const session = await store.createSession({ url: `${pages.origin}/shop` })
     const note = await store.addAnnotation({ sessionId: session.id, comment: 'Checkout button overlaps the text', element: { selector: '#checkout' } })
     await openPage(page, `${pages.origin}/shop`)
-    await expect.poll(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
     await ui(page, '.pin').click()
-    await expect.poll(() => ui(page, '.thread').isVisible()).toBe(true)
+    await eventually(() => ui(page, '.thread').isVisible()).toBe(true)
     expect(await ui(page, '.thread .comment').textContent()).toBe('Checkout button overlaps the text')
 
     const agent = await connect(store)
     cleanups.push(() => agent.close())
     expect((await agent.call('acknowledge', { id: note.id, message: 'On it: adding margin below the intro.' })).isError).toBeFalsy()
-    await expect.poll(() => ui(page, '.thread .chip').textContent(), { timeout: 10_000 }).toBe('Acknowledged')
-    await expect.poll(() => ui(page, '.thread .reply[data-author="agent"]').allTextContents()).toEqual([expect.stringContaining('On it: adding margin below the intro.')])
+    await eventually(() => ui(page, '.thread .chip').textContent()).toBe('Acknowledged')
+    await eventually(() => ui(page, '.thread .reply[data-author="agent"]').allTextContents()).toEqual([expect.stringContaining('On it: adding margin below the intro.')])
     expect(await ui(page, '.pin').getAttribute('data-status')).toBe('acknowledged')
 
     // The agent asks; the question stands out on the pin and in the thread; the person answers in the overlay.
     const asking = agent.call('ask', { id: note.id, question: 'Should it also move on mobile?', timeoutMs: 30_000 })
-    await expect.poll(() => ui(page, '.thread .reply[data-open]').textContent(), { timeout: 10_000 }).toContain('Should it also move on mobile?')
+    await eventually(() => ui(page, '.thread .reply[data-open]').textContent()).toContain('Should it also move on mobile?')
     expect(await ui(page, '.pin').getAttribute('data-question')).toBe('')
     await ui(page, '.thread textarea').fill('Yes, on mobile too.')
     await ui(page, '.thread .reply-form button[type="submit"]').click()
     const answered = structured<{ status: string; answer: { message: string; author: string } }>(await asking)
     expect(answered.status).toBe('answered')
     expect(answered.answer).toMatchObject({ author: 'human', message: 'Yes, on mobile too.' })
-    await expect.poll(() => ui(page, '.pin').getAttribute('data-question')).toBeNull()
+    await eventually(() => ui(page, '.pin').getAttribute('data-question')).toBeNull()
 
     await agent.call('resolve', { id: note.id, summary: 'Added 16px margin; checked at 375px.' })
-    await expect.poll(() => ui(page, '.thread .chip').textContent()).toBe('Resolved')
+    await eventually(() => ui(page, '.thread .chip').textContent()).toBe('Resolved')
     expect(await ui(page, '.thread .reply').last().textContent()).toContain('Added 16px margin')
 
     // Reopen from the thread (the typed text goes along), then delete with a confirming second click.
     await ui(page, '.thread textarea').fill('Still overlaps at 320px.')
     await ui(page, '.thread').getByRole('button', { name: 'Reopen' }).click()
-    await expect.poll(() => store.getAnnotation(note.id).status).toBe('pending')
+    await eventually(() => store.getAnnotation(note.id).status).toBe('pending')
     expect(store.getAnnotation(note.id).replies.at(-1)).toMatchObject({ author: 'human', message: 'Still overlaps at 320px.' })
     await ui(page, '.thread').getByRole('button', { name: 'Delete' }).click()
     await ui(page, '.thread').getByRole('button', { name: 'Confirm delete' }).click()
-    await expect.poll(() => store.getAllPending().length).toBe(0)
-    await expect.poll(() => ui(page, '.pin').count()).toBe(0)
+    await eventually(() => store.getAllPending().length).toBe(0)
+    await eventually(() => ui(page, '.pin').count()).toBe(0)
     expect(await ui(page, '.thread').isVisible()).toBe(false)
   })
 
@@ -207,12 +208,12 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const client = new Client({ name: 'browser-test-agent', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
     cleanups.push(() => client.close())
-    await expect.poll(agentText, { timeout: 10_000 }).toBe('Agent connected')
+    await eventually(agentText).toBe('Agent connected')
     const watching = client.callTool({ name: 'watch_changes', arguments: { sinceRev: store.rev, timeoutMs: 1_500 } })
-    await expect.poll(agentText, { timeout: 10_000 }).toBe('Agent listening')
+    await eventually(agentText).toBe('Agent listening')
     await watching
     // It stays "listening" a moment after a watch ends (the agent's loop calls again), then drops back.
-    await expect.poll(agentText, { timeout: 10_000 }).toBe('Agent connected')
+    await eventually(agentText).toBe('Agent connected')
   })
 
   it('server down: says so, keeps the annotation, and sends it exactly once when the server is back', { timeout: 90_000 }, async () => {
@@ -222,11 +223,11 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const { page, http } = first
     const port = http.port
     await http.close()
-    await expect.poll(() => ui(page, '.agent').textContent(), { timeout: 15_000 }).toBe('Server unreachable')
+    await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
     expect(await ui(page, '.alert').textContent()).toContain("Can't reach Marginalia")
 
     await annotate(page, '#checkout', 'Written while the server was down')
-    await expect.poll(() => ui(page, '.alert').textContent(), { timeout: 10_000 }).toContain('1 annotation is kept in this browser')
+    await eventually(() => ui(page, '.alert').textContent()).toContain('1 annotation is kept in this browser')
     const kept = await page.evaluate(() => Object.entries(localStorage).filter(([k]) => k.startsWith('marginalia:outbox')).map(([, v]) => JSON.parse(v) as { body: { comment: string } }[]))
     expect(kept.flat().map((i) => i.body.comment)).toEqual(['Written while the server was down'])
     expect(store.getAllPending()).toHaveLength(0)
@@ -234,9 +235,9 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     // The server comes back on the same port and store.
     const again = await startHttpServer(store, { port, log: () => {} })
     cleanups.push(() => again.close())
-    await expect.poll(() => store.getAllPending().map((a) => a.comment), { timeout: 30_000 }).toEqual(['Written while the server was down'])
-    await expect.poll(() => ui(page, '.alert').isVisible(), { timeout: 10_000 }).toBe(false)
-    await expect.poll(() => ui(page, '.pin').count(), { timeout: 10_000 }).toBe(1)
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Written while the server was down'])
+    await eventually(() => ui(page, '.alert').isVisible()).toBe(false)
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('marginalia:outbox')).length)).toBe(0)
     // Retries that race (online event, stream reconnect, backoff timer) never send it twice.
     await page.evaluate(async () => {
@@ -253,16 +254,16 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const { page, http, pageUrl } = await setup({ store })
     const port = http.port
     await http.close()
-    await expect.poll(() => ui(page, '.agent').textContent(), { timeout: 15_000 }).toBe('Server unreachable')
+    await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
     await annotate(page, '.card:nth-child(3) .buy', 'Kept across a reload')
-    await expect.poll(() => ui(page, '.alert').textContent(), { timeout: 10_000 }).toContain('1 annotation is kept')
+    await eventually(() => ui(page, '.alert').textContent()).toContain('1 annotation is kept')
     // The person leaves the page; later the server is back and the page is opened again.
     await page.goto('about:blank')
     const again = await startHttpServer(store, { port, log: () => {} })
     cleanups.push(() => again.close())
     await openPage(page, pageUrl)
-    await expect.poll(() => store.getAllPending().map((a) => a.comment), { timeout: 15_000 }).toEqual(['Kept across a reload'])
-    await expect.poll(() => ui(page, '.pin').count(), { timeout: 10_000 }).toBe(1)
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Kept across a reload'])
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
     await new Promise((r) => setTimeout(r, 1_000))
     expect(store.getAllPending()).toHaveLength(1)
   })
@@ -274,7 +275,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await page.keyboard.press('Alt+Shift+A')
     await page.locator('#checkout').focus()
     await page.keyboard.press('Enter')
-    await expect.poll(() => ui(page, '.composer').isVisible()).toBe(true)
+    await eventually(() => ui(page, '.composer').isVisible()).toBe(true)
     // Focus moved into the comment box.
     expect(await page.evaluate(() => document.querySelector('marginalia-overlay')?.shadowRoot?.activeElement?.getAttribute('aria-label'))).toBe('Comment')
     await page.keyboard.type('Keyboard-made note')
@@ -289,6 +290,6 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await page.keyboard.press('Enter')
     await page.keyboard.type('Keyboard-made note')
     await page.keyboard.press('Control+Enter')
-    await expect.poll(() => store.getAllPending().map((a) => a.element?.selector)).toEqual(['#checkout'])
+    await eventually(() => store.getAllPending().map((a) => a.element?.selector)).toEqual(['#checkout'])
   })
 })

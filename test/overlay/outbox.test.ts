@@ -9,6 +9,7 @@ import { Outbox, Sender, type OutboxItem, type SenderEvents } from '../../src/ov
 import { PageSessions } from '../../src/overlay/sessions.js'
 import type { Annotation, NewAnnotation } from '../../src/overlay/types.js'
 import { serve } from '../helpers/http.js'
+import { eventually } from '../helpers/eventually.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -134,8 +135,8 @@ describe('sender', () => {
     expect(outbox.list()[0]!.lastError).toMatch(/Can't reach/)
     // Back on the same port: the scheduled retry delivers it.
     await serve(store, cleanups, { port })
-    await expect.poll(() => store.getAllPending().map((a) => a.comment), { timeout: 10_000 }).toEqual(['kept'])
-    await expect.poll(() => outbox.list()).toEqual([])
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['kept'])
+    await eventually(() => outbox.list()).toEqual([])
     await sender.flush()
     expect(store.getAllPending()).toHaveLength(1)
   })
@@ -158,7 +159,7 @@ describe('sender', () => {
     outbox.add(item('once'))
     await sender.flush() // stored, but the sender heard "unreachable"
     expect(outbox.list()[0]).toMatchObject({ attempts: 1 })
-    await expect.poll(() => outbox.list(), { timeout: 5_000 }).toEqual([]) // the retry found it in the session
+    await eventually(() => outbox.list()).toEqual([]) // the retry found it in the session
     expect(store.getAllPending().map((a) => a.comment)).toEqual(['once'])
   })
 

@@ -10,13 +10,15 @@
 import { Api, ApiError, UnreachableError, describeError } from './api.js'
 import { describeElement } from './describe.js'
 import { h, placeBeside, replace, type Box } from './dom.js'
-import { AGENT_DETAIL, AGENT_LABEL, STATUS_LABEL, agentState, byCreation, clip, fullTime, openQuestionOf, squash, timeAgo, type AgentState } from './format.js'
+import { AGENT_DETAIL, AGENT_LABEL, STATUS_LABEL, agentState, byCreation, clip, openQuestionOf, squash, type AgentState } from './format.js'
 import { LIMITS } from './limits.js'
 import { LiveStream } from './live.js'
 import { Outbox, Sender, type OutboxItem } from './outbox.js'
 import { PageSessions } from './sessions.js'
-import { OVERLAY_CSS, PAGE_CURSOR_CSS } from './styles.js'
-import type { Annotation, ElementInfo, Intent, NewAnnotation, Presence, Reply, Session, Severity, StoreEvent } from './types.js'
+import { listView, submitOnCtrlEnter, threadView } from './panels.js'
+import { Picker, type Target } from './picker.js'
+import { OVERLAY_CSS } from './styles.js'
+import type { Annotation, Intent, NewAnnotation, Presence, Reply, Session, Severity, StoreEvent } from './types.js'
 
 declare const __MARGINALIA_VERSION__: string
 const VERSION = typeof __MARGINALIA_VERSION__ === 'string' ? __MARGINALIA_VERSION__ : 'dev'
@@ -52,14 +54,6 @@ declare global {
   interface Window {
     Marginalia?: MarginaliaApi
   }
-}
-
-interface Target {
-  element: Element
-  info: ElementInfo
-  selectedText?: string
-  /** Where the selection was, when it was a selection. */
-  rect?: DOMRect
 }
 
 function storage(): Storage | undefined {
@@ -111,12 +105,10 @@ export class Overlay implements MarginaliaApi {
   private presence: Presence | undefined
   private listeningUntil = 0
   private agentTimer: ReturnType<typeof setTimeout> | undefined
-  private annotating = false
   private composing: Target | undefined
   private openThreadId: string | undefined
   private listOpen = false
   private discardArmed = false
-  private suppressClick = false
   private hovered: Element | undefined
   private frame = 0
   private toastTimer: ReturnType<typeof setTimeout> | undefined
@@ -146,7 +138,7 @@ export class Overlay implements MarginaliaApi {
   private readonly agentEl: HTMLSpanElement
   private readonly annotateButton: HTMLButtonElement
   private readonly countButton: HTMLButtonElement
-  private readonly cursorStyle: HTMLStyleElement
+  private readonly picker: Picker
 
   constructor(readonly server: string) {
     this.api = new Api(server)
@@ -178,9 +170,19 @@ export class Overlay implements MarginaliaApi {
     this.shadow = this.host.attachShadow({ mode: 'open' })
     const style = document.createElement('style')
     style.textContent = OVERLAY_CSS
-    this.cursorStyle = document.createElement('style')
-    this.cursorStyle.textContent = PAGE_CURSOR_CSS
-    this.cursorStyle.setAttribute('data-marginalia', '')
+    this.picker = new Picker(this.host, {
+      pick: (target) => this.openComposer(target),
+      hover: (element) => {
+        if (element === this.hovered) return
+        this.hovered = element
+        this.schedulePosition()
+      },
+      changed: (on) => {
+        this.annotateButton.setAttribute('aria-pressed', String(on))
+        if (on) this.toast('Click an element or select text to annotate it. Esc to stop.')
+      },
+      composing: () => this.composing !== undefined,
+    })
 
     this.highlightLabel = h('span', { class: 'label' })
     this.highlight = h('div', { class: 'highlight', hidden: true }, this.highlightLabel)
@@ -222,12 +224,7 @@ export class Overlay implements MarginaliaApi {
         h('button', { type: 'submit', class: 'btn primary' }, 'Send'),
       ),
     )
-    this.composerText.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-        e.preventDefault()
-        this.composer.requestSubmit()
-      }
-    })
+    submitOnCtrlEnter(this.composerText, this.composer)
 
     this.thread = h('section', { class: 'panel thread', role: 'dialog', 'aria-label': 'Annotation thread', hidden: true, tabindex: -1 })
     this.list = h('section', { class: 'panel list-panel', role: 'dialog', 'aria-label': 'Annotations on this page', hidden: true, tabindex: -1 })
@@ -245,8 +242,8 @@ export class Overlay implements MarginaliaApi {
         'aria-keyshortcuts': 'Alt+Shift+A',
         title: 'Annotate: click an element or select text (Alt+Shift+A)',
         // Read the page's selection before the click can clear it.
-        onpointerdown: () => this.rememberSelection(),
-        onclick: () => this.toggleFromToolbar(),
+        onpointerdown: () => this.picker.remember(),
+        onclick: () => this.picker.toggleRemembered(),
       },
       h('span', { 'aria-hidden': 'true' }, '✎'),
       h('span', {}, 'Annotate'),
@@ -278,11 +275,7 @@ export class Overlay implements MarginaliaApi {
   mount(): void {
     document.documentElement.appendChild(this.host)
     window.addEventListener('keydown', this.onKeyDown, true)
-    window.addEventListener('pointermove', this.onPointerMove, { capture: true, passive: true })
-    for (const type of ['pointerdown', 'mousedown', 'pointerup', 'touchstart', 'touchend'] as const) window.addEventListener(type, this.swallow, true)
-    window.addEventListener('mouseup', this.onMouseUp, true)
-    for (const type of ['click', 'dblclick', 'auxclick', 'contextmenu'] as const) window.addEventListener(type, this.onClick, true)
-    window.addEventListener('focusin', this.onFocusIn, true)
+    this.picker.attach()
     window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true })
     window.addEventListener('resize', this.schedulePosition, { passive: true })
     window.addEventListener('online', this.onOnline)
@@ -303,13 +296,8 @@ export class Overlay implements MarginaliaApi {
   destroy(): void {
     if (this.destroyed) return
     this.destroyed = true
-    this.setAnnotating(false)
+    this.picker.detach()
     window.removeEventListener('keydown', this.onKeyDown, true)
-    window.removeEventListener('pointermove', this.onPointerMove, true)
-    for (const type of ['pointerdown', 'mousedown', 'pointerup', 'touchstart', 'touchend'] as const) window.removeEventListener(type, this.swallow, true)
-    window.removeEventListener('mouseup', this.onMouseUp, true)
-    for (const type of ['click', 'dblclick', 'auxclick', 'contextmenu'] as const) window.removeEventListener(type, this.onClick, true)
-    window.removeEventListener('focusin', this.onFocusIn, true)
     window.removeEventListener('scroll', this.schedulePosition, true)
     window.removeEventListener('resize', this.schedulePosition)
     window.removeEventListener('online', this.onOnline)
@@ -320,7 +308,6 @@ export class Overlay implements MarginaliaApi {
     this.stream?.close()
     this.sender.stop()
     this.host.remove()
-    this.cursorStyle.remove()
     if (window.Marginalia === this) delete window.Marginalia
   }
 
@@ -331,7 +318,7 @@ export class Overlay implements MarginaliaApi {
   }
 
   annotate(on?: boolean): void {
-    this.setAnnotating(on ?? !this.annotating)
+    this.picker.set(on ?? !this.picker.active)
   }
 
   comment(element: Element): void {
@@ -602,112 +589,11 @@ export class Overlay implements MarginaliaApi {
 
   // ------------------------------------------------------------------ annotate mode
 
-  private setAnnotating(on: boolean): void {
-    if (this.annotating === on) return
-    this.annotating = on
-    this.annotateButton.setAttribute('aria-pressed', String(on))
-    if (on) {
-      document.head.appendChild(this.cursorStyle)
-      document.documentElement.setAttribute('data-marginalia-annotating', '')
-      this.toast('Click an element or select text to annotate it. Esc to stop.')
-    } else {
-      document.documentElement.removeAttribute('data-marginalia-annotating')
-      this.cursorStyle.remove()
-      this.hovered = undefined
-      this.highlight.hidden = true
-    }
-  }
-
-  private pendingSelection: { element: Element; text: string; rect: DOMRect } | undefined
-
-  private rememberSelection(): void {
-    this.pendingSelection = this.pageSelection()
-  }
-
-  private toggleFromToolbar(): void {
-    const selection = this.pendingSelection
-    this.pendingSelection = undefined
-    if (!this.annotating && selection) {
-      this.openComposer({ element: selection.element, info: describeElement(selection.element), selectedText: selection.text, rect: selection.rect })
-      return
-    }
-    this.setAnnotating(!this.annotating)
-  }
-
-  private isOurs(e: Event): boolean {
-    return e.composedPath().includes(this.host)
-  }
-
-  private pageTarget(e: Event): Element | undefined {
-    const t = e.composedPath()[0]
-    const el = t instanceof Element ? t : t instanceof Node ? t.parentElement : null
-    if (!el || el === this.host || this.host.contains(el)) return undefined
-    if (el === document.documentElement) return undefined
-    return el
-  }
-
-  private pageSelection(): { element: Element; text: string; rect: DOMRect } | undefined {
-    const selection = document.getSelection()
-    if (!selection || selection.isCollapsed || selection.rangeCount === 0) return undefined
-    const text = selection.toString().trim()
-    if (text === '') return undefined
-    const range = selection.getRangeAt(0)
-    const node = range.commonAncestorContainer
-    const element = node instanceof Element ? node : node.parentElement
-    if (!element || element === this.host || this.host.contains(element)) return undefined
-    return { element, text: clip(text, LIMITS.selectedText), rect: range.getBoundingClientRect() }
-  }
-
-  private readonly onPointerMove = (e: PointerEvent): void => {
-    if (!this.annotating || this.isOurs(e)) return
-    const target = this.pageTarget(e)
-    if (target !== this.hovered) {
-      this.hovered = target
-      this.schedulePosition()
-    }
-  }
-
-  private readonly onFocusIn = (e: FocusEvent): void => {
-    if (!this.annotating || this.isOurs(e)) return
-    this.hovered = this.pageTarget(e)
-    this.schedulePosition()
-  }
-
-  /** While annotating, the page does not see presses on it (text can still be selected). */
-  private readonly swallow = (e: Event): void => {
-    if (this.annotating && !this.isOurs(e)) e.stopPropagation()
-  }
-
-  private readonly onMouseUp = (e: MouseEvent): void => {
-    if (!this.annotating || this.isOurs(e)) return
-    e.stopPropagation()
-    const selection = this.pageSelection()
-    if (selection) {
-      this.suppressClick = true
-      this.openComposer({ element: selection.element, info: describeElement(selection.element), selectedText: selection.text, rect: selection.rect })
-    }
-  }
-
-  private readonly onClick = (e: MouseEvent): void => {
-    if (!this.annotating || this.isOurs(e)) return
-    e.preventDefault()
-    e.stopPropagation()
-    if (e.type !== 'click') return
-    if (this.suppressClick) {
-      this.suppressClick = false
-      return
-    }
-    const target = this.pageTarget(e)
-    if (target) this.openComposer({ element: target, info: describeElement(target) })
-  }
-
   private readonly onKeyDown = (e: KeyboardEvent): void => {
     if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyA') {
       e.preventDefault()
       e.stopPropagation()
-      const selection = this.annotating ? undefined : this.pageSelection()
-      if (selection) this.openComposer({ element: selection.element, info: describeElement(selection.element), selectedText: selection.text, rect: selection.rect })
-      else this.setAnnotating(!this.annotating)
+      this.picker.toggle()
       return
     }
     if (e.key === 'Escape') {
@@ -718,13 +604,9 @@ export class Overlay implements MarginaliaApi {
       return
     }
     // Keyboard annotation: in annotate mode, Enter on a focused page element annotates it.
-    if (this.annotating && e.key === 'Enter' && !this.isOurs(e) && !this.composing) {
-      const target = document.activeElement
-      if (target && target !== document.body && target !== document.documentElement) {
-        e.preventDefault()
-        e.stopPropagation()
-        this.openComposer({ element: target, info: describeElement(target) })
-      }
+    if (this.picker.pickFocused(e)) {
+      e.preventDefault()
+      e.stopPropagation()
     }
   }
 
@@ -747,8 +629,8 @@ export class Overlay implements MarginaliaApi {
       this.toggleList(false)
       return true
     }
-    if (this.annotating) {
-      this.setAnnotating(false)
+    if (this.picker.active) {
+      this.picker.set(false)
       return true
     }
     return false
@@ -878,134 +760,34 @@ export class Overlay implements MarginaliaApi {
       this.closeThread()
       return
     }
-    const oldText = fresh ? '' : (this.thread.querySelector<HTMLTextAreaElement>('.reply-form textarea')?.value ?? '')
+    const draft = fresh ? '' : (this.thread.querySelector<HTMLTextAreaElement>('.reply-form textarea')?.value ?? '')
     const hadFocus = !fresh && this.shadow.activeElement?.closest('.reply-form') != null
     const n = this.numberOf(id)
-    const question = openQuestionOf(a)
-    const error = h('div', { class: 'error', role: 'alert', hidden: true })
-    const fail = (e: unknown) => {
-      error.textContent = e instanceof UnreachableError ? `${e.message} Nothing was lost: try again when it is back.` : describeError(e)
-      error.hidden = false
-      if (e instanceof UnreachableError) this.setReachable(false)
+    const update = (fresher: Annotation) => {
+      this.annotations.set(fresher.id, mergeReplies(this.annotations.get(fresher.id), fresher))
+      this.renderAll()
     }
-    const replyText = h('textarea', { 'aria-label': question ? 'Answer the agent' : 'Reply', placeholder: question ? 'Answer the agent…' : 'Reply…', maxlength: LIMITS.message })
-    replyText.value = oldText
-    const send = h('button', { type: 'submit', class: 'btn primary' }, question ? 'Answer' : 'Reply')
-    const replyForm = h(
-      'form',
-      {
-        class: 'reply-form',
-        onsubmit: async (e: Event) => {
-          e.preventDefault()
-          const message = replyText.value.trim()
-          if (message === '') return
-          send.disabled = true
-          try {
-            const updated = await this.api.reply(a.id, clip(message, LIMITS.message))
-            replyText.value = ''
-            this.annotations.set(updated.id, mergeReplies(this.annotations.get(updated.id), updated))
-            this.renderAll()
-          } catch (err) {
-            fail(err)
-          } finally {
-            send.disabled = false
-          }
-        },
+    const { nodes, textarea } = threadView(a, n, draft, {
+      reply: async (message) => update(await this.api.reply(a.id, message)),
+      reopen: async (message) => {
+        update(await this.api.reopen(a.id, message))
+        this.toast(`#${n} is pending again.`)
       },
-      replyText,
-      h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl+Enter to send'), h('span', { class: 'spacer' }), send),
-    )
-    replyText.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-        e.preventDefault()
-        replyForm.requestSubmit()
-      }
-    })
-
-    const reopen =
-      a.status === 'pending'
-        ? null
-        : h(
-            'button',
-            {
-              type: 'button',
-              class: 'btn',
-              onclick: async () => {
-                try {
-                  const message = replyText.value.trim()
-                  const updated = await this.api.reopen(a.id, message === '' ? undefined : clip(message, LIMITS.message))
-                  replyText.value = ''
-                  this.annotations.set(updated.id, mergeReplies(this.annotations.get(updated.id), updated))
-                  this.renderAll()
-                  this.toast(`#${n} is pending again.`)
-                } catch (err) {
-                  fail(err)
-                }
-              },
-              title: 'Send it back to the agent (a typed reply goes with it)',
-            },
-            'Reopen',
-          )
-    const del = h('button', { type: 'button', class: 'btn danger' }, 'Delete')
-    let armed: ReturnType<typeof setTimeout> | undefined
-    del.addEventListener('click', async () => {
-      if (armed === undefined) {
-        del.textContent = 'Confirm delete'
-        del.classList.add('confirm')
-        armed = setTimeout(() => {
-          armed = undefined
-          del.textContent = 'Delete'
-          del.classList.remove('confirm')
-        }, 4_000)
-        return
-      }
-      clearTimeout(armed)
-      try {
+      remove: async () => {
         await this.api.remove(a.id)
         this.annotations.delete(a.id)
         this.closeThread()
         this.renderAll()
         this.toast(`#${n} deleted.`)
-      } catch (err) {
-        fail(err)
-      }
+      },
+      close: () => this.closeThread(),
+      unreachable: () => this.setReachable(false),
     })
-
-    replace(
-      this.thread,
-      h(
-        'div',
-        { class: 'panel-head' },
-        h('span', { class: 'num', 'data-status': a.status, 'aria-hidden': 'true' }, n),
-        h('div', { class: 'panel-title', id: 'mg-thread-title' }, `Annotation #${n}`),
-        h('span', { class: 'chip', 'data-status': a.status }, STATUS_LABEL[a.status]),
-        h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: () => this.closeThread() }, '×'),
-      ),
-      h(
-        'div',
-        { class: 'panel-body' },
-        h('p', { class: 'comment' }, a.comment),
-        h(
-          'div',
-          { class: 'tags' },
-          a.intent ? h('span', { class: 'tag' }, a.intent) : null,
-          a.severity ? h('span', { class: 'tag', 'data-severity': a.severity }, a.severity) : null,
-          h('span', { class: 'meta' }, h('time', { datetime: a.createdAt, title: fullTime(a.createdAt) }, timeAgo(a.createdAt))),
-        ),
-        a.element ? h('div', { class: 'meta' }, h('span', { class: 'mono', title: a.element.path ?? '' }, clip(a.element.selector, 160))) : null,
-        a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
-        a.replies.length === 0
-          ? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.')
-          : h('ol', { class: 'replies', 'aria-label': 'Replies' }, ...a.replies.map((r) => replyItem(r, r === question))),
-        replyForm,
-        error,
-      ),
-      h('div', { class: 'panel-foot' }, reopen, h('span', { class: 'spacer' }), del),
-    )
+    replace(this.thread, ...nodes)
     this.thread.setAttribute('aria-labelledby', 'mg-thread-title')
-    if (hadFocus) replyText.focus()
-    const replies = this.thread.querySelector('.panel-body')
-    if (replies && !fresh) replies.scrollTop = replies.scrollHeight
+    if (hadFocus) textarea.focus()
+    const body = this.thread.querySelector('.panel-body')
+    if (body && !fresh) body.scrollTop = body.scrollHeight
     this.positionAll()
   }
 
@@ -1030,73 +812,19 @@ export class Overlay implements MarginaliaApi {
 
   private renderList(): void {
     if (!this.listOpen) return
-    const ordered = this.ordered()
-    const waiting = this.outbox.list()
-    const items = ordered.map((a, i) => {
-      const q = openQuestionOf(a)
-      const found = this.elementOf(a) !== null
-      return h(
-        'li',
-        {},
-        h(
-          'button',
-          { type: 'button', class: 'item', onclick: () => this.openThread(a.id) },
-          h('span', { class: 'num', 'data-status': a.status }, i + 1),
-          h(
-            'span',
-            { class: 'text' },
-            h('span', { class: 'line' }, a.comment),
-            h(
-              'span',
-              { class: 'meta line' },
-              `${STATUS_LABEL[a.status]} · ${timeAgo(a.createdAt)}${a.replies.length ? ` · ${a.replies.length} repl${a.replies.length === 1 ? 'y' : 'ies'}` : ''}${q ? ' · the agent asks you something' : ''}${found ? '' : ' · element not on the page now'}`,
-            ),
-          ),
-        ),
-      )
-    })
-    const kept = waiting.map((item) =>
-      h(
-        'li',
-        { class: 'outbox-item' },
-        h('span', { class: 'line' }, item.body.comment),
-        h('span', { class: 'meta' }, item.rejected ? `Not sent: ${item.rejected}` : `Waiting to be sent${item.lastError ? ` (${item.lastError})` : ''}`),
-        h(
-          'div',
-          { class: 'row' },
-          item.rejected
-            ? h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'btn danger',
-                  onclick: () => {
-                    this.outbox.remove(item.id)
-                    this.renderList()
-                    this.renderAlert()
-                  },
-                },
-                'Discard',
-              )
-            : h('button', { type: 'button', class: 'btn', onclick: () => this.sender.retrySoon() }, 'Retry now'),
-        ),
-      ),
-    )
     replace(
       this.list,
-      h(
-        'div',
-        { class: 'panel-head' },
-        h('div', { class: 'panel-title' }, `This page · ${ordered.length} annotation${ordered.length === 1 ? '' : 's'}`),
-        h('a', { class: 'btn', href: `${this.server}/`, target: '_blank', rel: 'noopener' }, 'Inbox'),
-        h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', onclick: () => this.toggleList(false) }, '×'),
-      ),
-      h(
-        'div',
-        { class: 'panel-body' },
-        kept.length ? h('ul', { class: 'list', 'aria-label': 'Kept in this browser' }, ...kept) : null,
-        items.length ? h('ul', { class: 'list' }, ...items) : h('div', { class: 'empty' }, 'No annotations on this page yet. Press Annotate (Alt+Shift+A) and click something.'),
-      ),
+      ...listView(this.ordered(), this.outbox.list(), this.server, {
+        open: (id) => this.openThread(id),
+        close: () => this.toggleList(false),
+        discard: (item) => {
+          this.outbox.remove(item.id)
+          this.renderList()
+          this.renderAlert()
+        },
+        retry: () => this.sender.retrySoon(),
+        onPage: (a) => this.elementOf(a) !== null,
+      }),
     )
     this.positionAll()
   }
@@ -1283,7 +1011,7 @@ export class Overlay implements MarginaliaApi {
       if (a.id === this.openThreadId) openPinBox = { left: x - 4, top: y - 22, right: x + 22, bottom: y + 4 }
     }
 
-    if (this.annotating && this.hovered && !this.composing && this.hovered.isConnected) {
+    if (this.picker.active && this.hovered && !this.composing && this.hovered.isConnected) {
       const r = this.hovered.getBoundingClientRect()
       this.highlight.hidden = false
       this.highlight.style.left = `${r.left - 2}px`
@@ -1400,17 +1128,6 @@ function mergeReplies(old: Annotation | undefined, fresh: Annotation): Annotatio
   for (const r of old.replies) addReply(merged, r)
   merged.replies.sort((x, y) => (x.createdAt < y.createdAt ? -1 : x.createdAt > y.createdAt ? 1 : 0))
   return merged.rev >= old.rev ? merged : { ...old, replies: merged.replies }
-}
-
-/** One reply; the agent's open question (not answered yet) stands out. */
-function replyItem(r: Reply, open: boolean): HTMLLIElement {
-  const who = r.author === 'agent' ? (r.kind === 'question' ? (open ? 'The agent asks you' : 'Agent asked') : 'Agent') : 'You'
-  return h(
-    'li',
-    { class: 'reply', 'data-author': r.author, 'data-kind': r.kind ?? 'message', 'data-open': open },
-    h('div', { class: 'who' }, h('b', {}, who), h('time', { datetime: r.createdAt, title: fullTime(r.createdAt) }, timeAgo(r.createdAt))),
-    h('p', {}, r.message),
-  )
 }
 
 /** Start once per page, from the script tag that loaded us. */

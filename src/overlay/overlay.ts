@@ -671,8 +671,8 @@ export class Overlay implements MarginaliaApi {
     if (!this.composing) return
     this.composing = undefined
     this.composer.hidden = true
-    this.targetOutline.hidden = true
     this.discardArmed = false
+    this.schedulePosition()
     if (restoreFocus) this.restoreFocus()
   }
 
@@ -1026,22 +1026,29 @@ export class Overlay implements MarginaliaApi {
       this.highlight.hidden = true
     }
 
+    // A dashed outline on what the open box or thread is about.
+    let outlined: DOMRect | undefined
     if (this.composing) {
       const r = this.composing.rect ?? this.composing.element.getBoundingClientRect()
-      this.targetOutline.hidden = !this.composing.element.isConnected
-      this.targetOutline.style.left = `${r.left - 3}px`
-      this.targetOutline.style.top = `${r.top - 3}px`
-      this.targetOutline.style.width = `${r.width + 6}px`
-      this.targetOutline.style.height = `${r.height + 6}px`
+      if (this.composing.element.isConnected) outlined = r
       this.place(this.composer, rectBox(r))
     }
     if (this.openThreadId !== undefined) {
       const a = this.annotations.get(this.openThreadId)
       const el = a ? this.elementOf(a) : null
+      const r = el?.getBoundingClientRect()
+      outlined = r
       // Beside the element and its pin, so the panel never hides what it talks about.
-      const box = el ? rectBox(el.getBoundingClientRect()) : undefined
+      const box = r ? rectBox(r) : undefined
       const anchor = box && openPinBox ? union(box, openPinBox) : (openPinBox ?? box)
       this.place(this.thread, anchor)
+    }
+    this.targetOutline.hidden = outlined === undefined
+    if (outlined) {
+      this.targetOutline.style.left = `${outlined.left - 3}px`
+      this.targetOutline.style.top = `${outlined.top - 3}px`
+      this.targetOutline.style.width = `${outlined.width + 6}px`
+      this.targetOutline.style.height = `${outlined.height + 6}px`
     }
     if (this.listOpen) this.place(this.list, undefined)
   }

@@ -117,6 +117,8 @@ export class Overlay implements MarginaliaApi {
   private readonly pinButtons = new Map<string, HTMLButtonElement>()
   private returnFocus: HTMLElement | undefined
   private destroyed = false
+  /** Why loading fails although the server answers (shown in the alert until a load works). */
+  private problem: string | undefined
 
   // DOM
   private readonly host: HTMLElement
@@ -369,6 +371,7 @@ export class Overlay implements MarginaliaApi {
       this.annotations = new Map(annotations.map((a) => [a.id, a]))
       this.elementCache.clear()
       this.loaded = true
+      this.problem = undefined
       this.loadDelay = 1_000
       this.openStream(rev)
       this.renderAll()
@@ -376,7 +379,11 @@ export class Overlay implements MarginaliaApi {
     } catch (e) {
       if (generation !== this.loadGeneration) return
       if (e instanceof UnreachableError) this.setReachable(false)
-      else this.toast(`Marginalia: ${describeError(e)}`)
+      else {
+        // e.g. 401: a server started with --token, which a browser page cannot send (see the README).
+        this.problem = e instanceof ApiError && e.status === 401 ? 'This server requires a token, which the overlay cannot send. Run it without --token on 127.0.0.1.' : describeError(e)
+        this.renderAlert()
+      }
       this.loadTimer = setTimeout(() => void this.load(), this.loadDelay)
       this.loadDelay = Math.min(15_000, this.loadDelay * 2)
     }
@@ -911,6 +918,9 @@ export class Overlay implements MarginaliaApi {
           'Retry now',
         ),
       )
+      this.alert.hidden = false
+    } else if (this.problem !== undefined) {
+      replace(this.alert, h('div', {}, h('b', {}, 'Marginalia cannot load this page’s annotations'), this.problem))
       this.alert.hidden = false
     } else if (rejected > 0) {
       replace(

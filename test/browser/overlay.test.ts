@@ -34,10 +34,10 @@ interface Setup {
   pageUrl: string
 }
 
-async function setup(options: { store?: Store; port?: number; open?: boolean } = {}): Promise<Setup> {
+async function setup(options: { store?: Store; port?: number; open?: boolean; token?: string } = {}): Promise<Setup> {
   const store = options.store ?? createMemoryStore()
   if (!options.store) cleanups.push(() => store.close())
-  const http = await startHttpServer(store, { port: options.port ?? 0, log: () => {} })
+  const http = await startHttpServer(store, { port: options.port ?? 0, log: () => {}, ...(options.token ? { token: options.token } : {}) })
   cleanups.push(() => http.close())
   const pages = await servePages({ '/shop': () => shopPage(http.url), '/other': () => shopPage(http.url) })
   cleanups.push(() => pages.close())
@@ -266,6 +266,12 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await eventually(() => ui(page, '.pin').count()).toBe(1)
     await new Promise((r) => setTimeout(r, 1_000))
     expect(store.getAllPending()).toHaveLength(1)
+  })
+
+  it('says plainly that a server started with --token cannot be used from the page', { timeout: 60_000 }, async () => {
+    const { page, pageUrl } = await setup({ token: 'secret', open: false })
+    await page.goto(pageUrl)
+    await eventually(() => ui(page, '.alert').textContent()).toContain('requires a token')
   })
 
   it('is keyboard accessible: focusable controls with labels, Enter annotates the focused element, Esc closes', { timeout: 60_000 }, async () => {

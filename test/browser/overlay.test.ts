@@ -268,6 +268,34 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     expect(store.getAllPending()).toHaveLength(1)
   })
 
+  it('starts a new session when the remembered one is gone (a new store)', { timeout: 60_000 }, async () => {
+    const { page, pageUrl, http, store, pages } = await setup({ open: false })
+    await page.addInitScript(([key]) => localStorage.setItem(key!, 'ses_from_an_old_store'), [`marginalia:session:${http.url}:${pages.origin}/shop`])
+    await openPage(page, pageUrl)
+    await annotate(page, '#checkout', 'After a store reset')
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['After a store reset'])
+    const [session] = store.listSessions()
+    expect(session!.url).toBe(`${pages.origin}/shop`)
+    expect(await page.evaluate((key) => localStorage.getItem(key), `marginalia:session:${http.url}:${pages.origin}/shop`)).toBe(session!.id)
+  })
+
+  it('follows client-side navigation: another path is another session with its own pins', { timeout: 60_000 }, async () => {
+    const { page, store, pages } = await setup()
+    await annotate(page, '#checkout', 'On the shop page')
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await page.evaluate(() => history.pushState({}, '', '/other'))
+    await eventually(() => ui(page, '.pin').count()).toBe(0)
+    await annotate(page, '#intro', 'On the other page')
+    await eventually(() => store.listSessions().map((s) => s.url).sort()).toEqual([`${pages.origin}/other`, `${pages.origin}/shop`])
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    expect(await ui(page, '.pin').getAttribute('aria-label')).toContain('On the other page')
+    await page.evaluate(() => history.back())
+    await eventually(() => ui(page, '.pin').getAttribute('aria-label')).toContain('On the shop page')
+    expect(await ui(page, '.pin').count()).toBe(1)
+    const shop = store.listSessions().find((s) => s.url.endsWith('/shop'))!
+    expect(store.getPending(shop.id).map((a) => a.comment)).toEqual(['On the shop page'])
+  })
+
   it('says plainly that a server started with --token cannot be used from the page', { timeout: 60_000 }, async () => {
     const { page, pageUrl } = await setup({ token: 'secret', open: false })
     await page.goto(pageUrl)

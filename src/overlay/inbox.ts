@@ -408,7 +408,12 @@ class Inbox {
     const old = this.el.list.querySelector(`article.card[data-id="${CSS.escape(id)}"]`)
     const a = this.annotations.get(id)
     if (!old || !a) return
-    old.replaceWith(this.card(a))
+    // Keep keyboard focus in the card across the re-render (on the same control when it still exists).
+    const focused = document.activeElement instanceof HTMLElement && old.contains(document.activeElement) ? document.activeElement : undefined
+    const action = focused?.dataset.action
+    const fresh = this.card(a)
+    old.replaceWith(fresh)
+    if (focused) (fresh.querySelector<HTMLElement>(`[data-action="${action ?? ''}"]`) ?? fresh.querySelector<HTMLElement>('[data-action="reply"]'))?.focus()
   }
 
   private card(a: Annotation): HTMLElement {
@@ -423,6 +428,7 @@ class Inbox {
       oninput: (e: Event) => (state.replyText = (e.target as HTMLTextAreaElement).value),
     })
     reply.value = state.replyText
+    reply.dataset.action = 'reply-text'
     const replyForm = h(
       'form',
       {
@@ -462,7 +468,7 @@ class Inbox {
         replyForm.requestSubmit()
       }
     })
-    const del = h('button', { type: 'button', class: 'btn danger', 'aria-label': `Delete annotation: ${clip(a.comment, 60)}` }, 'Delete')
+    const del = h('button', { type: 'button', class: 'btn danger', 'data-action': 'delete' }, 'Delete')
     let armed: ReturnType<typeof setTimeout> | undefined
     del.addEventListener('click', () => {
       if (armed === undefined) {
@@ -521,6 +527,7 @@ class Inbox {
             type: 'button',
             class: 'btn',
             'aria-expanded': String(state.replyOpen),
+            'data-action': 'reply',
             onclick: () => {
               state.replyOpen = !state.replyOpen
               this.renderCard(a.id)
@@ -533,7 +540,7 @@ class Inbox {
           ? null
           : h(
               'button',
-              { type: 'button', class: 'btn', onclick: () => void this.act(a.id, () => this.api.reopen(a.id), 'Reopened: pending again.') },
+              { type: 'button', class: 'btn', 'data-action': 'reopen', onclick: () => void this.act(a.id, () => this.api.reopen(a.id), 'Reopened: pending again.') },
               'Reopen',
             ),
         h('span', { class: 'spacer' }),

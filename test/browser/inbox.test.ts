@@ -70,9 +70,9 @@ describe.skipIf(!enabled)('inbox in Chromium', () => {
     await eventually(() => card(page, waiting).locator('.reply').textContent()).toContain('It happens on Safari only.')
 
     // Delete asks for a second click.
-    await card(page, gone).getByRole('button', { name: /Delete/ }).click()
+    await card(page, gone).getByRole('button', { name: 'Delete' }).click()
     expect(store.getAllPending().some((a) => a.id === gone)).toBe(true)
-    await card(page, gone).getByRole('button', { name: /Delete/ }).click()
+    await card(page, gone).getByRole('button', { name: 'Confirm delete' }).click()
     await eventually(() => store.getAllPending().some((a) => a.id === gone)).toBe(false)
     await eventually(() => card(page, gone).count()).toBe(0)
   })

@@ -119,6 +119,21 @@ describe('marginalia/vite', () => {
     await eventually(() => isMarginaliaAt(url, 500)).toBe(false)
   })
 
+  it('in middleware mode (no Vite HTTP server) it still closes its server with Vite', { timeout: 60_000 }, async () => {
+    const root = project()
+    const plugin = marginalia({ port: 0 })
+    const logs: string[] = []
+    const base = config(root, plugin, logs)
+    const vite = await createServer({ ...base, server: { ...base.server, middlewareMode: true } })
+    cleanups.push(() => vite.close()) // closing twice is a no-op
+    const { url } = plugin.marginalia()!
+    expect(await isMarginaliaAt(url)).toBe(true)
+    const html = await vite.transformIndexHtml('/', readFileSync(path.join(root, 'index.html'), 'utf8'))
+    expect(overlayTag(html)?.[1]).toBe(url)
+    await vite.close()
+    await eventually(() => isMarginaliaAt(url, 500)).toBe(false)
+  })
+
   it('with start: false only injects the overlay, for a `marginalia serve` run separately', { timeout: 60_000 }, async () => {
     const root = project()
     const { url, plugin } = await dev(root, { start: false, port: 4999 })

@@ -145,6 +145,7 @@ button { cursor: pointer; }
   border-radius: 8px; padding: 6px 12px; font-weight: 550; font-size: 12.5px;
 }
 .btn:hover { background: #f1f5f9; }
+a.btn { text-decoration: none; display: inline-block; line-height: 1.3; }
 .btn.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
 .btn.primary:hover { background: var(--accent-strong); }
 .btn.primary:disabled { opacity: .55; cursor: default; }

@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // The overlay and the inbox run in the browser.
+    files: ['src/overlay/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       // stdout of the stdio server is the protocol: log to stderr only.

@@ -2,14 +2,15 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 
-/** Tests that spawn processes run the built `dist/` (and the bundled CLI); rebuild when missing or stale. */
+/** Tests that spawn processes run the built `dist/` (the bundled CLI, the overlay and inbox assets); rebuild when missing or stale. */
 export default function setup(): void {
   const root = path.resolve(import.meta.dirname, '..')
-  const built = [path.join(root, 'dist', 'index.js'), path.join(root, 'dist', 'marginalia.mjs')]
+  const built = ['index.js', 'vite.js', 'marginalia.mjs', 'overlay/overlay.js', 'overlay/inbox.js', 'overlay/index.html'].map((f) => path.join(root, 'dist', f))
   const newestSource = newest(path.join(root, 'src'))
   if (built.every((f) => existsSync(f) && statSync(f).mtimeMs >= newestSource)) return
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
   execFileSync(process.execPath, [path.join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' })
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-overlay.mjs')], { cwd: root, stdio: 'inherit' })
 }
 
 function newest(dir: string): number {

@@ -1,0 +1,32 @@
+// Build the browser side into dist/overlay/ (what `marginalia serve` serves):
+//   overlay.js  — the drop-in overlay, one self-contained script (src/overlay/overlay.ts)
+//   inbox.js    — the inbox page's script (src/overlay/inbox.ts)
+//   index.html  — the inbox page (src/overlay/inbox.html), served at /
+// Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): no imports at run time,
+// nothing leaks into the page's globals but window.Marginalia.
+import { build } from 'esbuild'
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const out = path.join(root, 'dist', 'overlay')
+const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+mkdirSync(out, { recursive: true })
+
+await build({
+  entryPoints: { overlay: path.join(root, 'src/overlay/overlay.ts'), inbox: path.join(root, 'src/overlay/inbox.ts') },
+  outdir: out,
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  // Browsers from 2021 on: shadow DOM, EventSource, fetch, CSS.escape, optional chaining.
+  target: ['chrome90', 'firefox90', 'safari15', 'edge90'],
+  minify: true,
+  sourcemap: 'linked',
+  legalComments: 'none',
+  define: { __MARGINALIA_VERSION__: JSON.stringify(version) },
+  banner: { js: `/* Marginalia overlay ${version} */` },
+  logLevel: 'warning',
+})
+copyFileSync(path.join(root, 'src/overlay/inbox.html'), path.join(out, 'index.html'))

@@ -1,0 +1,166 @@
+/**
+ * `npm run screenshots`: the README's pictures, made the way a person would see them.
+ *
+ * Starts a Marginalia server on an in-memory store with a few annotations in every state, serves a
+ * small demo shop page (scripts/demo-page.html) on another port with the overlay's one script tag,
+ * connects an agent over HTTP MCP that is waiting in `watch_changes` (so the overlay says "Agent
+ * listening"), and drives Debian's Chromium with playwright-core:
+ *
+ *   docs/screenshots/overlay.png — the demo page, pins on the annotated elements, a thread open
+ *   docs/screenshots/inbox.png   — the inbox at /
+ *
+ * Needs /usr/bin/chromium (apt-get install chromium) or MARGINALIA_CHROMIUM; never downloads a browser.
+ */
+import { mkdirSync, readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { chromium } from 'playwright-core'
+import { createMemoryStore, startHttpServer } from '../src/index.js'
+import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium.js'
+
+const root = path.resolve(import.meta.dirname, '..')
+const outDir = path.join(root, 'docs', 'screenshots')
+const executablePath = chromiumPath()
+if (!executablePath) {
+  process.stderr.write('screenshots: no Chromium at /usr/bin/chromium (apt-get install chromium, or set MARGINALIA_CHROMIUM)\n')
+  process.exit(1)
+}
+
+// A clock we can set back while seeding, so the pictures show a believable history.
+let offsetMs = 0
+const clock = () => new Date(Date.now() - offsetMs)
+const minutesAgo = (m: number) => (offsetMs = m * 60_000)
+
+const store = createMemoryStore({ clock })
+const http = await startHttpServer(store, { port: 0, log: () => {} })
+
+const demo = readFileSync(path.join(root, 'scripts', 'demo-page.html'), 'utf8').replace('<!--OVERLAY-->', `<script src="${http.url}/overlay.js" defer></script>`)
+const page$: Server = createServer((req, res) => {
+  if (req.url?.startsWith('/checkout')) {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+    res.end(demo)
+  } else {
+    res.writeHead(404).end()
+  }
+})
+await new Promise<void>((resolve) => page$.listen(0, '127.0.0.1', resolve))
+const pageOrigin = `http://127.0.0.1:${(page$.address() as AddressInfo).port}`
+const pageUrl = `${pageOrigin}/checkout`
+
+// ---- history ----
+const viewport = { width: 1280, height: 800 }
+minutesAgo(48)
+const session = await store.createSession({ url: pageUrl, name: 'Checkout · Fern & Field' })
+const on = (selector: string, tag: string, text: string, rect: { x: number; y: number; width: number; height: number }) => ({ selector, tag, text, rect, path: `html > body > main > ${selector}` })
+
+const logo = await store.addAnnotation({
+  sessionId: session.id,
+  comment: 'The logo should link back to the home page.',
+  url: pageUrl,
+  element: on('header > div.logo', 'div', 'Fern & Field', { x: 48, y: 20, width: 130, height: 24 }),
+  intent: 'change',
+  severity: 'suggestion',
+  viewport,
+})
+minutesAgo(44)
+await store.acknowledge(logo.id, { message: 'Taking this one.' })
+minutesAgo(41)
+await store.resolve(logo.id, { summary: 'Wrapped the logo in <a href="/"> in Header.tsx and kept the focus ring visible.' })
+
+minutesAgo(31)
+const express = await store.addAnnotation({
+  sessionId: session.id,
+  comment: 'Express should show the delivery date, not just "1–2 days".',
+  url: pageUrl,
+  element: on('div.shipping > div.option:nth-of-type(2)', 'div', 'Express 1–2 days · $12.00', { x: 470, y: 640, width: 300, height: 62 }),
+  intent: 'change',
+  severity: 'important',
+  viewport,
+})
+minutesAgo(27)
+await store.acknowledge(express.id, { message: 'On it: the carrier API returns an estimated date, I will show "Arrives Thu, Jun 12".' })
+
+minutesAgo(19)
+const tax = await store.addAnnotation({
+  sessionId: session.id,
+  comment: 'Tax is shown before the address is complete — it jumps when the ZIP changes.',
+  url: pageUrl,
+  element: on('div.totals > div:nth-of-type(3)', 'div', 'Tax $5.60', { x: 860, y: 420, width: 310, height: 22 }),
+  intent: 'fix',
+  severity: 'important',
+  viewport,
+})
+minutesAgo(16)
+await store.acknowledge(tax.id, { message: 'Looking at it: tax is computed from the IP location until a ZIP is typed.' })
+minutesAgo(5)
+await store.reply(tax.id, { author: 'agent', kind: 'question', message: 'Should I hide tax until the ZIP is valid, or keep an estimate labelled "est."?' })
+
+minutesAgo(3)
+await store.addAnnotation({
+  sessionId: session.id,
+  comment: 'The Place order button has too little contrast on hover and no loading state — people click it twice.',
+  url: pageUrl,
+  element: on('button.place-order', 'button', 'Place order', { x: 860, y: 520, width: 310, height: 46 }),
+  selectedText: 'Place order',
+  intent: 'fix',
+  severity: 'blocking',
+  viewport,
+})
+
+// A second page, so the inbox shows more than one session.
+minutesAgo(95)
+const plants = await store.createSession({ url: `${pageOrigin}/plants`, name: 'Plants · Fern & Field' })
+const filter = await store.addAnnotation({
+  sessionId: plants.id,
+  comment: 'The "Pet safe" filter is hidden behind "More filters"; it is the one people use most.',
+  url: `${pageOrigin}/plants`,
+  element: on('aside.filters > details', 'details', 'More filters', { x: 40, y: 300, width: 220, height: 40 }),
+  intent: 'change',
+  severity: 'suggestion',
+})
+minutesAgo(90)
+await store.dismiss(filter.id, { reason: 'Already moved to the top in #128, which is on main; this page was a stale build.' })
+offsetMs = 0
+
+// ---- an agent, waiting ----
+const agent = new Client({ name: 'screenshots-agent', version: '1.0.0' })
+await agent.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
+const waiting = agent.callTool({ name: 'watch_changes', arguments: { sinceRev: store.rev, timeoutMs: 120_000 } }, undefined, { timeout: 130_000 }).catch(() => undefined)
+
+const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS })
+try {
+  mkdirSync(outDir, { recursive: true })
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 2, colorScheme: 'light' })
+  const page = await context.newPage()
+  await page.goto(pageUrl)
+  await page.locator('marginalia-overlay .agent[data-state="listening"]').waitFor({ timeout: 15_000 })
+  await page.locator('marginalia-overlay .pin').nth(3).waitFor({ timeout: 10_000 })
+  // Open the thread with the agent's question.
+  await page.locator('marginalia-overlay .pin[data-question]').click()
+  await page.locator('marginalia-overlay .thread .reply[data-open]').waitFor()
+  await page.locator('marginalia-overlay .thread textarea').fill('Keep the estimate, labelled "est.", until the ZIP is valid.')
+  await page.mouse.move(1, 1)
+  await page.waitForTimeout(400) // let the panel settle
+  await page.screenshot({ path: path.join(outDir, 'overlay.png') })
+
+  const inbox = await context.newPage()
+  await inbox.setViewportSize({ width: 1280, height: 1000 })
+  await inbox.goto(`${http.url}/`)
+  await inbox.locator('#live[data-state="live"]').waitFor({ timeout: 10_000 })
+  await inbox.locator('.question').first().waitFor()
+  await inbox.locator('.filter .n').first().filter({ hasText: /\d/ }).waitFor()
+  await inbox.waitForTimeout(300)
+  await inbox.screenshot({ path: path.join(outDir, 'inbox.png') })
+  await context.close()
+  process.stdout.write(`screenshots: wrote ${path.relative(root, path.join(outDir, 'overlay.png'))} and ${path.relative(root, path.join(outDir, 'inbox.png'))}\n`)
+} finally {
+  await browser.close()
+  await agent.close().catch(() => {})
+  await waiting
+  await http.close()
+  await new Promise<void>((resolve) => page$.close(() => resolve()))
+  await store.close()
+}

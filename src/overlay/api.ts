@@ -1,0 +1,136 @@
+/**
+ * The REST client the overlay and the inbox share: fetch with a timeout, JSON in and out, and two
+ * kinds of failure the UI treats differently — the server could not be reached at all
+ * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
+ */
+import type { Annotation, AnnotationList, AnnotationStatus, Health, NewAnnotation, QuestionList, Session, SessionList, SessionPage } from './types.js'
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+export class UnreachableError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UnreachableError'
+  }
+}
+
+export const PAGE_LIMIT = 500
+
+export class Api {
+  constructor(
+    /** The server's base URL, e.g. `http://127.0.0.1:4848` (no trailing slash). */
+    readonly base: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs)
+    let response: Response
+    let text: string
+    try {
+      response = await fetch(this.base + path, {
+        method,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: controller.signal,
+        credentials: 'omit',
+        cache: 'no-store',
+      })
+      text = await response.text()
+    } catch {
+      throw new UnreachableError(`Can't reach Marginalia at ${this.base}.`)
+    } finally {
+      clearTimeout(timer)
+    }
+    let json: unknown
+    try {
+      json = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    if (!response.ok) {
+      const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error
+      throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `${method} ${path} failed with ${response.status}.`)
+    }
+    return json as T
+  }
+
+  health(): Promise<Health> {
+    return this.request('GET', '/health')
+  }
+
+  sessions(cursor?: string, limit = PAGE_LIMIT): Promise<SessionList> {
+    return this.request('GET', `/api/sessions${query({ limit, cursor })}`)
+  }
+
+  session(id: string, options: { cursor?: string; status?: AnnotationStatus; limit?: number } = {}): Promise<SessionPage> {
+    return this.request('GET', `/api/sessions/${encodeURIComponent(id)}${query({ limit: options.limit ?? PAGE_LIMIT, cursor: options.cursor, status: options.status })}`)
+  }
+
+  createSession(url: string, name?: string): Promise<Session> {
+    return this.request('POST', '/api/sessions', name ? { url, name } : { url })
+  }
+
+  addAnnotation(sessionId: string, body: NewAnnotation): Promise<Annotation> {
+    return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/annotations`, body)
+  }
+
+  annotations(options: { status?: AnnotationStatus; sessionId?: string; cursor?: string; limit?: number } = {}): Promise<AnnotationList> {
+    return this.request('GET', `/api/annotations${query({ limit: options.limit ?? 100, cursor: options.cursor, status: options.status, sessionId: options.sessionId })}`)
+  }
+
+  annotation(id: string): Promise<Annotation> {
+    return this.request('GET', `/api/annotations/${encodeURIComponent(id)}`)
+  }
+
+  questions(): Promise<QuestionList> {
+    return this.request('GET', '/api/questions')
+  }
+
+  reply(id: string, message: string): Promise<Annotation> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, { message })
+  }
+
+  reopen(id: string, message?: string): Promise<Annotation> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/reopen`, message ? { message } : {})
+  }
+
+  remove(id: string): Promise<Annotation> {
+    return this.request('DELETE', `/api/annotations/${encodeURIComponent(id)}`)
+  }
+
+  /** Every session (page after page), up to `max`. */
+  async allSessions(max = 10_000): Promise<Session[]> {
+    const out: Session[] = []
+    let cursor: string | undefined
+    do {
+      const page = await this.sessions(cursor)
+      out.push(...page.sessions)
+      cursor = page.nextCursor
+    } while (cursor !== undefined && out.length < max)
+    return out
+  }
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v))
+  const s = q.toString()
+  return s === '' ? '' : `?${s}`
+}
+
+/** Human words for a failure. */
+export function describeError(e: unknown): string {
+  if (e instanceof UnreachableError || e instanceof ApiError) return e.message
+  return e instanceof Error ? e.message : String(e)
+}

@@ -1,0 +1,52 @@
+/**
+ * The wire format the browser code sees. The records come from the store's zod model (type-only
+ * imports: nothing of zod reaches the bundle); presence is the `/health` `agent` field and the
+ * `presence` event.
+ */
+import type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, Viewport } from '../store/model.js'
+import type { StoreEvent } from '../store/events.js'
+
+export type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, StoreEvent, Viewport }
+
+export interface Presence {
+  connected: boolean
+  sessions: number
+  watching: number
+  lastSeenAt?: string
+}
+
+export interface Health {
+  status: string
+  name: string
+  version: string
+  rev: number
+  pending: number
+  agent?: Presence
+}
+
+export interface PageInfo {
+  count: number
+  total: number
+  nextCursor?: string
+  rev: number
+}
+
+export type SessionPage = Session & PageInfo & { annotations: Annotation[] }
+export type SessionList = PageInfo & { sessions: Session[] }
+export type AnnotationList = PageInfo & { annotations: Annotation[] }
+export interface QuestionList {
+  questions: { annotation: Annotation; question: Reply }[]
+  count: number
+  rev: number
+}
+
+/** What the overlay posts to `POST /api/sessions/:id/annotations`. */
+export interface NewAnnotation {
+  comment: string
+  url?: string
+  element?: ElementInfo
+  selectedText?: string
+  intent?: Intent
+  severity?: Severity
+  viewport?: Viewport
+}

@@ -1,0 +1,195 @@
+/**
+ * `marginalia/vite`: one line in vite.config — `plugins: [marginalia()]` — and every page the
+ * dev server serves carries the overlay. The plugin runs only under `vite` / `vite dev` (never in
+ * `vite build`), and it either reuses a Marginalia server already answering on the port (e.g.
+ * `npx marginalia serve`) or starts one inside the Vite process on the project's store file,
+ * closing it when Vite's server closes.
+ */
+import path from 'node:path'
+import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
+import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
+import { isWildcardHost, urlHost } from './http/security.js'
+import { DEFAULT_STORE_FILE } from './store/file-adapter.js'
+import { openStore } from './store/open.js'
+import type { Store } from './store/store.js'
+
+export interface MarginaliaViteOptions {
+  /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
+  port?: number
+  /** Address the server binds (default 127.0.0.1). Beyond loopback needs a token: use `marginalia serve` for that. */
+  host?: string
+  /** The store file, relative to the Vite root (default `.marginalia/store.json`). */
+  store?: string
+  /**
+   * Start a server in the Vite process when none answers on the port (default true). With
+   * false the plugin only injects the overlay and expects `marginalia serve` to be running.
+   */
+  start?: boolean
+}
+
+/** What the plugin is using, for tests and tools: the overlay's server and whether this process runs it. */
+export interface MarginaliaViteState {
+  url: string
+  /** `started`: in this process; `reused`: another server answered on the port; `external`: start was false. */
+  mode: 'started' | 'reused' | 'external'
+  storeFile: string
+}
+
+export type MarginaliaVitePlugin = Plugin & { readonly marginalia: () => MarginaliaViteState | undefined }
+
+interface Running {
+  http: HttpServer
+  store: Store
+  refs: number
+  closing?: Promise<void>
+}
+
+/**
+ * Servers this process started, shared by every plugin instance: when Vite restarts (a config
+ * change) it creates the new dev server before closing the old one, so the new instance takes
+ * over the running Marginalia server instead of finding it busy — and it stays up throughout.
+ */
+const RUNNING_KEY = Symbol.for('marginalia.vite.running')
+type Registry = Map<string, Promise<Running>>
+function registry(): Registry {
+  const g = globalThis as { [RUNNING_KEY]?: Registry }
+  g[RUNNING_KEY] ??= new Map()
+  return g[RUNNING_KEY]
+}
+
+/** Whether a Marginalia server answers at `base` (its /health says so), within `timeoutMs`. */
+export async function isMarginaliaAt(base: string, timeoutMs = 1_500): Promise<boolean> {
+  try {
+    const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) })
+    if (!response.ok) return false
+    const body = (await response.json()) as { name?: unknown }
+    return body.name === 'marginalia'
+  } catch {
+    return false
+  }
+}
+
+async function acquire(key: string, start: () => Promise<{ http: HttpServer; store: Store }>): Promise<Running> {
+  const servers = registry()
+  let entry = servers.get(key)
+  if (entry) {
+    const running = await entry.catch(() => undefined)
+    if (running && !running.closing) {
+      running.refs++
+      return running
+    }
+  }
+  entry = start().then(({ http, store }) => ({ http, store, refs: 1 }))
+  servers.set(key, entry)
+  try {
+    return await entry
+  } catch (e) {
+    if (servers.get(key) === entry) servers.delete(key)
+    throw e
+  }
+}
+
+function release(key: string, running: Running): Promise<void> {
+  running.refs--
+  if (running.refs > 0) return Promise.resolve()
+  running.closing ??= (async () => {
+    const servers = registry()
+    const entry = servers.get(key)
+    if (entry && (await entry.catch(() => undefined)) === running) servers.delete(key)
+    try {
+      await running.http.close()
+    } finally {
+      await running.store.close()
+    }
+  })()
+  return running.closing
+}
+
+export default function marginalia(options: MarginaliaViteOptions = {}): MarginaliaVitePlugin {
+  const port = options.port ?? DEFAULT_PORT
+  const host = options.host ?? DEFAULT_HOST
+  const shouldStart = options.start ?? true
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`marginalia(): port must be a whole number from 0 to 65535 (got ${String(options.port)})`)
+  let state: MarginaliaViteState | undefined
+  const leases: (() => Promise<void>)[] = []
+
+  const releaseAll = async (): Promise<void> => {
+    await Promise.all(leases.splice(0).map((r) => r()))
+  }
+
+  const plugin: MarginaliaVitePlugin = {
+    name: 'marginalia',
+    apply: 'serve',
+    marginalia: () => state,
+
+    async configureServer(server: ViteDevServer) {
+      const logger = server.config.logger
+      const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
+      const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
+      const base = `http://${displayHost}:${port}`
+      if (!shouldStart) {
+        state = { url: base, mode: 'external', storeFile }
+        logger.info(`  marginalia: overlay from ${base} (start: false — run \`npx marginalia serve --store ${path.relative(process.cwd(), storeFile) || storeFile}\`)`)
+        return
+      }
+      const key = `${displayHost}:${port}:${storeFile}`
+      const startHere = async () => {
+        const store = await openStore({ file: storeFile })
+        try {
+          const http = await startHttpServer(store, { port, host, log: (m) => logger.warn(`marginalia: ${m}`) })
+          return { http, store }
+        } catch (e) {
+          await store.close()
+          throw e
+        }
+      }
+      let running: Running | undefined
+      try {
+        if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
+          state = { url: base, mode: 'reused', storeFile }
+          logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
+          return
+        }
+        running = await acquire(key, startHere)
+      } catch (e) {
+        // Someone may have started one between the check and the start (two dev servers at once).
+        if (port !== 0 && (await isMarginaliaAt(base))) {
+          state = { url: base, mode: 'reused', storeFile }
+          logger.info(`  marginalia: using the server already running at ${base}/`)
+          return
+        }
+        state = undefined
+        logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected.`)
+        return
+      }
+      const lease = running
+      let released = false
+      const drop = (): Promise<void> => {
+        if (released) return Promise.resolve()
+        released = true
+        return release(key, lease).catch((e: unknown) => logger.error(`marginalia: closing the server failed: ${e instanceof Error ? e.message : String(e)}`))
+      }
+      state = { url: lease.http.url, mode: 'started', storeFile }
+      logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(server.config.root, storeFile) || storeFile}`)
+      logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
+      // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
+      if (server.httpServer) server.httpServer.once('close', () => void drop())
+      else leases.push(drop)
+    },
+
+    transformIndexHtml: {
+      order: 'post',
+      handler(): HtmlTagDescriptor[] | undefined {
+        if (!state) return undefined
+        return [{ tag: 'script', attrs: { src: `${state.url}/overlay.js`, defer: true, 'data-marginalia': '' }, injectTo: 'body' }]
+      },
+    },
+
+    // Vite 8's hook for a closing dev server; older versions run closeBundle then.
+    closeServer: releaseAll,
+    closeBundle: releaseAll,
+  }
+  return plugin
+}
+
+export { marginalia }

@@ -1,0 +1,45 @@
+/**
+ * Debian's Chromium, driven by playwright-core. Never a downloaded browser: the path is
+ * /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it) or MARGINALIA_CHROMIUM.
+ */
+import { existsSync } from 'node:fs'
+import { chromium, type Browser } from 'playwright-core'
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+]
+
+/** The Chromium executable, or undefined when there is none. */
+export function chromiumPath(): string | undefined {
+  const candidate = process.env.MARGINALIA_CHROMIUM || '/usr/bin/chromium'
+  return existsSync(candidate) ? candidate : undefined
+}
+
+/**
+ * Whether browser tests can run here. Locally, a machine without Chromium skips them (with a
+ * message saying how to get it); in CI (CI=true) a missing Chromium is an error, never a skip.
+ */
+export function browserTestsEnabled(): boolean {
+  if (chromiumPath()) return true
+  const message = 'browser tests need Chromium at /usr/bin/chromium (apt-get install -y chromium) or MARGINALIA_CHROMIUM'
+  if (process.env.CI) throw new Error(`${message}; CI must install it (.ci/run does)`)
+  process.stderr.write(`\n[skipped] ${message}\n`)
+  return false
+}
+
+/**
+ * Launch headless Chromium. Playwright gives it a fresh temporary --user-data-dir and removes it
+ * when the browser closes; every test opens its own context (fresh storage).
+ */
+export function launchChromium(): Promise<Browser> {
+  const executablePath = chromiumPath()
+  if (!executablePath) throw new Error('no Chromium: apt-get install -y chromium')
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 })
+}

@@ -11,6 +11,8 @@ export interface PropertySize {
   seed: number
   numRuns: number
   maxCommands: number
+  /** Check every query after this many commands (default: 1 in memory, 5 on file). */
+  checkEvery?: number
 }
 
 export interface PropertyFigures extends RunFigures {
@@ -43,7 +45,7 @@ export async function memoryStoreProperty(size: PropertySize): Promise<PropertyF
         const store = createMemoryStore({ clock: h.clock, ids: h.ids, archiveDirectory: path.join(dir, String(total.runs)) })
         total.runs++
         try {
-          const runner = new Runner(store, h, { checkEvery: 1 })
+          const runner = new Runner(store, h, { checkEvery: size.checkEvery ?? 1 })
           await runner.run(program)
           add(total, runner.figures)
         } finally {
@@ -79,7 +81,7 @@ export async function fileStoreProperty(size: PropertySize): Promise<PropertyFig
           const memory = createMemoryStore({ clock: hm.clock, ids: hm.ids, archiveDirectory: path.join(dir, `m${run}`) })
           let expected: Outcome
           try {
-            expected = await new Runner(memory, hm, { checkEvery: 5 }).run(program)
+            expected = await new Runner(memory, hm, { checkEvery: size.checkEvery ?? 5 }).run(program)
           } finally {
             await memory.close()
           }
@@ -90,7 +92,7 @@ export async function fileStoreProperty(size: PropertySize): Promise<PropertyFig
           const store = await openStore(options)
           let live: Outcome
           try {
-            const runner = new Runner(store, hf, { checkEvery: 5 })
+            const runner = new Runner(store, hf, { checkEvery: size.checkEvery ?? 5 })
             live = await runner.run(program)
             add(total, runner.figures)
           } finally {

@@ -38,7 +38,7 @@ it('hostile files: the snapshot cut at every byte, the log cut at every byte, a 
     await store.close()
     figures.logCutsOpenedWithCompleteLines++
   }
-  // One byte replaced by noise: either the store refuses naming the log, or the line still parses as the same kind of event.
+  // One byte replaced by noise: either the store refuses with an error naming the log (or, for an event that does not fit the state, the store file), or the line still parses as the same kind of event.
   for (let at = 0; at < logBytes.length; at += 3) {
     writeFileSync(file, snapshot)
     const noisy = Buffer.from(logBytes)
@@ -58,7 +58,7 @@ it('hostile files: the snapshot cut at every byte, the log cut at every byte, a 
       figures.logNoiseAccepted++
     } else {
       expect(outcome).toBeInstanceOf(StoreFileError)
-      expect((outcome as StoreFileError).file).toBe(log)
+      expect([log, path.resolve(file)]).toContain((outcome as StoreFileError).file)
       figures.logNoiseRefusedByName++
     }
   }

@@ -435,7 +435,7 @@ export class FileAdapter implements StoreAdapter {
         throw new StoreFileError(this.logFile, `line ${cursor.lines} is not valid JSON (${describe(e)}). ${UNTOUCHED}`, { cause: e })
       }
       if (!isStoreEvent(event)) {
-        throw new StoreFileError(this.logFile, `line ${cursor.lines} is not a Marginalia event (written by a newer version?). ${UNTOUCHED}`)
+        throw new StoreFileError(this.logFile, `line ${cursor.lines} is not a valid Marginalia event (damaged, or written by a newer version?). ${UNTOUCHED}`)
       }
       if (event.rev <= seen.last) continue
       if (event.rev !== seen.last + 1 && !allowGap) {

@@ -101,8 +101,32 @@ describe('damaged store files: a clear error naming the file, the bytes untouche
     const logBytes = readFileSync(log)
     const error = await refusal({ file })
     expect(error.file).toBe(log)
-    expect(error.message).toMatch(/store\.events\.jsonl: line \d+ is not a Marginalia event \(written by a newer version\?\)/)
+    expect(error.message).toMatch(/store\.events\.jsonl: line \d+ is not a valid Marginalia event \(damaged, or written by a newer version\?\)/)
     expect(readFileSync(log).equals(logBytes)).toBe(true)
+  })
+
+  it('a damaged log line that is still valid JSON (found by the stress run: a bare TypeError, or a reducer error naming no file)', async () => {
+    const { file, log } = setup()
+    await populated(file)
+    const original = readFileSync(log, 'utf8')
+    const snapshot = readFileSync(file)
+    const lines = original.split('\n')
+    // A field name damaged: the reply is gone.
+    const noReply = [lines[0]!.replace('"reply":', '"r\u007fply":'), ...lines.slice(1)].join('\n')
+    writeFileSync(log, noReply)
+    let error = await refusal({ file })
+    expect(error.file).toBe(log)
+    expect(error.message).toMatch(/line 1 is not a valid Marginalia event/)
+    expect(readFileSync(log, 'utf8')).toBe(noReply)
+    // An id damaged: the event names an annotation that does not exist.
+    const dangling = [lines[0]!.replace(/"annotationId":"ann_/, '"annotationId":"an_'), ...lines.slice(1)].join('\n')
+    writeFileSync(log, dangling)
+    writeFileSync(file, snapshot)
+    error = await refusal({ file })
+    expect(error.file).toBe(path.resolve(file))
+    expect(error.message).toMatch(/event rev 8 \(annotation\.replied\) in its event log cannot be applied: .*unknown annotation an_0002/)
+    expect(readFileSync(log, 'utf8')).toBe(dangling)
+    expect(readFileSync(file).equals(snapshot)).toBe(true)
   })
 
   it('a log cut at any byte opens (a torn last line is ignored) with exactly its complete lines', async () => {

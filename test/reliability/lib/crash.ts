@@ -55,9 +55,9 @@ interface KillResult {
  * Run one writer and SIGKILL it: `delayMs` after it opened the store (or after it was spawned,
  * `fromSpawn`, to hit start-up and loading too), or (compaction mode) as soon as it starts a snapshot.
  */
-function runAndKill(file: string, delayMs: number, fromSpawn: boolean, atCompaction: boolean, compactMinBytes: number, cleanups: (() => unknown)[]): Promise<KillResult> {
+function runAndKill(file: string, delayMs: number, fromSpawn: boolean, atCompaction: boolean, compactMinBytes: number, splitWrites: boolean, cleanups: (() => unknown)[]): Promise<KillResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, file, String(LOCK_STALE_MS), String(compactMinBytes), '4'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [WRITER, file, String(LOCK_STALE_MS), String(compactMinBytes), '4', splitWrites ? '1' : '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
     cleanups.push(() => child.kill('SIGKILL'))
     let out = ''
     let stderr = ''
@@ -132,8 +132,9 @@ export async function runCrashes(
       const compactMinBytes = atCompaction ? 1_024 : random() < 0.5 ? 2_048 : 64 * 1024
       // Random moments: during start-up, while opening, while writing.
       const fromSpawn = !atCompaction && random() < 0.2
-      const delayMs = atCompaction ? 5_000 : Math.floor(random() * options.maxDelayMs)
-      const result = await runAndKill(file, delayMs, fromSpawn, atCompaction, compactMinBytes, cleanups)
+      const delayMs = atCompaction ? 8_000 : Math.floor(random() * options.maxDelayMs)
+      const splitWrites = !atCompaction && random() < 0.5
+      const result = await runAndKill(file, delayMs, fromSpawn, atCompaction, compactMinBytes, splitWrites, cleanups)
       figures.kills++
       if (result.duringCompaction) figures.killsDuringCompaction++
       if (!result.wroteAnything) figures.killsBeforeFirstWrite++

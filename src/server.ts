@@ -5,7 +5,8 @@
  * connection needs its own server (the registry may be shared).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestParamsSchema, CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
 import type { Store } from './store/store.js'
 import { instructionsFor, registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
@@ -23,6 +24,16 @@ export interface ServerOptions extends RegistryOptions {
   /** Use this registry instead of building one from the options (shares it across connections). */
   registry?: ToolRegistry
 }
+
+/**
+ * tools/call with `name` and `arguments` left unchecked at this level. The SDK's Server already
+ * validates every tools/call request and answers a malformed one with JSON-RPC InvalidParams
+ * (-32602); registering the strict schema as well made the SDK parse it a second time, before
+ * that check, and answer the same request with "internal error" (-32603) wrapping a zod dump.
+ */
+const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestParamsSchema.extend({ name: z.unknown(), arguments: z.unknown().optional() }),
+})
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
   if (options.registry) {
@@ -50,7 +61,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     })),
   }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(LenientCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const progressToken = request.params._meta?.progressToken
     const mcpCall: McpCallContext = {
       notify: (notification) => extra.sendNotification(notification),
@@ -59,7 +70,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
       ...(extra.closeSSEStream ? { closeStream: extra.closeSSEStream } : {}),
     }
-    const outcome = await registry.call(request.params.name, request.params.arguments ?? {}, {
+    const outcome = await registry.call(request.params.name as string, request.params.arguments ?? {}, {
       signal: extra.signal,
       mcp: mcpCall,
       onProgress:

@@ -33,12 +33,27 @@ export class MarginaliaError extends Error {
 
 export type EntityKind = 'session' | 'annotation'
 
+/** Longest piece of caller input (an id, a key, a field path) repeated in an error message. */
+export const ECHO_LIMIT = 200
+/** At most this many field issues are reported; the rest are counted. */
+export const MAX_ISSUES = 20
+
+/**
+ * Clip caller input before it is echoed in an error, so an error never grows with a hostile
+ * input (a megabyte-long unknown key would otherwise come back twice in the reply).
+ */
+export function clipEcho(text: string, max: number = ECHO_LIMIT): string {
+  if (text.length <= max) return text
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max // never split a surrogate pair
+  return `${text.slice(0, end)}… (${text.length} characters)`
+}
+
 export class NotFoundError extends MarginaliaError {
   readonly kind: EntityKind
   readonly id: string
   constructor(kind: EntityKind, id: string) {
     const hint = kind === 'session' ? 'list_sessions shows the existing sessions' : 'get_all_pending or get_session shows existing annotations'
-    super('NOT_FOUND', `No ${kind} with id "${id}" exists (${hint}).`, { kind, id })
+    super('NOT_FOUND', `No ${kind} with id "${clipEcho(id)}" exists (${hint}).`, { kind, id: clipEcho(id) })
     this.kind = kind
     this.id = id
   }
@@ -68,7 +83,11 @@ export interface FieldIssue {
 
 export class ValidationError extends MarginaliaError {
   readonly issues: readonly FieldIssue[]
-  constructor(issues: FieldIssue[], context?: string) {
+  constructor(all: FieldIssue[], context?: string) {
+    // Paths and messages can repeat caller input (zod names unknown keys): clip them, and count
+    // issues beyond MAX_ISSUES instead of listing them.
+    const issues = all.slice(0, MAX_ISSUES).map((i) => ({ path: clipEcho(i.path), message: clipEcho(i.message, 2 * ECHO_LIMIT) }))
+    if (all.length > MAX_ISSUES) issues.push({ path: '', message: `and ${all.length - MAX_ISSUES} more issue(s)` })
     const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')
     super('INVALID_PARAMS', `${context ? `${context}: ` : ''}invalid input — ${summary}`, { issues })
     this.issues = issues

@@ -3,7 +3,7 @@
  * Events carry everything needed to replay them, so the same reducer serves commands,
  * start-up replay and changes made by other processes.
  */
-import type { Annotation, AnnotationStatus, Reply, Session } from './model.js'
+import { ANNOTATION_STATUSES, AUTHORS, type Annotation, type AnnotationStatus, type Reply, type Session } from './model.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -78,14 +78,53 @@ export const STORE_EVENT_TYPES: readonly StoreEventType[] = [
 /** An event before the store stamps it with `rev` and `at`. */
 export type EventDraft = StoreEvent extends infer E ? (E extends StoreEvent ? Omit<E, 'rev' | 'at'> : never) : never
 
+/**
+ * Whether a value read from a file is an event the reducer can apply: the common fields and
+ * every field its type needs. A damaged line can still be valid JSON; it must be refused here,
+ * by name, rather than fail later inside the reducer.
+ */
 export function isStoreEvent(value: unknown): value is StoreEvent {
-  if (typeof value !== 'object' || value === null) return false
-  const v = value as Record<string, unknown>
-  return (
-    typeof v.rev === 'number' &&
-    Number.isInteger(v.rev) &&
-    typeof v.at === 'string' &&
-    typeof v.sessionId === 'string' &&
-    (STORE_EVENT_TYPES as readonly unknown[]).includes(v.type)
-  )
+  if (!isObject(value)) return false
+  const v = value
+  if (!(typeof v.rev === 'number' && Number.isInteger(v.rev) && typeof v.at === 'string' && typeof v.sessionId === 'string')) return false
+  switch (v.type) {
+    case 'session.created':
+      return isObject(v.session) && v.session.id === v.sessionId && typeof v.session.url === 'string' && typeof v.session.createdAt === 'string'
+    case 'annotation.created': {
+      const a = v.annotation
+      return (
+        typeof v.annotationId === 'string' &&
+        isObject(a) &&
+        a.id === v.annotationId &&
+        a.sessionId === v.sessionId &&
+        isStatus(a.status) &&
+        typeof a.comment === 'string' &&
+        typeof a.createdAt === 'string' &&
+        Array.isArray(a.replies) &&
+        a.replies.every(isReply)
+      )
+    }
+    case 'annotation.status_changed':
+      return typeof v.annotationId === 'string' && typeof v.action === 'string' && isStatus(v.from) && isStatus(v.to) && (v.reply === undefined || isReply(v.reply))
+    case 'annotation.replied':
+      return typeof v.annotationId === 'string' && isReply(v.reply)
+    case 'annotation.deleted':
+      return typeof v.annotationId === 'string' && isStatus(v.from)
+    case 'annotation.archived':
+      return typeof v.annotationId === 'string' && isStatus(v.from) && typeof v.archiveFile === 'string'
+    default:
+      return false
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isStatus(value: unknown): value is AnnotationStatus {
+  return (ANNOTATION_STATUSES as readonly unknown[]).includes(value)
+}
+
+function isReply(value: unknown): value is Reply {
+  return isObject(value) && typeof value.id === 'string' && (AUTHORS as readonly unknown[]).includes(value.author) && typeof value.message === 'string' && typeof value.createdAt === 'string'
 }

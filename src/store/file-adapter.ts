@@ -144,9 +144,14 @@ export class FileAdapter implements StoreAdapter {
     try {
       const external = await this.readNew({ underLock: true })
       const decision = decide(external)
+      if (decision.events.length > 0) await this.assertSnapshotWritable()
       if (decision.events.length > 0 && !this.snapshotExists && this.lastRev === 0 && !this.cursor) {
         // A brand-new store: an empty snapshot first, so the log can start at rev 1 and stay.
-        await this.io.writeSnapshot(this.low, { format: STORE_FORMAT, version: STORE_FORMAT_VERSION, savedAt: new Date().toISOString(), rev: 0, sessions: [], annotations: [], recentEvents: [] })
+        try {
+          await this.io.writeSnapshot(this.low, { format: STORE_FORMAT, version: STORE_FORMAT_VERSION, savedAt: new Date().toISOString(), rev: 0, sessions: [], annotations: [], recentEvents: [] })
+        } catch (e) {
+          throw new StoreFileError(this.location, `could not be created (${describe(e)}); nothing was written`, { cause: e })
+        }
         await this.noteSnapshot()
       }
       if (decision.events.length > 0) await this.append(decision.events)
@@ -247,6 +252,21 @@ export class FileAdapter implements StoreAdapter {
     return { rev: f.rev, sessions: f.sessions, annotations: f.annotations, recentEvents: f.recentEvents }
   }
 
+  /**
+   * A snapshot file without write permission is the owner saying "do not change this store".
+   * The snapshot is replaced by rename, which the file's own mode does not prevent, and the log
+   * beside it may still be writable: so refuse here, before anything is appended or replaced.
+   */
+  private async assertSnapshotWritable(): Promise<void> {
+    if (!this.snapshotExists) return
+    try {
+      await fsp.access(this.location, fsc.W_OK)
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) return
+      throw new StoreFileError(this.location, `is read-only (${describe(e)}); nothing was written. ${UNTOUCHED}`, { cause: e })
+    }
+  }
+
   private shouldCompact(): boolean {
     const logBytes = this.cursor?.offset ?? 0
     return !this.snapshotExists || logBytes >= Math.max(this.compactMinBytes, this.snapshotBytes)
@@ -262,6 +282,7 @@ export class FileAdapter implements StoreAdapter {
   }
 
   private async compact(snap: Snapshot): Promise<void> {
+    await this.assertSnapshotWritable()
     const data: SnapshotFile = { format: STORE_FORMAT, version: STORE_FORMAT_VERSION, savedAt: new Date().toISOString(), ...snap }
     await this.io.writeSnapshot(this.low, data)
     await this.noteSnapshot()
@@ -414,7 +435,7 @@ export class FileAdapter implements StoreAdapter {
         throw new StoreFileError(this.logFile, `line ${cursor.lines} is not valid JSON (${describe(e)}). ${UNTOUCHED}`, { cause: e })
       }
       if (!isStoreEvent(event)) {
-        throw new StoreFileError(this.logFile, `line ${cursor.lines} is not a Marginalia event (written by a newer version?). ${UNTOUCHED}`)
+        throw new StoreFileError(this.logFile, `line ${cursor.lines} is not a valid Marginalia event (damaged, or written by a newer version?). ${UNTOUCHED}`)
       }
       if (event.rev <= seen.last) continue
       if (event.rev !== seen.last + 1 && !allowGap) {

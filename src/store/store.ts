@@ -33,6 +33,7 @@ import {
   MarginaliaError,
   NotFoundError,
   StoreClosedError,
+  StoreFileError,
   ValidationError,
 } from './errors.js'
 import { transition, type StatusAction } from './machine.js'
@@ -164,7 +165,7 @@ export class Store {
     for (const event of loaded.events) {
       if (event.rev <= state.rev) continue
       if (event.rev !== state.rev + 1) throw new MarginaliaError('STORE_FILE', `${adapter.location}: event log jumps from rev ${state.rev} to ${event.rev}`)
-      state = applyEvent(state, event)
+      state = replay(adapter.location, state, event)
       recent.push(event)
     }
     this.state = state
@@ -595,7 +596,7 @@ export class Store {
         throw new MarginaliaError('STORE_FILE', `${this.adapter.location}: expected event rev ${this.state.rev + 1}, found ${event.rev}`)
       }
       const before = this.state
-      this.publish(event, before, applyEvent(before, event))
+      this.publish(event, before, replay(this.adapter.location, before, event))
       changed = true
     }
     if (changed) this.states.next(this.state)
@@ -644,6 +645,18 @@ export class Store {
       if (record) out.push(record as T)
     }
     return out
+  }
+}
+
+/**
+ * Apply an event read from storage. One that does not fit the state (it names an annotation
+ * that does not exist: a damaged log) is an error naming the store, not a bare reducer error.
+ */
+function replay(location: string, state: StoreState, event: StoreEvent): StoreState {
+  try {
+    return applyEvent(state, event)
+  } catch (e) {
+    throw new StoreFileError(location, `event rev ${event.rev} (${event.type}) in its event log cannot be applied: ${e instanceof Error ? e.message : String(e)}. The file was left untouched.`, { cause: e })
   }
 }
 

@@ -6,7 +6,7 @@
 import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
-import { ValidationError } from '../store/errors.js'
+import { ValidationError, clipEcho } from '../store/errors.js'
 import { PACKAGE_NAME, VERSION } from '../version.js'
 import { BUILTIN_TOOLS } from './builtin.js'
 import type { McpCallContext, ToolContext, ToolDefinition } from './define.js'
@@ -206,12 +206,12 @@ export class ToolRegistry {
   private unknownTool(name: unknown): ToolError {
     const available = this.names()
     const listed = `Available tools: ${available.length > 0 ? available.join(', ') : '(none)'}.`
-    const shown = typeof name === 'string' ? `"${name}"` : `(${name === undefined ? 'no name' : typeof name})`
+    const shown = typeof name === 'string' ? `"${clipEcho(name)}"` : `(${name === undefined ? 'no name' : typeof name})`
     const message =
       typeof name === 'string' && this.catalogue.has(name)
         ? `Tool ${shown} is not available on this server (tool profile "${this.profile}" and its allow/deny lists do not expose it). ${listed}`
         : `Unknown tool ${shown}. ${listed}`
-    return { code: 'UNKNOWN_TOOL', message, details: typeof name === 'string' ? { tool: name, available } : { available } }
+    return { code: 'UNKNOWN_TOOL', message, details: typeof name === 'string' ? { tool: clipEcho(name), available } : { available } }
   }
 }
 

@@ -3,6 +3,8 @@
  * goes to stderr.
  */
 import path from 'node:path'
+import v8 from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { openStore } from './store/open.js'
@@ -12,9 +14,8 @@ import type { Store } from './store/store.js'
 import { createServer } from './server.js'
 import { parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tools/policy.js'
 import { VERSION } from './version.js'
-import { DEFAULT_HOST, DEFAULT_PORT, assertSafeBinding, startHttpServer } from './http/app.js'
-import { DEFAULT_MAX_BODY_BYTES } from './http/body.js'
-import { isWildcardHost } from './http/security.js'
+// The HTTP server is loaded only by `serve` (a dynamic import): `mcp` starts faster without it.
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from './http/defaults.js'
 
 const log = (message: string): void => {
   process.stderr.write(`marginalia: ${message}\n`)
@@ -144,6 +145,7 @@ async function runMcp(values: Values): Promise<void> {
   const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
   const file = storeFile(values)
   const store = await openStore({ file })
+  releaseLoadGarbage(store)
   const server = createServer(store, policy)
   const transport = new StdioServerTransport()
   let stopping = false
@@ -187,6 +189,8 @@ async function runServe(values: Values): Promise<void> {
   const token = (values.token as string | undefined) ?? (process.env.MARGINALIA_TOKEN || undefined)
   if (token !== undefined && token.trim() === '') throw new UsageError('--token must not be empty')
   const maxBodyBytes = integerOption(values, 'max-body', DEFAULT_MAX_BODY_BYTES, 1, 1024 ** 3)
+  const { assertSafeBinding, startHttpServer } = await import('./http/app.js')
+  const { isWildcardHost } = await import('./http/security.js')
   try {
     assertSafeBinding(host, token) // before the store is opened: refuse early, touch nothing
   } catch (e) {
@@ -194,6 +198,7 @@ async function runServe(values: Values): Promise<void> {
   }
   const file = storeFile(values)
   const store = await openStore({ file })
+  releaseLoadGarbage(store)
   let http: Awaited<ReturnType<typeof startHttpServer>>
   try {
     http = await startHttpServer(store, {
@@ -233,6 +238,19 @@ async function runServe(values: Values): Promise<void> {
       `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
     ].join('\n'),
   )
+}
+
+/**
+ * Loading a big store leaves its parse garbage (the snapshot text, temporary arrays) in the heap
+ * until V8 gets round to it, and V8 keeps the pages meanwhile. A long-running server collects it
+ * once, right away, so its memory reflects what it holds (measured at 100 000 annotations:
+ * RSS 335 → 260 MB).
+ */
+function releaseLoadGarbage(store: Store): void {
+  if (store.rev < 10_000) return // small stores: nothing worth a full collection
+  v8.setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as (() => void) | undefined
+  gc?.()
 }
 
 async function closeStore(store: Store): Promise<void> {

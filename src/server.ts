@@ -5,6 +5,8 @@
  * connection needs its own server (the registry may be shared).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation'
 import { CallToolRequestParamsSchema, CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from './store/store.js'
@@ -35,6 +37,15 @@ const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
   params: CallToolRequestParamsSchema.extend({ name: z.unknown(), arguments: z.unknown().optional() }),
 })
 
+/**
+ * The SDK validates elicitation answers with Ajv, and builds an Ajv instance for every server
+ * it constructs (~10 ms): build one only when a schema is first needed, and share it.
+ */
+let ajv: AjvJsonSchemaValidator | undefined
+const lazyValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+}
+
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
   if (options.registry) {
     const ignored = (['profile', 'allow', 'deny', 'plugins', 'tools'] as const).filter((key) => options[key] !== undefined)
@@ -44,7 +55,10 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   const info = registry.serverInfo()
   const { tools, ...capabilities } = info.capabilities
   // Tools are declared after construction: declared here, McpServer would install its own tool handlers.
-  const mcp = new McpServer({ name: options.name ?? info.name, title: info.title, version: info.version }, { capabilities, instructions: instructionsFor(info.tools) })
+  const mcp = new McpServer(
+    { name: options.name ?? info.name, title: info.title, version: info.version },
+    { capabilities, instructions: instructionsFor(info.tools), jsonSchemaValidator: lazyValidator },
+  )
   const server = mcp.server
   server.registerCapabilities({ tools })
   registerResources(mcp, store)

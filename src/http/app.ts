@@ -20,8 +20,8 @@ import { corsHeaders, createSecurity, isLoopbackHost, isWildcardHost, normalizeO
 import { DEFAULT_SSE_KEEPALIVE_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES, type EventStream } from './sse.js'
 import { DEFAULT_STATIC_DIR, landingPage, serveStatic } from './static.js'
 
-export const DEFAULT_PORT = 4848
-export const DEFAULT_HOST = '127.0.0.1'
+export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 
 export interface HttpServerOptions {
   /** Port to listen on (default 4848; 0 = any free port). */

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { HttpError } from './respond.js'
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+export { DEFAULT_MAX_BODY_BYTES } from './defaults.js'
 
 /** `application/json`, with or without parameters such as `charset=utf-8`. */
 export function isJsonContentType(header: string | undefined): boolean {

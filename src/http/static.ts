@@ -3,26 +3,18 @@
  * request, so building them while the server runs works); otherwise `/` is a small page saying
  * the server is running.
  */
-import { createReadStream, existsSync } from 'node:fs'
+import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { VERSION } from '../version.js'
+import { PACKAGE_ROOT, VERSION } from '../version.js'
 
 /**
  * `<package root>/dist/overlay`, wherever this module runs from: src/http (tests), dist/http (the
  * library) or dist/marginalia.mjs (the bundled CLI, one level higher). The package root is the
  * nearest directory above with a package.json.
  */
-export const DEFAULT_STATIC_DIR = path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), 'dist', 'overlay')
-
-function packageRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir
-    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..')
-  }
-}
+export const DEFAULT_STATIC_DIR = path.join(PACKAGE_ROOT, 'dist', 'overlay')
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

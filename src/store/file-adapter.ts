@@ -28,6 +28,8 @@ import type { Decision, LoadResult, Snapshot, StoreAdapter } from './persistence
 
 export const STORE_FORMAT = 'marginalia-store'
 export const STORE_FORMAT_VERSION = 1
+/** A lock not refreshed for this long belongs to a dead process (a live holder refreshes it every second). */
+export const DEFAULT_LOCK_STALE_MS = 5_000
 export const DEFAULT_STORE_FILE = path.join('.marginalia', 'store.json')
 
 interface SnapshotFile extends Snapshot {
@@ -112,7 +114,7 @@ export class FileAdapter implements StoreAdapter {
     this.lockFile = `${this.location}.lock`
     this.low = new Low<SnapshotFile | null>(new DataFile(this.location, { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), null)
     this.io = { ...defaultIo, ...options.io }
-    this.staleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)
+    this.staleMs = Math.max(2_000, options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS)
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000
     this.compactMinBytes = options.compactMinBytes ?? 4 * 1024 * 1024
     this.watchFiles = options.watchFiles ?? true
@@ -477,6 +479,9 @@ export class FileAdapter implements StoreAdapter {
           realpath: false,
           lockfilePath: this.lockFile,
           stale: this.staleMs,
+          // A live holder refreshes the lock every second, so a stale lock (a killed writer) can be
+          // taken over after a few seconds without risking a live writer's lock.
+          update: 1_000,
           retries: 0,
           onCompromised: (e) => this.onError(new StoreFileError(this.lockFile, `lock was compromised: ${describe(e)}`)),
         })

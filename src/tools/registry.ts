@@ -243,7 +243,26 @@ function withoutNulls(value: unknown): unknown {
   return value
 }
 
+/**
+ * JSON Schemas of the built-in tools, computed at build time and inlined into the bundled CLI
+ * (scripts/bundle.mjs), so a starting server does not spend ~30 ms converting zod schemas.
+ * Absent when running from the unbundled sources: then they are computed here, once per tool.
+ */
+declare const __MARGINALIA_BUILTIN_SCHEMAS__: Record<string, { inputSchema: JsonSchema; outputSchema: JsonSchema }> | undefined
+const PRECOMPUTED = typeof __MARGINALIA_BUILTIN_SCHEMAS__ === 'undefined' ? undefined : __MARGINALIA_BUILTIN_SCHEMAS__
+const described = new WeakMap<ToolDefinition, ToolInfo>()
+
 function describeTool(tool: ToolDefinition): ToolInfo {
+  let info = described.get(tool)
+  if (!info) described.set(tool, (info = computeToolInfo(tool)))
+  return info
+}
+
+function computeToolInfo(tool: ToolDefinition): ToolInfo {
+  const precomputed = BUILTIN_TOOLS.includes(tool) ? PRECOMPUTED?.[tool.name] : undefined
+  if (precomputed) {
+    return { name: tool.name, title: tool.title, description: tool.description, ...precomputed, annotations: { title: tool.title, ...tool.annotations } }
+  }
   return {
     name: tool.name,
     title: tool.title,

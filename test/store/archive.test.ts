@@ -86,7 +86,7 @@ describe('archive', () => {
     const inArchive = archived()
     expect(inArchive).toContain(oldResolved.id)
 
-    // The killed process died holding the store lock: it is recovered once stale (2 s here, 10 s by default).
+    // The killed process died holding the store lock: it is recovered once stale (2 s here, 5 s by default).
     const reopened = await openStore({ file, lockStaleMs: 2_000 })
     cleanups.push(() => reopened.close())
     for (const id of inArchive) expect(reopened.getAnnotation(id)).toBeDefined() // in both places, for now

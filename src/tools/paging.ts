@@ -7,7 +7,7 @@ import type { Annotation } from '../store/model.js'
 import type { Page } from '../store/store.js'
 import { orderKey } from '../store/indexes.js'
 import { ValidationError } from '../store/errors.js'
-import { AnnotationItem, Detail, itemOf, renderItems, type AnnotationItem as Item } from './summary.js'
+import { AnnotationItem, Detail, groupLine, itemOf, renderItems, renderLine, type AnnotationItem as Item, type AnnotationSummary } from './summary.js'
 
 export const DEFAULT_PAGE_LIMIT = 100
 export const MAX_PAGE_LIMIT = 500
@@ -85,12 +85,30 @@ export function fitAnnotation(a: Annotation, budget: number): { annotation: Anno
 export function fitPage(page: Page<Annotation>, detail: Detail, budget: number): PageResult {
   const items = page.items.map((a) => itemOf(a, detail))
   // Fixed part: envelope, header, a session line, footer and a cursor — generously estimated.
-  let used = 2_000
+  const FIXED = 2_000
+  // The common case first: the whole page, measured at once (structured JSON, plus the text part
+  // as it travels: a JSON string, quotes and newlines escaped).
+  const text = detail === 'full' ? undefined : renderItems(items).join('\n')
+  const whole = JSON.stringify(items)
+  if (FIXED + Buffer.byteLength(whole) + (text === undefined ? bytes(whole) : bytes(text)) + 16 * items.length <= budget) {
+    return pageResult(page, items, items.length)
+  }
+  // Too big: count item by item.
+  let used = FIXED
   let fit = 0
+  let group = ''
   for (const item of items) {
     // The structured JSON, plus the text part as it travels: a JSON string, quotes and newlines escaped.
     const json = JSON.stringify(item)
-    const cost = Buffer.byteLength(json) + bytes(detail === 'full' ? json : renderItems([item]).join('\n')) + 16
+    let cost = Buffer.byteLength(json) + 16
+    if (detail === 'full') cost += bytes(json)
+    else {
+      const summary = item as AnnotationSummary
+      cost += bytes(renderLine(summary))
+      const header = groupLine(summary)
+      if (header !== group) cost += bytes(header)
+      group = header
+    }
     if (used + cost > budget) break
     used += cost
     fit++
@@ -100,7 +118,11 @@ export function fitPage(page: Page<Annotation>, detail: Detail, budget: number):
     fit = 1
     items[0] = detail === 'full' ? fitAnnotation(page.items[0]!, budget).annotation : items[0]!
   }
-  const shown = items.slice(0, fit)
+  return pageResult(page, items, fit)
+}
+
+function pageResult(page: Page<Annotation>, items: Item[], fit: number): PageResult {
+  const shown = fit === items.length ? items : items.slice(0, fit)
   const cutByBudget = fit < items.length
   const result: PageResult = { annotations: shown, count: shown.length, total: page.total }
   const last = page.items[fit - 1]

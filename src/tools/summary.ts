@@ -54,7 +54,10 @@ export function toSummary(a: AnnotationT): AnnotationSummary {
   if (a.element?.selector !== undefined) s.selector = clip(a.element.selector, SUMMARY_SELECTOR_CHARS)
   if (a.comment.length > SUMMARY_COMMENT_CHARS || (a.url?.length ?? 0) > SUMMARY_URL_CHARS || (a.element?.selector.length ?? 0) > SUMMARY_SELECTOR_CHARS) s.clipped = true
   const text = a.element?.text ?? a.selectedText
-  if (text !== undefined && text.trim() !== '') s.text = clip(text.trim().replace(/\s+/g, ' '), SNIPPET_CHARS)
+  if (text !== undefined) {
+    const t = text.trim()
+    if (t !== '') s.text = clip(/\s\s|[\n\t\r]/.test(t) ? t.replace(/\s+/g, ' ') : t, SNIPPET_CHARS)
+  }
   if (a.intent !== undefined) s.intent = a.intent
   if (a.severity !== undefined) s.severity = a.severity
   const last = a.replies.at(-1)
@@ -69,7 +72,29 @@ export function itemOf(a: AnnotationT, detail: Detail): AnnotationItem {
   return detail === 'full' ? a : toSummary(a)
 }
 
-const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ⏎ ')
+const oneLine = (s: string) => (s.includes('\n') ? s.replace(/\s*\n\s*/g, ' ⏎ ') : s)
+
+/** Rendered lines, kept per summary object so a page is rendered once while it is sized and once sent. */
+const lineCache = new WeakMap<object, string>()
+
+/** The line naming a summary's session and page, printed whenever it changes. */
+export function groupLine(s: AnnotationSummary): string {
+  return `session ${s.sessionId}${s.url ? ` · ${s.url}` : ''}`
+}
+
+/** One annotation as one line. */
+export function renderLine(s: AnnotationSummary): string {
+  let line = lineCache.get(s)
+  if (line !== undefined) return line
+  const tags = s.intent ? (s.severity ? `${s.intent}/${s.severity}` : s.intent) : (s.severity ?? '')
+  const selector = s.selector ? `\`${oneLine(s.selector)}\`` : ''
+  const text = s.text ? `"${oneLine(s.text)}"` : ''
+  const where = selector && text ? `${selector} ${text}` : selector || text
+  const replies = s.lastReply ? ` | ${s.replyCount} repl${s.replyCount === 1 ? 'y' : 'ies'}, last ${s.lastReply.author}${s.lastReply.kind === 'question' ? ' (question)' : ''}: "${oneLine(s.lastReply.message)}"` : ''
+  line = `- ${s.id} [${s.status}${tags ? ` ${tags}` : ''}] rev ${s.rev} ${s.createdAt}${where ? ` at ${where}` : ''} — ${oneLine(s.comment)}${replies}`
+  lineCache.set(s, line)
+  return line
+}
 
 /**
  * One line per annotation, grouped under a line naming the session and page whenever those
@@ -80,15 +105,12 @@ export function renderItems(items: readonly AnnotationItem[]): string[] {
   let group = ''
   for (const item of items) {
     const s = 'replyCount' in item ? item : toSummary(item)
-    const header = `session ${s.sessionId}${s.url ? ` · ${s.url}` : ''}`
+    const header = groupLine(s)
     if (header !== group) {
       lines.push(header)
       group = header
     }
-    const tags = [s.intent, s.severity].filter(Boolean).join('/')
-    const where = [s.selector && `\`${oneLine(s.selector)}\``, s.text && `"${oneLine(s.text)}"`].filter(Boolean).join(' ')
-    const replies = s.lastReply ? ` | ${s.replyCount} repl${s.replyCount === 1 ? 'y' : 'ies'}, last ${s.lastReply.author}${s.lastReply.kind === 'question' ? ' (question)' : ''}: "${oneLine(s.lastReply.message)}"` : ''
-    lines.push(`- ${s.id} [${s.status}${tags ? ` ${tags}` : ''}] rev ${s.rev} ${s.createdAt}${where ? ` at ${where}` : ''} — ${oneLine(s.comment)}${replies}`)
+    lines.push(renderLine(s))
   }
   return lines
 }

@@ -4,12 +4,14 @@
  * `npm run bench -- --smoke`: tiny sizes, no goals; part of `npm test` so the bench cannot rot.
  * `npm run bench -- --only=wake-cross,query`: a subset.
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { writeFileSync, mkdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { openStore } from '../src/index.js'
 import { wakeOneProcess } from './serve-scenario.js'
-import { cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
+import { CLI, cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
 
 export interface Figure {
   scenario: string
@@ -176,15 +178,41 @@ async function startup(opts: Options): Promise<void> {
   const runs = opts.smoke ? 2 : 15
   const dir = tempDir()
   await seedStore(dir, 100)
-  const times: number[] = []
+  // Server readiness: spawn → the tools/list answer's bytes arrive (initialize, initialized and
+  // tools/list are written at once, as a client does).
+  const raw: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'] })
+    for (const message of [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ])
+      child.stdin.write(JSON.stringify(message) + '\n')
+    let out = ''
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d
+        if (/"id":2[,}]/.test(out)) resolve()
+      })
+      child.on('exit', () => reject(new Error(`marginalia mcp exited before answering: ${out.slice(0, 500)}`)))
+    })
+    raw.push(performance.now() - t0)
+    child.stdin.end()
+    await once(child, 'exit')
+  }
+  // The same through the SDK's client (its own spawn, handshake and response validation included).
+  const sdk: number[] = []
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now()
     const server: StdioServer = await spawnMcp(dir)
     await server.client.listTools()
-    times.push(performance.now() - t0)
+    sdk.push(performance.now() - t0)
     await server.close()
   }
-  record(opts, 'start-up', 'spawn → tools/list p50', median(times), 'ms', { op: '<=', limit: 300 })
+  record(opts, 'start-up', 'spawn → tools/list answered p50', median(raw), 'ms', { op: '<=', limit: 300 })
+  record(opts, 'start-up', 'same, through the SDK client p50', median(sdk), 'ms')
 }
 
 // ---- 6. memory ------------------------------------------------------------------------------

@@ -48,7 +48,25 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
 
+/**
+ * Summaries of immutable records (a change makes a new record object), kept while the record
+ * lives: an agent reads the same pending annotations again and again.
+ */
+const summaries = new WeakMap<AnnotationT, AnnotationSummary>()
+
 export function toSummary(a: AnnotationT): AnnotationSummary {
+  let s = summaries.get(a)
+  if (!s) summaries.set(a, (s = freezeSummary(summarize(a))))
+  return s
+}
+
+/** Shared between calls, so immutable, like the records they summarise. */
+function freezeSummary(s: AnnotationSummary): AnnotationSummary {
+  if (s.lastReply) Object.freeze(s.lastReply)
+  return Object.freeze(s)
+}
+
+function summarize(a: AnnotationT): AnnotationSummary {
   const s: AnnotationSummary = { id: a.id, sessionId: a.sessionId, status: a.status, comment: clip(a.comment, SUMMARY_COMMENT_CHARS), createdAt: a.createdAt, rev: a.rev, replyCount: a.replies.length }
   if (a.url !== undefined) s.url = clip(a.url, SUMMARY_URL_CHARS)
   if (a.element?.selector !== undefined) s.selector = clip(a.element.selector, SUMMARY_SELECTOR_CHARS)

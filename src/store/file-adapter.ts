@@ -139,9 +139,12 @@ export class FileAdapter implements StoreAdapter {
   }
 
   async transact(decide: (external: StoreEvent[]) => Decision): Promise<void> {
-    await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
-      throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
-    })
+    // Once the log is open the directory exists (a vanished one fails the lock below, clearly).
+    if (!this.cursor) {
+      await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
+        throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
+      })
+    }
     const release = await this.lock({ optional: false })
     try {
       const external = await this.readNew({ underLock: true })

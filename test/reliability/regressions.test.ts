@@ -4,9 +4,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { ValidationError, createToolRegistry } from '../../src/index.js'
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { StoreFileError, ValidationError, createToolRegistry, openStore } from '../../src/index.js'
 import { connect, errorOf } from '../helpers/mcp.js'
-import { memoryStore } from '../helpers/store.js'
+import { memoryStore, tempDir } from '../helpers/store.js'
+import { populated } from './lib/hostile.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -78,5 +81,31 @@ describe('tools/call with arguments that are not an object (found by fuzz-tools:
     }
     const ok = (await mcp.call('list_sessions')) as CallToolResult
     expect(ok.isError).toBeFalsy()
+  })
+})
+
+describe('a store that cannot be opened leaves no file open (found by npm test: DEP0137 "Closing a FileHandle object on garbage collection")', () => {
+  /** Open file descriptors of this process (Linux). */
+  const openFds = () => readdirSync('/proc/self/fd').length
+
+  it.skipIf(!existsSync('/proc/self/fd'))('a log event that does not fit the snapshot: openStore rejects naming the store and closes the log it had opened', async () => {
+    const { file, cleanup } = tempDir('marginalia-regression-')
+    cleanups.push(cleanup)
+    await populated(file)
+    const log = path.join(path.dirname(file), 'store.events.jsonl')
+    const lines = readFileSync(log, 'utf8').split('\n')
+    writeFileSync(log, [lines[0]!.replace(/"annotationId":"ann_/, '"annotationId":"an_'), ...lines.slice(1)].join('\n'))
+    const before = openFds()
+    for (let i = 0; i < 20; i++) {
+      const error = await openStore({ file, pollIntervalMs: 0, watchFiles: false }).then(
+        async (s) => {
+          await s.close()
+          return null
+        },
+        (e: unknown) => e,
+      )
+      expect(error).toBeInstanceOf(StoreFileError)
+    }
+    expect(openFds()).toBe(before)
   })
 })

@@ -26,6 +26,12 @@ export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 /** …and this long to send the whole request, body included (node's default is 5 min). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/**
+ * Connections the kernel may hold before the server accepts them (node's default is 511; the
+ * system caps it at net.core.somaxconn). A burst beyond it has SYNs dropped (retried a second
+ * later) or, with SYN cookies, connections reset.
+ */
+const LISTEN_BACKLOG = 4_096
 
 export interface HttpServerOptions {
   /** Port to listen on (default 4848; 0 = any free port). */
@@ -241,7 +247,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     }
     server.once('error', onError)
     server.once('listening', onListening)
-    server.listen(port, host)
+    server.listen({ port, host, backlog: LISTEN_BACKLOG })
   })
   port = (server.address() as AddressInfo).port
 

@@ -2,6 +2,7 @@
  * Raw TCP exchanges with an HTTP server, for requests node:http would refuse to send (huge or
  * missing headers, partial requests, garbage) and for clients that never read.
  */
+import { readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 
 export interface RawOutcome {
@@ -74,4 +75,20 @@ export async function stalledClient(port: number, request: string): Promise<Sock
   socket.pause()
   socket.write(request)
   return socket
+}
+
+/**
+ * How many times a listen queue on this machine overflowed (SYNs dropped because the server's
+ * accept backlog was full), from /proc/net/netstat; undefined where that is not available.
+ */
+export function listenOverflows(): number | undefined {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'))
+    const names = lines[0]!.split(/\s+/)
+    const values = lines[1]!.split(/\s+/)
+    const at = names.indexOf('ListenOverflows')
+    return at < 0 ? undefined : Number(values[at])
+  } catch {
+    return undefined
+  }
 }

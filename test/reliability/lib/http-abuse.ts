@@ -12,7 +12,7 @@ import { expect } from 'vitest'
 import { openStore, type Annotation, type HttpServer, type HttpServerOptions, type Store } from '../../../src/index.js'
 import { request, serve, SseClient, type Reply } from '../../helpers/http.js'
 import { tempDir } from '../../helpers/store.js'
-import { rawExchange, stalledClient } from './raw.js'
+import { listenOverflows, rawExchange, stalledClient } from './raw.js'
 import { startFixtureServer, type FixtureServer, type MemoryUsage } from './serve.js'
 
 const MB = 1024 * 1024
@@ -52,6 +52,8 @@ export interface CreatesFigures {
   pagedThrough: number
   pages: number
   latencyMs: { p50: number; p99: number; max: number }
+  /** SYNs this machine dropped meanwhile because a listen queue was full (Linux; -1 where unknown). */
+  listenOverflows: number
   ms: number
 }
 
@@ -62,6 +64,7 @@ export async function concurrentCreates(options: { creates: number; sockets: num
   const startRev = store.rev
   const agent = new Agent({ keepAlive: true, maxSockets: options.sockets })
   cleanups.push(() => agent.destroy())
+  const overflowsBefore = listenOverflows()
   const started = Date.now()
   const replies = await Promise.all(
     Array.from({ length: options.creates }, async (_, i) => {
@@ -71,6 +74,7 @@ export async function concurrentCreates(options: { creates: number; sockets: num
     }),
   )
   const ms = Date.now() - started
+  const overflowsAfter = listenOverflows()
   const statuses: Record<string, number> = {}
   for (const { r } of replies) statuses[r.status] = (statuses[r.status] ?? 0) + 1
   expect(statuses).toEqual({ 201: options.creates })
@@ -109,6 +113,7 @@ export async function concurrentCreates(options: { creates: number; sockets: num
     pagedThrough: paged.length,
     pages,
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
+    listenOverflows: overflowsBefore === undefined || overflowsAfter === undefined ? -1 : overflowsAfter - overflowsBefore,
     ms,
   }
 }
@@ -392,7 +397,6 @@ export interface SlowFigures {
   answered408: number
   closedWithin: { p50: number; max: number }
   normalRequestMs: number
-  revUnchanged: boolean
 }
 
 /**
@@ -403,20 +407,29 @@ export interface SlowFigures {
 export async function slowloris(
   options: { connections: number; headersTimeoutMs: number; requestTimeoutMs: number },
   cleanups: (() => unknown)[],
+  /** Another server to try (e.g. the built CLI with its default timeouts); by default one in this process with the given timeouts. */
+  target?: { url: string; port: number; rev: () => Promise<number> },
 ): Promise<SlowFigures> {
-  const { store, server } = await fileServer(cleanups, { headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs })
-  await store.createSession({ url: 'http://localhost:5173/' })
-  const rev = store.rev
-  const host = `Host: 127.0.0.1:${server.port}\r\n`
-  const trickle = (data: string, every: number, times: number) => Array.from({ length: times }, () => ({ delayMs: every, data }))
+  let server = target
+  if (!server) {
+    const local = await fileServer(cleanups, { headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs })
+    await local.store.createSession({ url: 'http://localhost:5173/' })
+    server = { url: local.server.url, port: local.server.port, rev: async () => local.store.rev }
+  }
+  const { port } = server
+  const rev = await server.rev()
+  const host = `Host: 127.0.0.1:${port}\r\n`
+  const waitMs = options.requestTimeoutMs + 20_000
+  const times = Math.ceil(waitMs / 200)
+  const trickle = (data: string) => Array.from({ length: times }, () => ({ delayMs: 200, data }))
   const kinds = [
-    () => rawExchange(server.port, [], 30_000),
-    () => rawExchange(server.port, [{ delayMs: 0, data: `GET /api/sessions HTTP/1.1\r\n${host}` }, ...trickle('X-Slow: 1\r\n', 200, 150)], 30_000),
+    () => rawExchange(port, [], waitMs),
+    () => rawExchange(port, [{ delayMs: 0, data: `GET /api/sessions HTTP/1.1\r\n${host}` }, ...trickle('X-Slow: 1\r\n')], waitMs),
     () =>
       rawExchange(
-        server.port,
-        [{ delayMs: 0, data: `POST /api/sessions HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":"http://x/","name":"` }, ...trickle('n', 200, 150)],
-        30_000,
+        port,
+        [{ delayMs: 0, data: `POST /api/sessions HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"url":"http://x/","name":"` }, ...trickle('n')],
+        waitMs,
       ),
   ]
   const slow = Promise.all(Array.from({ length: options.connections }, (_, i) => kinds[i % kinds.length]!()))
@@ -427,22 +440,18 @@ export async function slowloris(
   const normalRequestMs = Date.now() - t0
   expect(normal.status).toBe(200)
   const outcomes = await slow
-  const closed = outcomes.map((o) => o.closedAfterMs)
-  for (const o of outcomes) {
-    expect(o.closedAfterMs, 'a slow connection was kept open').toBeDefined()
-    expect(o.status).toBe(408)
-  }
-  const times = closed.map((c) => c!).sort((a, b) => a - b)
+  const kept = outcomes.map((o, i) => ({ ...o, kind: ['nothing sent', 'headers trickled', 'body trickled'][i % kinds.length] })).filter((o) => o.closedAfterMs === undefined || o.status !== 408)
+  expect(kept.length, `slow connections not answered 408 and closed: ${JSON.stringify(kept.slice(0, 5))}`).toBe(0)
+  const closed = outcomes.map((o) => o.closedAfterMs!).sort((a, b) => a - b)
   // Closed after the limit (not before) and well before node's defaults (60 s / 5 min).
-  expect(times[0]).toBeGreaterThanOrEqual(options.headersTimeoutMs - 50)
-  expect(times.at(-1)).toBeLessThan(options.requestTimeoutMs + 10_000)
-  expect(store.rev).toBe(rev)
+  expect(closed[0]).toBeGreaterThanOrEqual(options.headersTimeoutMs - 50)
+  expect(closed.at(-1)).toBeLessThan(options.requestTimeoutMs + 10_000)
+  expect(await server.rev()).toBe(rev)
   return {
     connections: options.connections,
     answered408: outcomes.filter((o) => o.status === 408).length,
-    closedWithin: { p50: percentile(times, 50), max: times.at(-1) ?? 0 },
+    closedWithin: { p50: percentile(closed, 50), max: closed.at(-1) ?? 0 },
     normalRequestMs,
-    revUnchanged: store.rev === rev,
   }
 }
 

@@ -87,7 +87,7 @@ describe('HTTP abuse: hostile requests get the right 4xx and change nothing', ()
     const client = new Client({ name: 'slow-agent', version: '1' })
     await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)))
     cleanups.push(() => client.close())
-    const watch = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 1_500 } }) as Promise<CallToolResult>
+    const watch = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 15_000 } }) as Promise<CallToolResult>
     await new Promise((r) => setTimeout(r, 1_200)) // three request timeouts, and more than a check interval
     const posted = await request(`${server.url}/api/sessions/${session.id}/annotations`, { method: 'POST', body: { comment: 'late' } })
     expect(posted.status).toBe(201)

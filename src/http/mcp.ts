@@ -18,7 +18,7 @@ import type { PresenceTracker } from './presence.js'
 import { HttpError, sendRpcError } from './respond.js'
 
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 60 * 60 * 1000
-/** At most this many MCP sessions at once (each holds an MCP server, ~40 KB, until it ends). */
+/** At most this many MCP sessions at once (each holds an MCP server, ~44 KB of heap, until it ends). */
 export const DEFAULT_MAX_MCP_SESSIONS = 100
 
 export interface McpEndpointOptions {

@@ -175,7 +175,7 @@ describe('HTTP: a request body broken off by the client (found by http-abuse: lo
   })
 })
 
-describe('MCP over HTTP: sessions were unbounded (found by http-abuse: 300 abandoned sessions all kept for an hour, ~42 KB each)', () => {
+describe('MCP over HTTP: sessions were unbounded (found by http-abuse: 300 abandoned sessions all kept for an hour, ~44 KB each)', () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'r', version: '1' } } }
   const accept = { Accept: 'application/json, text/event-stream' }
 

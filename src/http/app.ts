@@ -6,13 +6,13 @@
  * check (401; /health and static assets stay open), then its route.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Store } from '../store/store.js'
 import type { RegistryOptions } from '../tools/registry.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_MAX_BODY_BYTES } from './body.js'
-import { DEFAULT_MCP_IDLE_TIMEOUT_MS, McpEndpoint } from './mcp.js'
+import { DEFAULT_MAX_MCP_SESSIONS, DEFAULT_MCP_IDLE_TIMEOUT_MS, McpEndpoint } from './mcp.js'
 import { PresenceTracker, TrackedRegistry, type Presence } from './presence.js'
 import { apiRoutes, type ApiContext } from './rest.js'
 import { HttpError, sendError, sendJson, sendRpcError, toErrorResponse } from './respond.js'
@@ -22,6 +22,16 @@ import { DEFAULT_STATIC_DIR, landingPage, serveStatic } from './static.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
+/** A client has this long to send a request's headers (node's default is 60 s). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+/** …and this long to send the whole request, body included (node's default is 5 min). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/**
+ * Connections the kernel may hold before the server accepts them (node's default is 511; the
+ * system caps it at net.core.somaxconn). A burst beyond it has SYNs dropped (retried a second
+ * later) or, with SYN cookies, connections reset.
+ */
+const LISTEN_BACKLOG = 4_096
 
 export interface HttpServerOptions {
   /** Port to listen on (default 4848; 0 = any free port). */
@@ -42,6 +52,18 @@ export interface HttpServerOptions {
   sseMaxBufferedBytes?: number
   /** Close an MCP session idle this long with no open stream (default 1 h; 0 = never). */
   mcpIdleTimeoutMs?: number
+  /**
+   * At most this many MCP sessions (default 100). A new session replaces the least recently
+   * active one that has nothing open; when all are busy, initialize gets 503.
+   */
+  maxMcpSessions?: number
+  /**
+   * Time a client has to send a request's headers (default 10 s) and the whole request, body
+   * included (default 30 s); after that the connection gets 408 and is closed. Responses that
+   * stream (events, MCP) are not limited by these.
+   */
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
   /** Where the built overlay/inbox assets are (default `dist/overlay` of this package); null = none. */
   staticDir?: string | null
   /** Check tool results against their output schemas (tests). */
@@ -88,6 +110,13 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error('maxBodyBytes must be a positive whole number of bytes')
   const allowOrigins = (options.allowOrigins ?? []).map(normalizeOrigin)
+  const maxMcpSessions = options.maxMcpSessions ?? DEFAULT_MAX_MCP_SESSIONS
+  if (!Number.isInteger(maxMcpSessions) || maxMcpSessions <= 0) throw new Error('maxMcpSessions must be a positive whole number')
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  const headersTimeoutMs = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs)
+  for (const [name, value] of [['requestTimeoutMs', requestTimeoutMs], ['headersTimeoutMs', headersTimeoutMs]] as const) {
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number of milliseconds`)
+  }
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_SSE_KEEPALIVE_MS
   const staticDir = options.staticDir === undefined ? DEFAULT_STATIC_DIR : options.staticDir
   const log = options.log ?? ((message: string) => process.stderr.write(`marginalia: ${message}\n`))
@@ -103,6 +132,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     maxBodyBytes,
     keepAliveMs,
     idleTimeoutMs: options.mcpIdleTimeoutMs ?? DEFAULT_MCP_IDLE_TIMEOUT_MS,
+    maxSessions: maxMcpSessions,
     extendServer: options.extendServer,
     log,
   })
@@ -178,16 +208,32 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     }
   }
 
-  const server: Server = createHttpServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      log(`request failed: ${e instanceof Error ? e.message : String(e)}`)
-      if (!res.headersSent) sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Internal server error.' } })
-      else res.destroy()
-    })
-  })
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
-    else socket.destroy()
+  const server: Server = createHttpServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      // How often node looks for requests past those limits (its default is every 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      handle(req, res).catch((e: unknown) => {
+        log(`request failed: ${e instanceof Error ? e.message : String(e)}`)
+        if (!res.headersSent) sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'Internal server error.' } })
+        else res.destroy()
+      })
+    },
+  )
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // What node answers without a listener: the status that says what was wrong (408 for a
+    // request past the timeouts, 431 for headers over 16 KiB), but only on a connection that has
+    // not written anything yet; on a kept-alive one the answer could land inside another
+    // response, so that one is just closed.
+    if (!socket.writable || socket.bytesWritten > 0) {
+      socket.destroy()
+      return
+    }
+    const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request'
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`)
   })
 
   await new Promise<void>((resolve, reject) => {
@@ -201,7 +247,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     }
     server.once('error', onError)
     server.once('listening', onListening)
-    server.listen(port, host)
+    server.listen({ port, host, backlog: LISTEN_BACKLOG })
   })
   port = (server.address() as AddressInfo).port
 
@@ -229,6 +275,13 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       return closing
     },
   }
+}
+
+/** Statuses for the parser and timeout errors node reports as `clientError` (as node's own defaults). */
+const CLIENT_ERROR_STATUS: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
 }
 
 /** The request target as a URL: origin-form (`/path?query`) or absolute-form; undefined when malformed. */

@@ -72,11 +72,13 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
       cleanup()
       resolve(Buffer.concat(chunks, received).toString('utf8'))
     }
+    // The client broke the request off (or sent a malformed chunk): its fault, not the server's,
+    // so a 400 (which it will not read) rather than an internal error with a stack in the log.
     const onError = (error: Error): void => {
       cleanup()
-      reject(error)
+      reject(new HttpError(400, 'INVALID_PARAMS', `The request body could not be read: ${error.message}.`))
     }
-    const onAborted = (): void => onError(new Error('request aborted'))
+    const onAborted = (): void => onError(new Error('the client closed the connection before the end of the body'))
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)

@@ -18,6 +18,8 @@ import type { PresenceTracker } from './presence.js'
 import { HttpError, sendRpcError } from './respond.js'
 
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 60 * 60 * 1000
+/** At most this many MCP sessions at once (each holds an MCP server, ~44 KB of heap, until it ends). */
+export const DEFAULT_MAX_MCP_SESSIONS = 100
 
 export interface McpEndpointOptions {
   store: Store
@@ -28,6 +30,12 @@ export interface McpEndpointOptions {
   keepAliveMs: number
   /** Close a session after this long with no request and no open stream (0 = never). */
   idleTimeoutMs: number
+  /**
+   * At most this many sessions. A new one first takes the place of the least recently active
+   * session with no request or stream open (a client that went away without DELETE); when every
+   * session is busy, initialize is refused with 503.
+   */
+  maxSessions: number
   /** Called with each new session's server before it connects. */
   extendServer?: (server: McpServer) => void
   log: (message: string) => void
@@ -51,6 +59,8 @@ export class McpEndpoint {
   private readonly sessions = new Map<string, McpSession>()
   private readonly sweeper: ReturnType<typeof setInterval> | undefined
   private closing = false
+  /** Initialize requests being answered (their session is not in the map yet). */
+  private opening = 0
 
   constructor(private readonly options: McpEndpointOptions) {
     if (options.idleTimeoutMs > 0) {
@@ -97,12 +107,39 @@ export class McpEndpoint {
         return
       }
     } else if (method === 'POST' && isInitialization(body)) {
-      session = await this.open()
+      if (!this.makeRoom()) {
+        sendRpcError(
+          res,
+          503,
+          BAD_REQUEST,
+          `Too many MCP sessions: all ${this.options.maxSessions} are in use (each has a request or stream open). End one with DELETE /mcp, or try again later.`,
+          { 'Retry-After': '5' },
+        )
+        return
+      }
+      // Counted from here until the transport puts the session in the map (or fails to).
+      this.opening++
+      let counted = true
+      const settled = (): void => {
+        if (counted) this.opening--
+        counted = false
+      }
+      try {
+        session = await this.open(settled)
+        await this.serve(session, req, res, body)
+      } finally {
+        settled()
+      }
+      return
     } else {
       sendRpcError(res, 400, BAD_REQUEST, 'Bad Request: an Mcp-Session-Id header is required (send an initialize request first to get one).')
       return
     }
 
+    await this.serve(session, req, res, body)
+  }
+
+  private async serve(session: McpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     session.open++
     session.lastActivity = Date.now()
     this.options.presence.seen()
@@ -113,6 +150,25 @@ export class McpEndpoint {
     await session.transport.handleRequest(req, res, body)
   }
 
+  /** Whether a new session fits, after ending the least recently active idle one if need be. */
+  private makeRoom(): boolean {
+    if (this.sessions.size + this.opening < this.options.maxSessions) return true
+    let oldest: [string, McpSession] | undefined
+    for (const entry of this.sessions) if (entry[1].open === 0 && (!oldest || entry[1].lastActivity < oldest[1].lastActivity)) oldest = entry
+    if (!oldest) return false
+    this.end(oldest[0], oldest[1], `${this.options.maxSessions} sessions are open and a new one was asked for`)
+    return this.sessions.size + this.opening < this.options.maxSessions
+  }
+
+  /** End a session: out of the map at once (so it no longer counts), then its transport closed. */
+  private end(id: string, session: McpSession, why: string): void {
+    if (this.sessions.get(id) !== session) return
+    this.options.log(`closing MCP session ${id}: ${why}`)
+    this.sessions.delete(id)
+    this.options.presence.sessionClosed()
+    void session.transport.close().catch(() => {})
+  }
+
   /** Close every session (server shutdown). */
   async close(): Promise<void> {
     this.closing = true
@@ -121,12 +177,13 @@ export class McpEndpoint {
     this.sessions.clear()
   }
 
-  private async open(): Promise<McpSession> {
+  private async open(onInitialized: () => void): Promise<McpSession> {
     const { store, registry, presence } = this.options
     const session: McpSession = {
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
+          onInitialized()
           this.sessions.set(id, session)
           presence.sessionOpened()
         },
@@ -157,10 +214,7 @@ export class McpEndpoint {
   private closeIdle(): void {
     const now = Date.now()
     for (const [id, s] of this.sessions) {
-      if (s.open === 0 && now - s.lastActivity > this.options.idleTimeoutMs) {
-        this.options.log(`closing MCP session ${id}: idle for ${Math.round((now - s.lastActivity) / 1000)} s`)
-        void s.transport.close().catch(() => {})
-      }
+      if (s.open === 0 && now - s.lastActivity > this.options.idleTimeoutMs) this.end(id, s, `idle for ${Math.round((now - s.lastActivity) / 1000)} s`)
     }
   }
 }

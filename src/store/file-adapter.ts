@@ -205,6 +205,14 @@ export class FileAdapter implements StoreAdapter {
     }
   }
 
+  async dispose(): Promise<void> {
+    this.onChange = null
+    this.watcher?.close()
+    this.watcher = null
+    await this.cursor?.handle.close().catch(() => {})
+    this.cursor = null
+  }
+
   // ---- snapshot -----------------------------------------------------------------------------
 
   private async readSnapshot(): Promise<Snapshot | null> {

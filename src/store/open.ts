@@ -26,5 +26,12 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     })
   const loaded = await adapter.load()
   const archiveDirectory = storeOptions.archiveDirectory ?? (custom ? undefined : path.join(path.dirname(path.resolve(file ?? DEFAULT_STORE_FILE)), 'archive'))
-  return new Store(adapter, loaded, { ...storeOptions, archiveDirectory })
+  try {
+    return new Store(adapter, loaded, { ...storeOptions, archiveDirectory })
+  } catch (e) {
+    // The files were read but do not make a store (a log event that does not fit): close what
+    // load() opened (the log's file handle) instead of leaving it to the garbage collector.
+    await adapter.dispose?.().catch(() => {})
+    throw e
+  }
 }

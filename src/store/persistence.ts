@@ -50,6 +50,11 @@ export interface StoreAdapter {
   watch(onChange: () => void): () => void
   /** Flush and release resources; `snapshot` lets a compacting adapter save a final snapshot. */
   close(snapshot: () => Snapshot): Promise<void>
+  /**
+   * Release resources without writing anything: what `load` returned could not be made into a
+   * store (an event that does not fit the state), so there is nothing to flush or compact.
+   */
+  dispose?(): Promise<void>
 }
 
 /**

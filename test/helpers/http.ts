@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
+import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { startHttpServer, type HttpServer, type HttpServerOptions, type Store } from '../../src/index.js'
 
 export interface Reply {
@@ -15,6 +15,8 @@ export interface RequestOptions {
   /** An object is sent as JSON with `Content-Type: application/json` unless headers say otherwise. */
   body?: unknown
   timeoutMs?: number
+  /** The connection pool (default: node's global agent). */
+  agent?: Agent
 }
 
 /** One HTTP request with node:http (which, unlike fetch, lets a test set Host and Origin). */
@@ -30,7 +32,7 @@ export function request(url: string, options: RequestOptions = {}): Promise<Repl
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['Content-Length'] = payload.length
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers, timeout: options.timeoutMs ?? 5_000 }, (res) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers, timeout: options.timeoutMs ?? 5_000, ...(options.agent ? { agent: options.agent } : {}) }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {

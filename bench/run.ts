@@ -238,6 +238,7 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     const r = await wakeOneProcess(opts.smoke)
     record(opts, 'wake, one process', 'p50', r.p50, 'ms', { op: '<=', limit: 5 })
     record(opts, 'wake, one process', 'p99', r.p99, 'ms', { op: '<=', limit: 20 })
+    record(opts, 'wake, one process', 'p50 when POSTing with fetch()', r.fetchP50, 'ms')
   },
   'wake-cross': wakeAcrossProcesses,
   query,

@@ -104,6 +104,8 @@ export class FileAdapter implements StoreAdapter {
   private snapshotExists = false
   private snapshotMtimeMs: number | null = null
   private watcher: FSWatcher | null = null
+  /** The release of our last lock, still under way (see transact). */
+  private releasing: Promise<void> = Promise.resolve()
   private onChange: (() => void) | null = null
 
   constructor(options: FileAdapterOptions) {
@@ -146,10 +148,17 @@ export class FileAdapter implements StoreAdapter {
       })
     }
     const release = await this.lock({ optional: false })
+    let failed = true
     try {
+      // The writability check (one access call) runs beside the catch-up read.
+      const writable = this.assertSnapshotWritable().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       const external = await this.readNew({ underLock: true })
       const decision = decide(external)
-      if (decision.events.length > 0) await this.assertSnapshotWritable()
+      const notWritable = await writable
+      if (decision.events.length > 0 && notWritable !== undefined) throw notWritable
       if (decision.events.length > 0 && !this.snapshotExists && this.lastRev === 0 && !this.cursor) {
         // A brand-new store: an empty snapshot first, so the log can start at rev 1 and stay.
         try {
@@ -161,8 +170,12 @@ export class FileAdapter implements StoreAdapter {
       }
       if (decision.events.length > 0) await this.append(decision.events)
       if (decision.events.length > 0 && this.shouldCompact()) await this.compactSafely(decision.snapshot)
+      failed = false
     } finally {
-      await release()
+      // The events are durable: the caller may publish them while the lock is let go. The next
+      // lock (ours) waits for this release; other processes see the lock free a moment later.
+      this.releasing = release()
+      if (failed) await this.releasing
     }
     this.ensureWatching()
   }
@@ -185,6 +198,7 @@ export class FileAdapter implements StoreAdapter {
   async close(snapshot: () => Snapshot): Promise<void> {
     this.watcher?.close()
     this.watcher = null
+    await this.releasing
     try {
       const cursor = this.cursor
       const worthIt = cursor !== null && cursor.writable && cursor.offset > 0 && (this.snapshotBytes < 4 * this.compactMinBytes || cursor.offset * 4 > this.snapshotBytes)
@@ -482,6 +496,7 @@ export class FileAdapter implements StoreAdapter {
   // ---- lock and watch -----------------------------------------------------------------------
 
   private async lock({ optional }: { optional: boolean }): Promise<() => Promise<void>> {
+    await this.releasing
     const deadline = Date.now() + this.lockTimeoutMs
     let wait = 1
     for (;;) {

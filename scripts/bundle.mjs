@@ -27,7 +27,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  minify: true,
+  minify: process.env.MARGINALIA_BUNDLE_MINIFY !== "0",
   legalComments: 'none',
   define: { __MARGINALIA_BUILTIN_SCHEMAS__: JSON.stringify(schemas) },
   // rxjs resolves to its CommonJS build under the "node" condition, which cannot be

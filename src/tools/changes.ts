@@ -99,7 +99,7 @@ function renderChanges(r: ChangesPage & { status?: string }): string {
           : e.type === 'session.created'
             ? `session ${e.sessionId} ${e.session?.url ?? ''}`
             : `${e.annotationId ?? e.sessionId}`
-    const reply = e.reply ? ` — ${e.reply.author}${e.reply.kind === 'question' ? ' (question)' : ''}: "${e.reply.message.replace(/\s*\n\s*/g, ' ⏎ ')}"` : ''
+    const reply = e.reply ? ` | ${e.reply.author}${e.reply.kind === 'question' ? ' (question)' : ''}: "${e.reply.message.replace(/\s*\n\s*/g, ' ⏎ ')}"` : ''
     lines.push(`- rev ${e.rev} ${e.at} ${e.type} ${what}${reply}`)
   }
   if (r.more) lines.push(`More: call again with sinceRev ${r.toRev}.`)

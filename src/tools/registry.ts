@@ -268,10 +268,19 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
     title: tool.title,
     description: tool.description,
     // Inputs keep their dialect ($schema: draft 2020-12, the MCP default) and $defs, as SEP-1613 asks.
-    inputSchema: { ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) },
+    inputSchema: { ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any', override: plainDateTime }) },
     outputSchema: withErrorBranch(jsonSchema(tool.output, 'output')),
     annotations: { title: tool.title, ...tool.annotations },
   }
+}
+
+/**
+ * A timestamp is published as `format: "date-time"` alone, without zod's 400-character regex
+ * beside it: clients compile and run that regex for every timestamp of every result they
+ * validate (a page of 100 summaries has 100). The server still checks timestamps with zod.
+ */
+function plainDateTime(ctx: { jsonSchema: Record<string, unknown> }): void {
+  if (ctx.jsonSchema.format === 'date-time') delete ctx.jsonSchema.pattern
 }
 
 /**
@@ -279,7 +288,7 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
  * resolve the 2020-12 meta-schema URI.
  */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: plainDateTime }) as JsonSchema
   return rest
 }
 

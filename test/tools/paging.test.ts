@@ -62,7 +62,7 @@ describe('summaries and detail', () => {
     const text = (r.content as { text: string }[])[0]!.text
     const lines = text.split('\n')
     expect(lines[0]).toBe('Pending annotations: 20 of 20 (oldest first).')
-    expect(lines[1]).toBe(`session ${s.id} · http://localhost:5173/checkout`)
+    expect(lines[1]).toBe(`session ${s.id} at http://localhost:5173/checkout`)
     expect(lines.filter((l) => l.startsWith('- ann_'))).toHaveLength(20)
     expect(lines[2]).toContain('[pending fix/important]')
     expect(lines[2]).toContain('The submit button overlaps the footer')

@@ -148,17 +148,7 @@ async function runMcp(values: Values): Promise<void> {
   releaseLoadGarbage(store)
   const server = createServer(store, policy)
   const transport = new StdioServerTransport()
-  let stopping = false
-  const stop = async (why: string): Promise<void> => {
-    if (stopping) return
-    stopping = true
-    log(`stopping (${why})`)
-    const force = setTimeout(() => process.exit(1), 10_000)
-    force.unref()
-    await server.close().catch(() => {})
-    await closeStore(store)
-    process.exit(0)
-  }
+  const stop = stopper(store, () => server.close().catch(() => {}))
   process.stdin.on('end', () => void stop('stdin closed'))
   process.stdin.on('close', () => void stop('stdin closed'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
@@ -215,17 +205,9 @@ async function runServe(values: Values): Promise<void> {
     await closeStore(store)
     throw e
   }
-  let stopping = false
-  const stop = async (why: string): Promise<void> => {
-    if (stopping) return
-    stopping = true
-    log(`stopping (${why})`)
-    const force = setTimeout(() => process.exit(1), 10_000)
-    force.unref()
-    await http.close().catch((e: unknown) => log(`could not close the HTTP server cleanly: ${e instanceof Error ? e.message : String(e)}`))
-    await closeStore(store)
-    process.exit(0)
-  }
+  const stop = stopper(store, () =>
+    http.close().catch((e: unknown) => log(`could not close the HTTP server cleanly: ${e instanceof Error ? e.message : String(e)}`)),
+  )
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
   const auth = token === undefined ? '' : ' --header "Authorization: Bearer <token>"'
@@ -251,6 +233,24 @@ function releaseLoadGarbage(store: Store): void {
   v8.setFlagsFromString('--expose-gc')
   const gc = runInNewContext('gc') as (() => void) | undefined
   gc?.()
+}
+
+/**
+ * The one way a server command stops: once, closing what serves, then the store (flushing its
+ * writes), then exiting 0 — or 1 if that takes over ten seconds.
+ */
+function stopper(store: Store, closeServing: () => Promise<void>): (why: string) => Promise<void> {
+  let stopping = false
+  return async (why) => {
+    if (stopping) return
+    stopping = true
+    log(`stopping (${why})`)
+    const force = setTimeout(() => process.exit(1), 10_000)
+    force.unref()
+    await closeServing()
+    await closeStore(store)
+    process.exit(0)
+  }
 }
 
 async function closeStore(store: Store): Promise<void> {

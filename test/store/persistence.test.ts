@@ -228,13 +228,17 @@ describe('several stores on one file', () => {
     const reader = await open(file)
     const seen = firstValueFrom(reader.changes$.pipe(take(300), toArray()))
     const log = logOf(file)
-    const inodes = new Set<number>()
+    // A replaced log starts again small (inode numbers are no proof: a freed one may be reused).
+    let replacements = 0
+    let lastSize = 0
     for (let i = 0; i < 300; i++) {
       await writer.addAnnotation({ sessionId: s.id, comment: `annotation number ${i} with some padding to grow the log` })
-      if (existsSync(log)) inodes.add(statSync(log).ino)
+      const size = existsSync(log) ? statSync(log).size : 0
+      if (size < lastSize) replacements++
+      lastSize = size
     }
     const events = await seen
-    expect(inodes.size).toBeGreaterThanOrEqual(3) // the log was replaced several times
+    expect(replacements).toBeGreaterThanOrEqual(2) // the log was replaced several times
     expect(events.map((e) => e.rev)).toEqual(Array.from({ length: 300 }, (_, i) => i + 2))
     expect(reader.getPending(s.id)).toEqual(writer.getPending(s.id))
   })

@@ -85,27 +85,13 @@ export function fitAnnotation(a: Annotation, budget: number): { annotation: Anno
 export function fitPage(page: Page<Annotation>, detail: Detail, budget: number): PageResult {
   const items = page.items.map((a) => itemOf(a, detail))
   // Fixed part: envelope, header, a session line, footer and a cursor — generously estimated.
-  const FIXED = 2_000
-  // The common case first: the whole page, measured at once (structured JSON, plus the text part
-  // as it travels: a JSON string, quotes and newlines escaped).
-  const text = detail === 'full' ? undefined : renderItems(items).join('\n')
-  const whole = JSON.stringify(items)
-  if (FIXED + Buffer.byteLength(whole) + (text === undefined ? bytes(whole) : bytes(text)) + 16 * items.length <= budget) {
-    return pageResult(page, items, items.length)
-  }
-  // Too big: count item by item.
-  let used = FIXED
+  let used = 2_000
   let fit = 0
   let group = ''
   for (const item of items) {
-    // The structured JSON, plus the text part as it travels: a JSON string, quotes and newlines escaped.
-    const json = JSON.stringify(item)
-    let cost = Buffer.byteLength(json) + 16
-    if (detail === 'full') cost += bytes(json)
-    else {
-      const summary = item as AnnotationSummary
-      cost += bytes(renderLine(summary))
-      const header = groupLine(summary)
+    let cost = wireCost(item, detail)
+    if (detail !== 'full') {
+      const header = groupLine(item as AnnotationSummary)
       if (header !== group) cost += bytes(header)
       group = header
     }
@@ -119,6 +105,24 @@ export function fitPage(page: Page<Annotation>, detail: Detail, budget: number):
     items[0] = detail === 'full' ? fitAnnotation(page.items[0]!, budget).annotation : items[0]!
   }
   return pageResult(page, items, fit)
+}
+
+/** Bytes per item, kept per immutable item (summary or record): a page is sized by adding them up. */
+const wireCosts = new WeakMap<object, number>()
+
+/**
+ * What one item adds to a result on the wire: its JSON in the structured part, plus its copy in
+ * the text part as that travels (a JSON string: quotes, newlines and the like escaped) — a line
+ * for a summary, the same JSON again for a full record — plus separators.
+ */
+function wireCost(item: Item, detail: Detail): number {
+  let cost = wireCosts.get(item)
+  if (cost === undefined) {
+    const json = JSON.stringify(item)
+    cost = Buffer.byteLength(json) + 16 + (detail === 'full' ? bytes(json) : bytes(renderLine(item as AnnotationSummary)))
+    wireCosts.set(item, cost)
+  }
+  return cost
 }
 
 function pageResult(page: Page<Annotation>, items: Item[], fit: number): PageResult {

@@ -102,6 +102,8 @@ export function assertSafeBinding(host: string, token: string | undefined): void
   }
 }
 
+const SHORT_API_ROUTE = /^\/(?:events|questions|sessions\/[^/]+\/events)$/
+
 export async function startHttpServer(store: Store, options: HttpServerOptions = {}): Promise<HttpServer> {
   const given = options.host ?? DEFAULT_HOST
   const host = given.startsWith('[') && given.endsWith(']') ? given.slice(1, -1) : given
@@ -176,9 +178,11 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         await mcp.handle(req, res)
         return
       }
-      if (pathname === '/api' || pathname.startsWith('/api/')) {
+      // The short names (/events, /sessions/:id/events, /questions) are the same routes as under /api.
+      const apiPath = SHORT_API_ROUTE.test(pathname) ? `/api${pathname}` : pathname
+      if (apiPath === '/api' || apiPath.startsWith('/api/')) {
         security.checkToken(req)
-        const route = api.match(method, pathname)
+        const route = api.match(method, apiPath)
         if (!route) throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${pathname}. GET /api lists the routes.`)
         const ctx: ApiContext = { req, res, url, params: route.params, headers: cors }
         await route.handler(ctx)

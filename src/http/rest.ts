@@ -108,6 +108,7 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
           'GET /api/questions',
           'GET /api/events',
         ],
+        aliases: { '/events': '/api/events', '/sessions/:id/events': '/api/sessions/:id/events', '/questions': '/api/questions' },
       }),
     )
     .on('GET', '/api/sessions', (ctx) => {

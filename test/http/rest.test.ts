@@ -291,6 +291,7 @@ describe('REST: paging and questions', () => {
     const open = await request(api('/api/questions'))
     expect(open.json.count).toBe(1)
     expect(open.json.questions[0]).toMatchObject({ annotation: { id: annotation.id }, question: { author: 'agent', kind: 'question', message: 'Which footer?' } })
+    expect((await request(api('/questions'))).json).toEqual(open.json) // the short name, same route
     await request(api(`/api/annotations/${annotation.id}/replies`), { method: 'POST', body: { message: 'The page footer' } })
     expect((await request(api('/api/questions'))).json.count).toBe(0)
   })

@@ -43,6 +43,33 @@ describe('GET /api/events (Server-Sent Events)', () => {
     expect(payloads[3]).toMatchObject({ from: 'acknowledged', to: 'resolved' })
   })
 
+  it('the short names /events and /sessions/:id/events are the same streams (resume, session filter, token)', async () => {
+    const store = memoryStore()
+    cleanups.push(() => store.close())
+    const server = await serve(store, cleanups, { token: 'tok' })
+    const auth = { Authorization: 'Bearer tok' }
+    const a = await store.createSession({ url: 'http://localhost:5173/a' })
+    const b = await store.createSession({ url: 'http://localhost:5173/b' })
+    await store.addAnnotation({ sessionId: a.id, comment: 'in a' })
+    await store.addAnnotation({ sessionId: b.id, comment: 'in b' })
+
+    expect((await request(`${server.url}/events`)).status).toBe(401)
+    const all = await sse(`${server.url}/events`, { ...auth, 'Last-Event-ID': '2' })
+    expect(all.status).toBe(200)
+    await all.until(hasIds(2))
+    expect(ids(all.storeEvents())).toEqual([3, 4])
+    const onlyB = await sse(`${server.url}/sessions/${b.id}/events`, { ...auth, 'Last-Event-ID': '0' })
+    await onlyB.until(hasIds(2))
+    expect(ids(onlyB.storeEvents())).toEqual([2, 4])
+    await store.addAnnotation({ sessionId: b.id, comment: 'live in b' })
+    await onlyB.until(hasIds(3))
+    expect(ids(onlyB.storeEvents())).toEqual([2, 4, 5])
+    await all.until(hasIds(3))
+    expect(ids(all.storeEvents())).toEqual([3, 4, 5])
+    expect((await request(`${server.url}/sessions/ses_nope/events`, { headers: auth })).status).toBe(404)
+    expect((await request(`${server.url}/events`, { method: 'POST', headers: auth, body: {} })).status).toBe(405)
+  })
+
   it('a session stream carries only that session’s events (unknown session: 404)', async () => {
     const store = memoryStore()
     cleanups.push(() => store.close())

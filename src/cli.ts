@@ -15,7 +15,15 @@ import { createServer } from './server.js'
 import { parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tools/policy.js'
 import { VERSION } from './version.js'
 // The HTTP server is loaded only by `serve` (a dynamic import): `mcp` starts faster without it.
-import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT } from './http/defaults.js'
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_MCP_SESSIONS,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SSE_MAX_BUFFERED_BYTES,
+} from './http/defaults.js'
 
 const log = (message: string): void => {
   process.stderr.write(`marginalia: ${message}\n`)
@@ -75,9 +83,9 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
     usage: [
-      'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE] [--token T] [--allow-origin O ...] [--max-body BYTES] [--profile NAME] [--allow a,b] [--deny a,b]',
+      'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE] [--token T] [--allow-origin O ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b]',
       '',
-      'Serves the REST API (/api), Server-Sent Events (/api/events), MCP over Streamable HTTP (/mcp),',
+      'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
       'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
       '',
       'Options:',
@@ -88,6 +96,10 @@ const COMMANDS: Record<string, Command> = {
       '      --allow-origin O   also accept this Origin, e.g. https://preview.example.com (repeatable)',
       '      --allow-host H     also accept this Host name (repeatable)',
       `      --max-body BYTES   largest request body (default ${DEFAULT_MAX_BODY_BYTES})`,
+      `      --max-sessions N   MCP sessions kept at once; the least recently used idle one ends first (default ${DEFAULT_MAX_MCP_SESSIONS})`,
+      `      --headers-timeout MS  a request's headers must arrive within this (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
+      `      --request-timeout MS  a whole request must arrive within this (default ${DEFAULT_REQUEST_TIMEOUT_MS}); open streams are not cut`,
+      `      --sse-buffer BYTES drop an event-stream client that owes more than this; it resumes with Last-Event-ID (default ${DEFAULT_SSE_MAX_BUFFERED_BYTES})`,
       ...TOOL_POLICY_USAGE,
     ].join('\n'),
     options: {
@@ -98,6 +110,10 @@ const COMMANDS: Record<string, Command> = {
       'allow-origin': { type: 'string', multiple: true },
       'allow-host': { type: 'string', multiple: true },
       'max-body': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'sse-buffer': { type: 'string' },
       ...TOOL_POLICY_OPTIONS,
     },
     run: runServe,
@@ -179,6 +195,11 @@ async function runServe(values: Values): Promise<void> {
   const token = (values.token as string | undefined) ?? (process.env.MARGINALIA_TOKEN || undefined)
   if (token !== undefined && token.trim() === '') throw new UsageError('--token must not be empty')
   const maxBodyBytes = integerOption(values, 'max-body', DEFAULT_MAX_BODY_BYTES, 1, 1024 ** 3)
+  const maxMcpSessions = integerOption(values, 'max-sessions', DEFAULT_MAX_MCP_SESSIONS, 1, 100_000)
+  const requestTimeoutMs = integerOption(values, 'request-timeout', DEFAULT_REQUEST_TIMEOUT_MS, 100, 3_600_000)
+  const headersTimeoutMs = integerOption(values, 'headers-timeout', Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs), 100, 3_600_000)
+  if (headersTimeoutMs > requestTimeoutMs) throw new UsageError(`--headers-timeout (${headersTimeoutMs}) must not be longer than --request-timeout (${requestTimeoutMs})`)
+  const sseMaxBufferedBytes = integerOption(values, 'sse-buffer', DEFAULT_SSE_MAX_BUFFERED_BYTES, 1024, 1024 ** 3)
   const { assertSafeBinding, startHttpServer } = await import('./http/app.js')
   const { isWildcardHost } = await import('./http/security.js')
   try {
@@ -198,6 +219,10 @@ async function runServe(values: Values): Promise<void> {
       allowOrigins: listOption(values, 'allow-origin'),
       allowHosts: listOption(values, 'allow-host'),
       maxBodyBytes,
+      maxMcpSessions,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      sseMaxBufferedBytes,
       tools: policy,
       log,
     })

@@ -22,10 +22,9 @@ import { DEFAULT_STATIC_DIR, landingPage, serveStatic } from './static.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
-/** A client has this long to send a request's headers (node's default is 60 s). */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
-/** …and this long to send the whole request, body included (node's default is 5 min). */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+// node's defaults are 60 s for the headers and 5 min for the whole request.
+export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults.js'
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults.js'
 /**
  * Connections the kernel may hold before the server accepts them (node's default is 511; the
  * system caps it at net.core.somaxconn). A burst beyond it has SYNs dropped (retried a second

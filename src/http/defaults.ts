@@ -3,3 +3,11 @@ export const DEFAULT_PORT = 4848
 export const DEFAULT_HOST = '127.0.0.1'
 /** Largest accepted request body (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+/** MCP sessions kept at once over Streamable HTTP; the least recently used idle one is ended first. */
+export const DEFAULT_MAX_MCP_SESSIONS = 100
+/** A request's headers must arrive within this (slowloris defence). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+/** A whole request (headers and body) must arrive within this. Streams are not limited once the request is in. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/** An event-stream client that owes more than this is dropped (it reconnects with Last-Event-ID). */
+export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 1024 * 1024

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
+import { connect as netConnect } from 'node:net'
 import path from 'node:path'
 import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
@@ -111,6 +112,43 @@ describe('marginalia serve (built)', () => {
     cli.child.kill('SIGINT')
     expect(((await exited) as [number | null])[0]).toBe(0)
     expect(existsSync(path.join(dir, 'custom', 'notes.json'))).toBe(true)
+  })
+
+  it('--max-sessions and --headers-timeout reach the server; every new flag is in --help; bad values are refused', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const cli = await startCli(dir, ['--max-sessions', '2', '--headers-timeout', '300', '--request-timeout', '600', '--sse-buffer', '65536'])
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+    const accept = { Accept: 'application/json, text/event-stream' }
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) ids.push((await request(`${cli.url}/mcp`, { method: 'POST', headers: accept, body: init })).headers['mcp-session-id'] as string)
+    const ping = (id: string) => request(`${cli.url}/mcp`, { method: 'POST', headers: { ...accept, 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' }, body: { jsonrpc: '2.0', id: 2, method: 'ping' } })
+    expect((await ping(ids[0]!)).status).toBe(404) // the cap of 2 ended the oldest idle session
+    expect((await ping(ids[2]!)).status).toBe(200)
+
+    // Headers that never finish: 408 once the headers timeout has passed (node checks every ~250 ms here).
+    const socket = netConnect(Number(new URL(cli.url).port), '127.0.0.1')
+    cleanups.push(() => socket.destroy())
+    await once(socket, 'connect')
+    const started = Date.now()
+    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n')
+    let answer = ''
+    socket.on('data', (d: Buffer) => (answer += d))
+    await once(socket, 'close')
+    expect(answer).toMatch(/^HTTP\/1\.1 408/)
+    expect(Date.now() - started).toBeLessThan(5_000) // node's own default would be 60 s
+
+    for (const [args, message] of [
+      [['--max-sessions', '0'], '--max-sessions must be a whole number from 1'],
+      [['--sse-buffer', 'lots'], '--sse-buffer must be a whole number'],
+      [['--headers-timeout', '5000', '--request-timeout', '1000'], '--headers-timeout (5000) must not be longer than --request-timeout (1000)'],
+    ] as const) {
+      const bad = await run(['serve', '--port', '0', ...args], dir)
+      expect(bad.code, args.join(' ')).not.toBe(0)
+      expect(bad.err).toContain(message)
+    }
+    const help = await run(['serve', '--help'], dir)
+    for (const flag of ['--max-sessions', '--headers-timeout', '--request-timeout', '--sse-buffer']) expect(help.out).toContain(flag)
   })
 
   it('usage: serve --help, a bad port, a port in use', async () => {

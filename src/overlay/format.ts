@@ -1,5 +1,5 @@
 /** Small pure helpers shared by the overlay and the inbox. */
-import type { Annotation, AnnotationStatus, Presence, Reply } from './types.js'
+import type { Annotation, AnnotationStatus, Presence } from './types.js'
 
 /** Cut `text` to at most `max` characters, ending with "…" when cut. */
 export function clip(text: string, max: number): string {
@@ -24,15 +24,8 @@ export const STATUS_LABEL: Record<AnnotationStatus, string> = {
   dismissed: 'Dismissed',
 }
 
-/** The agent's last question when the person has not answered it yet (the store's rule). */
-export function openQuestionOf(a: Annotation): Reply | undefined {
-  for (let i = a.replies.length - 1; i >= 0; i--) {
-    const r = a.replies[i]!
-    if (r.author === 'human') return undefined
-    if (r.kind === 'question') return r
-  }
-  return undefined
-}
+/** The agent's last question when the person has not answered it yet: the store's own rule. */
+export { openQuestionOf } from '../store/questions.js'
 
 export type AgentState = 'listening' | 'connected' | 'none'
 

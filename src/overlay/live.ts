@@ -5,16 +5,9 @@
  * gets exactly the events it missed. A `reset` (the cursor fell out of the server's window) asks
  * the owner to refetch.
  */
+import { STORE_EVENT_TYPES } from '../store/event-types.js'
 import type { Presence, StoreEvent } from './types.js'
 
-const STORE_EVENT_TYPES: readonly StoreEvent['type'][] = [
-  'session.created',
-  'annotation.created',
-  'annotation.status_changed',
-  'annotation.replied',
-  'annotation.deleted',
-  'annotation.archived',
-]
 
 export interface LiveHandlers {
   event(event: StoreEvent): void

@@ -66,14 +66,7 @@ export type StoreEvent =
   | AnnotationArchivedEvent
 
 export type StoreEventType = StoreEvent['type']
-export const STORE_EVENT_TYPES: readonly StoreEventType[] = [
-  'session.created',
-  'annotation.created',
-  'annotation.status_changed',
-  'annotation.replied',
-  'annotation.deleted',
-  'annotation.archived',
-]
+export { STORE_EVENT_TYPES } from './event-types.js'
 
 /** An event before the store stamps it with `rev` and `at`. */
 export type EventDraft = StoreEvent extends infer E ? (E extends StoreEvent ? Omit<E, 'rev' | 'at'> : never) : never

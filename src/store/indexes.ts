@@ -3,10 +3,12 @@
  * walk the whole store: sessions in order, annotations per session, pending per session and
  * pending overall. Order everywhere is oldest first, ties broken by id.
  */
-import type { Annotation, Reply } from './model.js'
 import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
 import { shardGet, shardValues } from './shards.js'
+import { openQuestionOf } from './questions.js'
+
+export { openQuestionOf }
 
 /**
  * Sort key: `createdAt` (fixed-width ISO-8601) + space + id. Plain string comparison of keys is
@@ -167,16 +169,6 @@ export class Indexes {
     this.pendingBySession.get(sessionId)?.delete(key)
     this.pending.delete(key)
   }
-}
-
-/** The latest agent question of an annotation, if no human has replied since. */
-export function openQuestionOf(a: Annotation): Reply | undefined {
-  for (let i = a.replies.length - 1; i >= 0; i--) {
-    const r = a.replies[i]!
-    if (r.author === 'human') return undefined
-    if (r.kind === 'question') return r
-  }
-  return undefined
 }
 
 function push(map: Map<string, string[]>, key: string, value: string): void {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
 import { connect as netConnect } from 'node:net'
@@ -7,44 +7,13 @@ import path from 'node:path'
 import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
 import { request, SseClient } from '../helpers/http.js'
+import { CLI, startServeCli } from '../helpers/cli.js'
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
 const cleanups: (() => unknown)[] = []
+const startCli = (cwd: string, args: string[] = [], env: Record<string, string> = {}) => startServeCli(cleanups, cwd, args, env)
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
-
-interface Running {
-  child: ChildProcessWithoutNullStreams
-  url: string
-  stderr: () => string
-  stdout: () => string
-}
-
-/** Spawn `marginalia serve --port 0 …` and wait (event-driven, bounded) for the URL it prints. */
-async function startCli(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '', ...env } })
-  cleanups.push(() => child.kill('SIGKILL'))
-  let stderr = ''
-  let stdout = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed; stderr: ${stderr}`)), 10_000)
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d
-      const m = /URL:\s+(http:\/\/\S+?)\/(\s|$)/.exec(stderr)
-      if (m && stderr.includes('Connect Claude Code')) {
-        clearTimeout(timer)
-        resolve(m[1]!)
-      }
-    })
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exited ${code}: ${stderr}`))
-    })
-  })
-  return { child, url, stderr: () => stderr, stdout: () => stdout }
-}
 
 async function run(args: string[], cwd: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_TOKEN: '', ...env } })

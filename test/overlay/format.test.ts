@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS as STORE_LIMITS } from '../../src/store/model.js'
 import { LIMITS } from '../../src/overlay/limits.js'
 import { agentState, clip, openQuestionOf, squash, timeAgo } from '../../src/overlay/format.js'
 import type { Annotation } from '../../src/overlay/types.js'
 
 describe('overlay helpers', () => {
-  it('trims to the same limits the store enforces', () => {
-    for (const [field, max] of Object.entries(LIMITS)) expect([field, max]).toEqual([field, STORE_LIMITS[field as keyof typeof STORE_LIMITS]])
-  })
-
   it('clip keeps short text, cuts long text to the limit with an ellipsis, never splitting a surrogate pair', () => {
     expect(clip('short', 10)).toBe('short')
     expect(clip('abcdefghij', 5)).toBe('abcd…')

@@ -1,0 +1,41 @@
+/** The built CLI (`npm run build` first), spawned the way a person runs it. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import path from 'node:path'
+
+export const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
+
+export interface RunningServe {
+  child: ChildProcessWithoutNullStreams
+  url: string
+  stderr: () => string
+  stdout: () => string
+}
+
+/**
+ * Spawn `marginalia serve --port 0 …` in `cwd` (no store or token from the environment unless
+ * `env` gives one) and wait, event-driven and bounded, for the URL it prints. The process is
+ * killed by `cleanups`.
+ */
+export async function startServeCli(cleanups: (() => unknown)[], cwd: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<RunningServe> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '', ...env } })
+  cleanups.push(() => child.kill('SIGKILL'))
+  let stderr = ''
+  let stdout = ''
+  child.stdout.on('data', (d: Buffer) => (stdout += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed; stderr: ${stderr}`)), timeoutMs)
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d
+      const m = /URL:\s+(http:\/\/\S+?)\/(\s|$)/.exec(stderr)
+      if (m && stderr.includes('Connect Claude Code')) {
+        clearTimeout(timer)
+        resolve(m[1]!)
+      }
+    })
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited ${code}: ${stderr}`))
+    })
+  })
+  return { child, url, stderr: () => stderr, stdout: () => stdout }
+}

@@ -3,7 +3,8 @@
  * Events carry everything needed to replay them, so the same reducer serves commands,
  * start-up replay and changes made by other processes.
  */
-import { ANNOTATION_STATUSES, AUTHORS, type Annotation, type AnnotationStatus, type Reply, type Session } from './model.js'
+import type { Annotation, AnnotationStatus, Reply, Session } from './model.js'
+import { ANNOTATION_STATUSES, AUTHORS, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -65,8 +66,12 @@ export type StoreEvent =
   | AnnotationDeletedEvent
   | AnnotationArchivedEvent
 
-export type StoreEventType = StoreEvent['type']
-export { STORE_EVENT_TYPES } from './event-types.js'
+export { STORE_EVENT_TYPES, type StoreEventType }
+
+/** Compile-time check: the union above and the declared list name exactly the same kinds. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const _sameKinds: Same<StoreEvent['type'], StoreEventType> = true
+void _sameKinds
 
 /** An event before the store stamps it with `rev` and `at`. */
 export type EventDraft = StoreEvent extends infer E ? (E extends StoreEvent ? Omit<E, 'rev' | 'at'> : never) : never

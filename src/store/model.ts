@@ -4,13 +4,8 @@
  */
 import { z } from 'zod'
 
-import { LIMITS } from './limits.js'
-export { LIMITS }
-
-export const ANNOTATION_STATUSES = ['pending', 'acknowledged', 'resolved', 'dismissed'] as const
-export const INTENTS = ['fix', 'change', 'question', 'approve'] as const
-export const SEVERITIES = ['blocking', 'important', 'suggestion'] as const
-export const AUTHORS = ['agent', 'human'] as const
+import { ANNOTATION_STATUSES, AUTHORS, INTENTS, LIMITS, REPLY_KINDS, SEVERITIES } from './vocabulary.js'
+export { ANNOTATION_STATUSES, AUTHORS, INTENTS, LIMITS, REPLY_KINDS, SEVERITIES }
 
 export const AnnotationStatus = z.enum(ANNOTATION_STATUSES)
 export type AnnotationStatus = z.infer<typeof AnnotationStatus>
@@ -57,7 +52,6 @@ export const SourceLocation = z.object({
 })
 export type SourceLocation = z.infer<typeof SourceLocation>
 
-export const REPLY_KINDS = ['message', 'question'] as const
 export const Reply = z.object({
   id: Id,
   author: Author,

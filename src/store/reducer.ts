@@ -6,6 +6,7 @@ import { Immer, freeze, type Draft } from 'immer'
 import type { Annotation, Session } from './model.js'
 import type { StoreEvent } from './events.js'
 import { draftDelete, draftGet, draftSet, emptyShards, shardGet, shardsFrom, type Shards } from './shards.js'
+import { applyAnnotationEvent, type AnnotationRecords } from './apply.js'
 
 export interface StoreState {
   /** Revision of the last applied event; 0 for an empty store. */
@@ -48,44 +49,16 @@ export function applyEvent(state: StoreState, event: StoreEvent): StoreState {
 }
 
 function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
-  switch (event.type) {
-    case 'session.created':
-      draftSet(draft.sessions, event.session.id, { ...event.session, rev: event.rev })
-      return
-    case 'annotation.created':
-      draftSet(draft.annotations, event.annotation.id, { ...event.annotation, rev: event.rev })
-      return
-    case 'annotation.status_changed': {
-      const a = mustGet(draft, event.annotationId, event)
-      a.status = event.to
-      a.updatedAt = event.at
-      a.rev = event.rev
-      if (event.to === 'resolved') a.resolvedAt = event.at
-      else delete a.resolvedAt
-      if (event.reply) a.replies.push(event.reply)
-      return
-    }
-    case 'annotation.replied': {
-      const a = mustGet(draft, event.annotationId, event)
-      a.replies.push(event.reply)
-      a.updatedAt = event.at
-      a.rev = event.rev
-      return
-    }
-    case 'annotation.deleted':
-    case 'annotation.archived':
-      mustGet(draft, event.annotationId, event)
-      draftDelete(draft.annotations, event.annotationId)
-      return
-    default: {
-      const unknown: never = event
-      throw new ReplayError(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)
-    }
+  if (event.type === 'session.created') {
+    draftSet(draft.sessions, event.session.id, { ...event.session, rev: event.rev })
+    return
   }
-}
-
-function mustGet(draft: Draft<StoreState>, id: string, event: StoreEvent): Draft<Annotation> {
-  const a = draftGet<Annotation>(draft.annotations, id)
-  if (!a) throw new ReplayError(`event rev ${event.rev} (${event.type}) refers to unknown annotation ${id}`)
-  return a
+  const records: AnnotationRecords = {
+    get: (id) => draftGet<Annotation>(draft.annotations, id) as Annotation | undefined,
+    set: (id, annotation) => draftSet(draft.annotations, id, annotation),
+    delete: (id) => draftDelete(draft.annotations, id),
+  }
+  const outcome = applyAnnotationEvent(records, event)
+  if (outcome === 'missing') throw new ReplayError(`event rev ${event.rev} (${event.type}) refers to unknown annotation ${event.annotationId}`)
+  if (outcome === 'stale') throw new ReplayError(`event rev ${event.rev} (${event.type}) is older than annotation ${event.annotationId} (rev ${records.get(event.annotationId)?.rev})`)
 }

@@ -17,7 +17,7 @@ export const MAX_CHANGES_LIMIT = 1_000
 export const EventView = z.object({
   rev: z.number().int(),
   at: z.string(),
-  type: z.enum(STORE_EVENT_TYPES as [StoreEvent['type'], ...StoreEvent['type'][]]),
+  type: z.enum(STORE_EVENT_TYPES),
   sessionId: z.string(),
   annotationId: z.string().optional(),
   action: z.string().optional(),

@@ -5,8 +5,7 @@
 import { z } from 'zod'
 import type { Annotation } from '../store/model.js'
 import type { Page } from '../store/store.js'
-import { orderKey } from '../store/indexes.js'
-import { ValidationError } from '../store/errors.js'
+import { cursorAfter } from '../store/cursor.js'
 import { AnnotationItem, Detail, groupLine, itemOf, renderItems, renderLine, type AnnotationItem as Item, type AnnotationSummary } from './summary.js'
 
 export const DEFAULT_PAGE_LIMIT = 100
@@ -33,20 +32,7 @@ export const pageOutput = {
   truncated: z.literal('byte_budget').optional().describe('This page was cut short to stay under the byte budget'),
 }
 
-const PREFIX = 'c1.'
-
-export function encodeCursor(key: string): string {
-  return PREFIX + Buffer.from(key, 'utf8').toString('base64url')
-}
-
-export function decodeCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined
-  const key = cursor.startsWith(PREFIX) ? Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8') : ''
-  if (!/^\d{4}-\d{2}-\d{2}T[\d:.]+Z \S+$/.test(key)) {
-    throw new ValidationError([{ path: 'cursor', message: 'is not a cursor from this server; start again without one' }])
-  }
-  return key
-}
+export { decodeCursor, encodeCursor } from '../store/cursor.js'
 
 export interface PageResult {
   annotations: Item[]
@@ -130,7 +116,7 @@ function pageResult(page: Page<Annotation>, items: Item[], fit: number): PageRes
   const cutByBudget = fit < items.length
   const result: PageResult = { annotations: shown, count: shown.length, total: page.total }
   const last = page.items[fit - 1]
-  if ((page.hasMore || cutByBudget) && last) result.nextCursor = encodeCursor(orderKey(last))
+  if ((page.hasMore || cutByBudget) && last) result.nextCursor = cursorAfter(last)
   if (cutByBudget) result.truncated = 'byte_budget'
   return result
 }

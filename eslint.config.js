@@ -15,7 +15,7 @@ export default tseslint.config(
   },
   {
     // The overlay and the inbox run in the browser.
-    files: ['src/overlay/**/*.ts'],
+    files: ['src/browser/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

@@ -1,7 +1,7 @@
 // Build the browser side into dist/overlay/ (what `marginalia serve` serves):
-//   overlay.js  — the drop-in overlay, one self-contained script (src/overlay/overlay.ts)
-//   inbox.js    — the inbox page's script (src/overlay/inbox.ts)
-//   index.html  — the inbox page (src/overlay/inbox.html), served at /
+//   overlay.js  — the drop-in overlay, one self-contained script (src/browser/overlay/overlay.ts)
+//   inbox.js    — the inbox page's script (src/browser/inbox/inbox.ts)
+//   index.html  — the inbox page (src/browser/inbox/index.html), served at /
 // Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): no imports at run time,
 // nothing leaks into the page's globals but window.Marginalia.
 import { build } from 'esbuild'
@@ -15,7 +15,7 @@ const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'ut
 mkdirSync(out, { recursive: true })
 
 await build({
-  entryPoints: { overlay: path.join(root, 'src/overlay/overlay.ts'), inbox: path.join(root, 'src/overlay/inbox.ts') },
+  entryPoints: { overlay: path.join(root, 'src/browser/overlay/overlay.ts'), inbox: path.join(root, 'src/browser/inbox/inbox.ts') },
   outdir: out,
   bundle: true,
   format: 'iife',
@@ -29,4 +29,4 @@ await build({
   banner: { js: `/* Marginalia overlay ${version} */` },
   logLevel: 'warning',
 })
-copyFileSync(path.join(root, 'src/overlay/inbox.html'), path.join(out, 'index.html'))
+copyFileSync(path.join(root, 'src/browser/inbox/index.html'), path.join(out, 'index.html'))

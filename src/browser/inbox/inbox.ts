@@ -4,12 +4,12 @@
  * replies and questions, what is resolved or dismissed and when — and can reply, reopen and
  * delete. Annotations load a page at a time (limit/cursor), so a big store opens fast.
  */
-import { Api, ApiError, UnreachableError, describeError } from './api.js'
-import { h, replace } from './dom.js'
-import { AGENT_DETAIL, AGENT_LABEL, STATUS_LABEL, agentState, clip, fullTime, openQuestionOf, timeAgo } from './format.js'
-import { LIMITS } from './limits.js'
-import { LiveStream } from './live.js'
-import type { Annotation, AnnotationStatus, Presence, Reply, Session, StoreEvent } from './types.js'
+import { Api, ApiError, UnreachableError, describeError } from '../shared/api.js'
+import { h, replace } from '../shared/dom.js'
+import { AGENT_DETAIL, AGENT_LABEL, STATUS_LABEL, agentState, clip, fullTime, openQuestionOf, timeAgo } from '../shared/format.js'
+import { LIMITS } from '../../store/vocabulary.js'
+import { LiveStream } from '../shared/live.js'
+import type { Annotation, AnnotationStatus, Presence, Reply, Session, StoreEvent } from '../shared/types.js'
 
 const FILTERS: readonly (AnnotationStatus | 'all')[] = ['all', 'pending', 'acknowledged', 'resolved', 'dismissed']
 const PAGE = 100

@@ -25,7 +25,7 @@ export const STATUS_LABEL: Record<AnnotationStatus, string> = {
 }
 
 /** The agent's last question when the person has not answered it yet: the store's own rule. */
-export { openQuestionOf } from '../store/questions.js'
+export { openQuestionOf } from '../../store/questions.js'
 
 export type AgentState = 'listening' | 'connected' | 'none'
 

@@ -3,12 +3,12 @@
  * (replies, the agent's open question, reply / reopen / delete) and the list of the page's
  * annotations (plus what waits in the outbox). The overlay decides when to show them and where.
  */
-import { UnreachableError, describeError } from './api.js'
-import { h } from './dom.js'
-import { STATUS_LABEL, clip, fullTime, openQuestionOf, timeAgo } from './format.js'
-import { LIMITS } from './limits.js'
+import { UnreachableError, describeError } from '../shared/api.js'
+import { h } from '../shared/dom.js'
+import { STATUS_LABEL, clip, fullTime, openQuestionOf, timeAgo } from '../shared/format.js'
+import { LIMITS } from '../../store/vocabulary.js'
 import type { OutboxItem } from './outbox.js'
-import type { Annotation, Reply } from './types.js'
+import type { Annotation, Reply } from '../shared/types.js'
 
 export interface ThreadActions {
   reply(message: string): Promise<void>

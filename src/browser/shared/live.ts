@@ -5,7 +5,7 @@
  * gets exactly the events it missed. A `reset` (the cursor fell out of the server's window) asks
  * the owner to refetch.
  */
-import { STORE_EVENT_TYPES } from '../store/vocabulary.js'
+import { STORE_EVENT_TYPES } from '../../store/vocabulary.js'
 import type { Presence, StoreEvent } from './types.js'
 
 

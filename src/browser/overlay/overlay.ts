@@ -7,18 +7,18 @@
  * agent answer. It talks to the server the script came from (REST + Server-Sent Events), lives
  * in a shadow root (the page's CSS and ours never meet), and adds one global, `window.Marginalia`.
  */
-import { Api, ApiError, UnreachableError, describeError } from './api.js'
+import { Api, ApiError, UnreachableError, describeError } from '../shared/api.js'
 import { describeElement } from './describe.js'
-import { h, placeBeside, replace, type Box } from './dom.js'
-import { AGENT_DETAIL, AGENT_LABEL, STATUS_LABEL, agentState, byCreation, clip, openQuestionOf, squash, type AgentState } from './format.js'
-import { LIMITS } from './limits.js'
-import { LiveStream } from './live.js'
+import { h, placeBeside, replace, type Box } from '../shared/dom.js'
+import { AGENT_DETAIL, AGENT_LABEL, STATUS_LABEL, agentState, byCreation, clip, openQuestionOf, squash, type AgentState } from '../shared/format.js'
+import { LIMITS } from '../../store/vocabulary.js'
+import { LiveStream } from '../shared/live.js'
 import { Outbox, Sender, type OutboxItem } from './outbox.js'
 import { PageSessions } from './sessions.js'
 import { listView, submitOnCtrlEnter, threadView } from './panels.js'
 import { Picker, type Target } from './picker.js'
 import { OVERLAY_CSS } from './styles.js'
-import type { Annotation, Intent, NewAnnotation, Presence, Reply, Session, Severity, StoreEvent } from './types.js'
+import type { Annotation, Intent, NewAnnotation, Presence, Reply, Session, Severity, StoreEvent } from '../shared/types.js'
 
 declare const __MARGINALIA_VERSION__: string
 const VERSION = typeof __MARGINALIA_VERSION__ === 'string' ? __MARGINALIA_VERSION__ : 'dev'

@@ -6,10 +6,10 @@
  * host are never touched.
  */
 import { describeElement } from './describe.js'
-import { clip } from './format.js'
-import { LIMITS } from './limits.js'
+import { clip } from '../shared/format.js'
+import { LIMITS } from '../../store/vocabulary.js'
 import { PAGE_CURSOR_CSS } from './styles.js'
-import type { ElementInfo } from './types.js'
+import type { ElementInfo } from '../shared/types.js'
 
 export interface Target {
   element: Element

@@ -11,8 +11,8 @@
  *   session — same comment, element and URL, created since it was queued — and not sent again
  *   if it is there.
  */
-import { ApiError, UnreachableError, type Api } from './api.js'
-import type { Annotation, NewAnnotation } from './types.js'
+import { ApiError, UnreachableError, type Api } from '../shared/api.js'
+import type { Annotation, NewAnnotation } from '../shared/types.js'
 
 export interface OutboxItem {
   /** A client-side id (not the annotation's). */

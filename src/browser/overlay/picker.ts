@@ -8,7 +8,6 @@
 import { describeElement } from './describe.js'
 import { clip } from '../shared/format.js'
 import { LIMITS } from '../../store/vocabulary.js'
-import { PAGE_CURSOR_CSS } from './styles.js'
 import type { ElementInfo } from '../shared/types.js'
 
 export interface Target {
@@ -27,6 +26,8 @@ export interface PickerEvents {
   composing(): boolean
 }
 
+/** Put on the page's root while annotating (the page's own elements need the crosshair). */
+const PAGE_CURSOR_CSS = '[data-marginalia-annotating], [data-marginalia-annotating] * { cursor: crosshair !important; }'
 const SWALLOWED = ['pointerdown', 'mousedown', 'pointerup', 'touchstart', 'touchend'] as const
 const CLICKS = ['click', 'dblclick', 'auxclick', 'contextmenu'] as const
 

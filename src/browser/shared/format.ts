@@ -77,3 +77,13 @@ export function fullTime(iso: string): string {
 export function byCreation(a: Annotation, b: Annotation): number {
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
+
+/** `host/path?query` of a URL, for people (the URL itself when it does not parse). */
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.host}${u.pathname}${u.search}`
+  } catch {
+    return url
+  }
+}

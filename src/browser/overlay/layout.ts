@@ -25,7 +25,7 @@ export function union(a: Box, b: Box): Box {
  * above), kept inside the viewport with a margin and clear of `bottomReserve` pixels at the
  * bottom (the toolbar). Returns its top-left corner.
  */
-export function placeBeside(anchor: Box, w: number, ht: number, margin = 12, gap = 10, bottomReserve = 0): { left: number; top: number } {
+function placeBeside(anchor: Box, w: number, ht: number, margin = 12, gap = 10, bottomReserve = 0): { left: number; top: number } {
   const { width: vw, height } = viewport()
   const vh = height - bottomReserve
   const clampX = (x: number) => Math.max(margin, Math.min(x, vw - w - margin))

@@ -103,12 +103,12 @@ export class Picker {
     return true
   }
 
-  isOurs(e: Event): boolean {
+  private isOurs(e: Event): boolean {
     return e.composedPath().includes(this.host)
   }
 
   /** The page's current text selection as a target (not one inside the overlay). */
-  selection(): Target | undefined {
+  private selection(): Target | undefined {
     const selection = document.getSelection()
     if (!selection || selection.isCollapsed || selection.rangeCount === 0) return undefined
     const text = selection.toString().trim()

@@ -30,7 +30,7 @@ export { openQuestionOf } from '../../store/questions.js'
 export type AgentState = 'listening' | 'connected' | 'none'
 
 /** An agent that called a tool this recently counts as connected even between MCP sessions. */
-export const RECENT_AGENT_MS = 60_000
+const RECENT_AGENT_MS = 60_000
 
 export function agentState(p: Presence | undefined, now = Date.now()): AgentState {
   if (!p) return 'none'

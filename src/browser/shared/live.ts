@@ -8,7 +8,6 @@
 import { STORE_EVENT_TYPES } from '../../store/vocabulary.js'
 import type { Presence, StoreEvent } from './types.js'
 
-
 export interface LiveHandlers {
   event(event: StoreEvent): void
   /** The server could not resume from our rev: refetch everything (the stream continues live). */
@@ -49,10 +48,6 @@ export class LiveStream {
 
   get rev(): number {
     return this.lastRev
-  }
-
-  get isOpen(): boolean {
-    return this.source?.readyState === EventSource.OPEN
   }
 
   /** Reconnect at once if not connected (e.g. the network came back). */

@@ -14,9 +14,35 @@ export default tseslint.config(
     },
   },
   {
-    // The overlay and the inbox run in the browser.
-    files: ['src/overlay/**/*.ts'],
+    // The overlay and the inbox run in the browser, as bundles every annotated page downloads.
+    files: ['src/browser/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      // Types may come from anywhere (esbuild erases them); values only from the browser code and the
+      // store's zod-free modules. One value import of the model pulls zod in: overlay.js 60 KB → 520 KB.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*', '!**/store/vocabulary.js', '!**/store/apply.js', '!**/store/questions.js'],
+              allowTypeImports: true,
+              message: 'The browser bundles import only the zod-free store modules (vocabulary.js, apply.js, questions.js); use `import type` for the rest.',
+            },
+            {
+              group: ['zod', 'zod/*', 'immer', 'rxjs', 'rxjs/*', 'lowdb', 'lowdb/*', 'proper-lockfile', '@modelcontextprotocol/*', 'node:*'],
+              allowTypeImports: true,
+              message: 'Server-side packages must not reach the browser bundles (use `import type`).',
+            },
+            {
+              group: ['**/tools/*', '**/http/*', '**/mcp/*', '**/views/*', '**/cli/*', '../../*.js', '../../../*.js'],
+              allowTypeImports: true,
+              message: 'The browser code does not import the server side (use `import type`).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/**/*.ts'],

@@ -1,10 +1,10 @@
 // Build the browser side into dist/overlay/ (what `marginalia serve` serves):
-//   overlay.js  — the drop-in overlay, one self-contained script (src/overlay/overlay.ts)
-//   inbox.js    — the inbox page's script (src/overlay/inbox.ts)
-//   index.html  — the inbox page (src/overlay/inbox.html), served at /
+//   overlay.js  — the drop-in overlay, one self-contained script (src/browser/overlay/main.ts)
+//   inbox.js    — the inbox page's script (src/browser/inbox/inbox.ts)
+//   index.html  — the inbox page (src/browser/inbox/index.html), served at /
 // Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): no imports at run time,
 // nothing leaks into the page's globals but window.Marginalia.
-import { build } from 'esbuild'
+import { build, transform } from 'esbuild'
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,19 +14,38 @@ const out = path.join(root, 'dist', 'overlay')
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
 mkdirSync(out, { recursive: true })
 
+/**
+ * `import css from './x.css'` gives the stylesheet as a string, minified: the overlay's shadow-root
+ * stylesheet is 13.1 KB as written and 11.0 KB minified, the biggest single part of overlay.js.
+ */
+// Browsers from 2021 on: shadow DOM, EventSource, fetch, CSS.escape, optional chaining.
+const TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90']
+
+const minifiedCss = {
+  name: 'minified-css-text',
+  setup(b) {
+    b.onLoad({ filter: /\.css$/ }, async (args) => {
+      const { code } = await transform(readFileSync(args.path, 'utf8'), { loader: 'css', minify: true, target: TARGET })
+      return { contents: `export default ${JSON.stringify(code.trim())}`, loader: 'js' }
+    })
+  },
+}
+
 await build({
-  entryPoints: { overlay: path.join(root, 'src/overlay/overlay.ts'), inbox: path.join(root, 'src/overlay/inbox.ts') },
+  entryPoints: { overlay: path.join(root, 'src/browser/overlay/main.ts'), inbox: path.join(root, 'src/browser/inbox/inbox.ts') },
   outdir: out,
   bundle: true,
   format: 'iife',
   platform: 'browser',
-  // Browsers from 2021 on: shadow DOM, EventSource, fetch, CSS.escape, optional chaining.
-  target: ['chrome90', 'firefox90', 'safari15', 'edge90'],
+  target: TARGET,
+  // The browser's own compiler options (tsconfig.overlay.json), not the Node ones.
+  tsconfig: path.join(root, 'tsconfig.overlay.json'),
   minify: true,
   sourcemap: 'linked',
   legalComments: 'none',
   define: { __MARGINALIA_VERSION__: JSON.stringify(version) },
   banner: { js: `/* Marginalia overlay ${version} */` },
+  plugins: [minifiedCss],
   logLevel: 'warning',
 })
-copyFileSync(path.join(root, 'src/overlay/inbox.html'), path.join(out, 'index.html'))
+copyFileSync(path.join(root, 'src/browser/inbox/index.html'), path.join(out, 'index.html'))

@@ -1,5 +1,5 @@
 /**
- * What the overlay says about an element, checked in Chromium: src/overlay/describe.ts bundled
+ * What the overlay says about an element, checked in Chromium: src/browser/overlay/describe.ts bundled
  * on the fly and run on a page full of awkward markup.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -50,7 +50,7 @@ declare global {
 beforeAll(async () => {
   if (!enabled) return
   const bundle = await build({
-    entryPoints: [path.resolve(import.meta.dirname, '../../src/overlay/describe.ts')],
+    entryPoints: [path.resolve(import.meta.dirname, '../../src/browser/overlay/describe.ts')],
     bundle: true,
     format: 'iife',
     globalName: 'MarginaliaDescribe',

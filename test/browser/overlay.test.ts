@@ -302,6 +302,35 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await eventually(() => ui(page, '.alert').textContent()).toContain('requires a token')
   })
 
+  it('window.Marginalia is exactly the documented API, and each part works', { timeout: 60_000 }, async () => {
+    const { page, store, http } = await setup()
+    const shape = await page.evaluate(() => {
+      const m = window.Marginalia as unknown as Record<string, unknown>
+      return Object.keys(m)
+        .sort()
+        .map((k) => `${k}:${typeof m[k]}`)
+    })
+    expect(shape).toEqual(['annotate:function', 'comment:function', 'destroy:function', 'flush:function', 'open:function', 'server:string', 'sessionId:undefined', 'version:string'])
+    expect(await page.evaluate(() => window.Marginalia!.server)).toBe(http.url)
+    await page.evaluate(() => window.Marginalia!.annotate(true))
+    expect(await ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
+    await page.evaluate(() => window.Marginalia!.annotate())
+    expect(await ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
+    await page.evaluate(() => window.Marginalia!.comment(document.querySelector('#checkout')!))
+    await eventually(() => ui(page, '.composer').isVisible()).toBe(true)
+    await ui(page, '.composer textarea').fill('Made through window.Marginalia')
+    await ui(page, '.composer textarea').press('Control+Enter')
+    await page.evaluate(() => window.Marginalia!.flush())
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Made through window.Marginalia'])
+    const [a] = store.getAllPending()
+    await eventually(() => page.evaluate(() => window.Marginalia!.sessionId)).toBe(a!.sessionId)
+    await page.evaluate((id) => window.Marginalia!.open(id), a!.id)
+    await eventually(() => ui(page, '.thread .comment').textContent()).toBe('Made through window.Marginalia')
+    await page.evaluate(() => window.Marginalia!.destroy())
+    expect(await page.locator('marginalia-overlay').count()).toBe(0)
+    expect(await page.evaluate(() => 'Marginalia' in window)).toBe(false)
+  })
+
   it('is keyboard accessible: focusable controls with labels, Enter annotates the focused element, Esc closes', { timeout: 60_000 }, async () => {
     const { page, store } = await setup()
     expect(await ui(page, '.annotate').getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+A')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/overlay/limits.js'
-import { agentState, clip, openQuestionOf, squash, timeAgo } from '../../src/overlay/format.js'
-import type { Annotation } from '../../src/overlay/types.js'
+import { LIMITS } from '../../src/store/vocabulary.js'
+import { agentState, clip, openQuestionOf, squash, timeAgo } from '../../src/browser/shared/format.js'
+import type { Annotation } from '../../src/browser/shared/types.js'
 
 describe('overlay helpers', () => {
   it('clip keeps short text, cuts long text to the limit with an ellipsis, never splitting a surrogate pair', () => {

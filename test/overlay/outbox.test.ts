@@ -4,10 +4,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore, type Store } from '../../src/index.js'
-import { Api, ApiError, UnreachableError } from '../../src/overlay/api.js'
-import { Outbox, Sender, type OutboxItem, type SenderEvents } from '../../src/overlay/outbox.js'
-import { PageSessions } from '../../src/overlay/sessions.js'
-import type { Annotation, NewAnnotation } from '../../src/overlay/types.js'
+import { Api, ApiError, UnreachableError } from '../../src/browser/shared/api.js'
+import { Outbox, Sender, type OutboxItem, type SenderEvents } from '../../src/browser/overlay/outbox.js'
+import { PageSessions } from '../../src/browser/overlay/sessions.js'
+import type { Annotation, NewAnnotation } from '../../src/browser/shared/types.js'
 import { serve } from '../helpers/http.js'
 import { eventually } from '../helpers/eventually.js'
 

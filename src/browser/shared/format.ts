@@ -25,12 +25,12 @@ export const STATUS_LABEL: Record<AnnotationStatus, string> = {
 }
 
 /** The agent's last question when the person has not answered it yet: the store's own rule. */
-export { openQuestionOf } from '../store/questions.js'
+export { openQuestionOf } from '../../store/questions.js'
 
 export type AgentState = 'listening' | 'connected' | 'none'
 
 /** An agent that called a tool this recently counts as connected even between MCP sessions. */
-export const RECENT_AGENT_MS = 60_000
+const RECENT_AGENT_MS = 60_000
 
 export function agentState(p: Presence | undefined, now = Date.now()): AgentState {
   if (!p) return 'none'
@@ -76,4 +76,14 @@ export function fullTime(iso: string): string {
 /** Annotations in creation order (the numbering of pins). */
 export function byCreation(a: Annotation, b: Annotation): number {
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+/** `host/path?query` of a URL, for people (the URL itself when it does not parse). */
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.host}${u.pathname}${u.search}`
+  } catch {
+    return url
+  }
 }

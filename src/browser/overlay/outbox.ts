@@ -11,8 +11,10 @@
  *   session — same comment, element and URL, created since it was queued — and not sent again
  *   if it is there.
  */
-import { ApiError, UnreachableError, type Api } from './api.js'
-import type { Annotation, NewAnnotation } from './types.js'
+import { LIMITS } from '../../store/vocabulary.js'
+import { ApiError, UnreachableError, type Api } from '../shared/api.js'
+import { clip } from '../shared/format.js'
+import type { Annotation, NewAnnotation } from '../shared/types.js'
 
 export interface OutboxItem {
   /** A client-side id (not the annotation's). */
@@ -28,6 +30,14 @@ export interface OutboxItem {
   lastError?: string
   /** The server refused it for good (e.g. 400): kept so the person can copy or discard it. */
   rejected?: string
+}
+
+/** What the person just sent from `pageKey` (titled `title`), as it waits in the outbox. */
+export function outboxItem(pageKey: string, body: NewAnnotation, title: string): OutboxItem {
+  const id = typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+  const item: OutboxItem = { id, queuedAt: new Date().toISOString(), pageKey, body, attempts: 0 }
+  if (title) item.pageTitle = clip(title, LIMITS.name)
+  return item
 }
 
 /** The outbox list, in localStorage when it works, else in memory. */

@@ -3,8 +3,8 @@
  * imports: nothing of zod reaches the bundle); presence is the `/health` `agent` field and the
  * `presence` event.
  */
-import type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, Viewport } from '../store/model.js'
-import type { StoreEvent } from '../store/events.js'
+import type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, Viewport } from '../../store/model.js'
+import type { StoreEvent } from '../../store/events.js'
 
 export type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, StoreEvent, Viewport }
 

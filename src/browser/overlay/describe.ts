@@ -3,9 +3,12 @@
  * else (checked with `document.querySelectorAll`), its DOM path, tag, a short text snippet, a
  * trimmed outerHTML and its bounding rect — each cut to the store's limits.
  */
-import { clip, squash } from './format.js'
-import { LIMITS, SNIPPET_CHARS } from './limits.js'
-import type { ElementInfo } from './types.js'
+import { clip, squash } from '../shared/format.js'
+import { LIMITS } from '../../store/vocabulary.js'
+import type { ElementInfo } from '../shared/types.js'
+
+/** How much of an element's text the overlay sends as its snippet. */
+const SNIPPET_CHARS = 200
 
 /** Attributes that name an element on purpose, tried in this order before structure. */
 const NAMING_ATTRIBUTES = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa', 'name', 'aria-label', 'title', 'alt', 'for', 'href', 'placeholder'] as const

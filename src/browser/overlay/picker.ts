@@ -6,10 +6,9 @@
  * host are never touched.
  */
 import { describeElement } from './describe.js'
-import { clip } from './format.js'
-import { LIMITS } from './limits.js'
-import { PAGE_CURSOR_CSS } from './styles.js'
-import type { ElementInfo } from './types.js'
+import { clip } from '../shared/format.js'
+import { LIMITS } from '../../store/vocabulary.js'
+import type { ElementInfo } from '../shared/types.js'
 
 export interface Target {
   element: Element
@@ -27,6 +26,8 @@ export interface PickerEvents {
   composing(): boolean
 }
 
+/** Put on the page's root while annotating (the page's own elements need the crosshair). */
+const PAGE_CURSOR_CSS = '[data-marginalia-annotating], [data-marginalia-annotating] * { cursor: crosshair !important; }'
 const SWALLOWED = ['pointerdown', 'mousedown', 'pointerup', 'touchstart', 'touchend'] as const
 const CLICKS = ['click', 'dblclick', 'auxclick', 'contextmenu'] as const
 
@@ -102,12 +103,12 @@ export class Picker {
     return true
   }
 
-  isOurs(e: Event): boolean {
+  private isOurs(e: Event): boolean {
     return e.composedPath().includes(this.host)
   }
 
   /** The page's current text selection as a target (not one inside the overlay). */
-  selection(): Target | undefined {
+  private selection(): Target | undefined {
     const selection = document.getSelection()
     if (!selection || selection.isCollapsed || selection.rangeCount === 0) return undefined
     const text = selection.toString().trim()

@@ -5,9 +5,8 @@
  * gets exactly the events it missed. A `reset` (the cursor fell out of the server's window) asks
  * the owner to refetch.
  */
-import { STORE_EVENT_TYPES } from '../store/vocabulary.js'
+import { STORE_EVENT_TYPES } from '../../store/vocabulary.js'
 import type { Presence, StoreEvent } from './types.js'
-
 
 export interface LiveHandlers {
   event(event: StoreEvent): void
@@ -49,10 +48,6 @@ export class LiveStream {
 
   get rev(): number {
     return this.lastRev
-  }
-
-  get isOpen(): boolean {
-    return this.source?.readyState === EventSource.OPEN
   }
 
   /** Reconnect at once if not connected (e.g. the network came back). */

@@ -23,7 +23,7 @@ export class UnreachableError extends Error {
   }
 }
 
-export const PAGE_LIMIT = 500
+const PAGE_LIMIT = 500
 
 export class Api {
   constructor(
@@ -32,7 +32,7 @@ export class Api {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), this.timeoutMs)
     let response: Response
@@ -85,8 +85,8 @@ export class Api {
     return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/annotations`, body)
   }
 
-  annotations(options: { status?: AnnotationStatus; sessionId?: string; cursor?: string; limit?: number } = {}): Promise<AnnotationList> {
-    return this.request('GET', `/api/annotations${query({ limit: options.limit ?? 100, cursor: options.cursor, status: options.status, sessionId: options.sessionId })}`)
+  annotations(options: { status?: AnnotationStatus; cursor?: string; limit?: number } = {}): Promise<AnnotationList> {
+    return this.request('GET', `/api/annotations${query({ limit: options.limit ?? 100, cursor: options.cursor, status: options.status })}`)
   }
 
   annotation(id: string): Promise<Annotation> {

@@ -1,0 +1,147 @@
+/**
+ * The comment box for a new annotation: what it is about (the element's selector and text, the
+ * selected words), the comment, the intent and the severity. Send (or Ctrl+Enter) hands the owner
+ * a ready `NewAnnotation`; Esc with text asks once before discarding it.
+ */
+import { INTENTS, LIMITS, SEVERITIES } from '../../store/vocabulary.js'
+import { h, replace } from '../shared/dom.js'
+import { clip } from '../shared/format.js'
+import { submitOnCtrlEnter } from '../shared/thread.js'
+import type { Intent, NewAnnotation, Severity } from '../shared/types.js'
+import type { Target } from './picker.js'
+
+export interface ComposerEvents {
+  /** The person sent an annotation (the box closes right after). */
+  send(body: NewAnnotation): void
+  /** The box closed; `restoreFocus` when focus should go back where it was. */
+  closed(restoreFocus: boolean): void
+}
+
+const DEFAULT_INTENT: Intent = 'fix'
+const DEFAULT_SEVERITY: Severity = 'important'
+
+export class Composer {
+  readonly element: HTMLFormElement
+  /** What the open box is about; undefined while closed. */
+  target: Target | undefined
+  private readonly about: HTMLDivElement
+  private readonly text: HTMLTextAreaElement
+  private readonly error: HTMLDivElement
+  private discardArmed = false
+
+  constructor(private readonly events: ComposerEvents) {
+    this.about = h('div', { class: 'target' })
+    this.text = h('textarea', {
+      name: 'comment',
+      'aria-label': 'Comment',
+      placeholder: 'What should change here?',
+      maxlength: LIMITS.comment,
+      required: true,
+      oninput: () => {
+        this.discardArmed = false
+        this.error.hidden = true
+      },
+    })
+    this.error = h('div', { class: 'error', role: 'alert', hidden: true })
+    const close = () => this.close(true)
+    this.element = h(
+      'form',
+      { class: 'panel composer', role: 'dialog', 'aria-label': 'New annotation', hidden: true, novalidate: true, onsubmit: (e: Event) => this.submit(e) },
+      h('div', { class: 'panel-head' }, h('div', { class: 'panel-title' }, 'New annotation'), h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: close }, '×')),
+      h('div', { class: 'panel-body' }, this.about, this.text, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
+      h(
+        'div',
+        { class: 'panel-foot' },
+        h('span', { class: 'hint' }, 'Ctrl+Enter to send'),
+        h('span', { class: 'spacer' }),
+        h('button', { type: 'button', class: 'btn', onclick: close }, 'Cancel'),
+        h('button', { type: 'submit', class: 'btn primary' }, 'Send'),
+      ),
+    )
+    submitOnCtrlEnter(this.text, this.element)
+  }
+
+  /** Open the box for `target`. Already open, it keeps what was typed and only changes the target. */
+  open(target: Target): void {
+    if (!this.target) {
+      this.text.value = ''
+      this.check('intent', DEFAULT_INTENT)
+      this.check('severity', DEFAULT_SEVERITY)
+    }
+    this.target = target
+    this.discardArmed = false
+    this.error.hidden = true
+    const { info } = target
+    replace(
+      this.about,
+      h('code', { title: info.path ?? info.selector }, info.selector),
+      info.text ? h('span', { class: 'snippet' }, `“${clip(info.text, 80)}”`) : null,
+    )
+    this.element.querySelector('blockquote')?.remove()
+    if (target.selectedText) this.about.after(h('blockquote', { class: 'selected', 'aria-label': 'Selected text' }, clip(target.selectedText, 600)))
+    this.element.hidden = false
+  }
+
+  focus(): void {
+    this.text.focus()
+  }
+
+  close(restoreFocus: boolean): void {
+    if (!this.target) return
+    this.target = undefined
+    this.element.hidden = true
+    this.discardArmed = false
+    this.events.closed(restoreFocus)
+  }
+
+  /** Esc: with text in the box, the first asks and the second discards. */
+  escape(): void {
+    if (this.text.value.trim() !== '' && !this.discardArmed) {
+      this.discardArmed = true
+      this.showError('Press Esc again to discard this comment.')
+    } else this.close(true)
+  }
+
+  private check(name: 'intent' | 'severity', value: string): void {
+    for (const input of this.element.querySelectorAll<HTMLInputElement>(`input[name="${name}"]`)) input.checked = input.value === value
+  }
+
+  private showError(message: string): void {
+    this.error.textContent = message
+    this.error.hidden = false
+  }
+
+  private submit(e: Event): void {
+    e.preventDefault()
+    const target = this.target
+    if (!target) return
+    const comment = this.text.value.trim()
+    if (comment === '') {
+      this.showError('Write a comment first.')
+      this.text.focus()
+      return
+    }
+    const data = new FormData(this.element)
+    const body: NewAnnotation = {
+      comment: clip(comment, LIMITS.comment),
+      url: clip(location.href, LIMITS.url),
+      element: target.info,
+      intent: (data.get('intent') as Intent | null) ?? DEFAULT_INTENT,
+      severity: (data.get('severity') as Severity | null) ?? DEFAULT_SEVERITY,
+      viewport: { width: Math.round(window.innerWidth), height: Math.round(window.innerHeight) },
+    }
+    if (target.selectedText) body.selectedText = clip(target.selectedText, LIMITS.selectedText)
+    this.events.send(body)
+    this.close(true)
+  }
+}
+
+/** A row of radio buttons. */
+function choice(name: string, legend: string, values: readonly string[], checked: string): HTMLFieldSetElement {
+  return h(
+    'fieldset',
+    {},
+    h('legend', {}, legend),
+    h('div', { class: 'seg' }, ...values.map((v) => h('label', {}, h('input', { type: 'radio', name, value: v, checked: v === checked }), h('span', {}, v)))),
+  )
+}

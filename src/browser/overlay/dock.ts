@@ -1,0 +1,190 @@
+/**
+ * The dock at the bottom right: the toolbar (brand, what the agent is doing, Annotate, the
+ * page's count), the alert above it (server unreachable, a load problem, refused annotations) and
+ * the toast. It reads the connection's state and tells its owner what the person pressed.
+ */
+import { h, replace } from '../shared/dom.js'
+import { AGENT_DETAIL, AGENT_LABEL, agentState, openQuestionOf, type AgentState } from '../shared/format.js'
+import { Toast } from '../shared/toast.js'
+import type { Annotation } from '../shared/types.js'
+import type { OutboxItem } from './outbox.js'
+import type { ConnectionState } from './page-sync.js'
+import type { Settings } from './settings.js'
+
+export interface DockEvents {
+  /** Annotate is being pressed: read the page's selection before the click clears it. */
+  annotatePress(): void
+  annotateClick(): void
+  /** The count: open or close the list of the page's annotations. */
+  toggleList(open?: boolean): void
+  /** "Retry now" in the unreachable alert. */
+  retry(): void
+  /** The alert's height changed: panels above the dock move. */
+  resized(): void
+}
+
+/** The listening dot stays on this long after a watch call ends, so the agent's loop does not flicker. */
+const LISTENING_HOLD_MS = 3_000
+/** Panels keep clear of the toolbar (and its alert) at the bottom right. */
+const DOCK_GAP = 16
+const COLLAPSED = 'marginalia:collapsed'
+
+export class Dock {
+  readonly element: HTMLDivElement
+  readonly annotateButton: HTMLButtonElement
+  readonly countButton: HTMLButtonElement
+  private readonly alert: HTMLDivElement
+  private readonly bar: HTMLDivElement
+  private readonly agent: HTMLSpanElement
+  private readonly toast: Toast
+  private listeningUntil = 0
+  private agentTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    private readonly server: string,
+    private readonly connection: ConnectionState,
+    private readonly waiting: () => OutboxItem[],
+    private readonly settings: Settings,
+    private readonly events: DockEvents,
+  ) {
+    this.alert = h('div', { class: 'alert', role: 'alert', hidden: true })
+    const toast = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' })
+    this.toast = new Toast(toast, 3_500)
+    this.agent = h('span', { class: 'agent', role: 'status', 'aria-live': 'polite', 'data-state': 'none' }, h('span', { class: 'dot', 'aria-hidden': 'true' }), h('span', { class: 'agent-text' }, 'Connecting…'))
+    this.annotateButton = h(
+      'button',
+      {
+        type: 'button',
+        class: 'annotate',
+        'aria-pressed': 'false',
+        'aria-keyshortcuts': 'Alt+Shift+A',
+        title: 'Annotate: click an element or select text (Alt+Shift+A)',
+        onpointerdown: () => events.annotatePress(),
+        onclick: () => events.annotateClick(),
+      },
+      h('span', { 'aria-hidden': 'true' }, '✎'),
+      h('span', {}, 'Annotate'),
+    )
+    this.countButton = h('button', { type: 'button', class: 'count', 'aria-label': 'Annotations on this page', title: 'Annotations on this page', 'aria-expanded': 'false', onclick: () => events.toggleList() }, '0')
+    const collapsed = settings.get(COLLAPSED) === '1'
+    this.bar = h(
+      'div',
+      { class: `bar${collapsed ? ' collapsed' : ''}`, role: 'toolbar', 'aria-label': 'Marginalia' },
+      h('button', { type: 'button', class: 'brand', 'aria-label': 'Marginalia: show or hide the toolbar', 'aria-expanded': String(!collapsed), title: 'Marginalia', onclick: () => this.toggleCollapsed() }, 'M'),
+      this.agent,
+      h('span', { class: 'sep', 'aria-hidden': 'true' }),
+      this.annotateButton,
+      this.countButton,
+    )
+    this.element = h('div', { class: 'dock' }, this.alert, toast, this.bar)
+  }
+
+  say(message: string): void {
+    this.toast.show(message)
+  }
+
+  stop(): void {
+    this.toast.stop()
+    clearTimeout(this.agentTimer)
+  }
+
+  setAnnotating(on: boolean): void {
+    this.annotateButton.setAttribute('aria-pressed', String(on))
+  }
+
+  setListOpen(open: boolean): void {
+    this.countButton.setAttribute('aria-expanded', String(open))
+  }
+
+  /** Height at the bottom the toolbar and its alert take. */
+  reserve(): number {
+    const bar = this.bar.offsetHeight || 40
+    const alert = this.alert.hidden ? 0 : this.alert.offsetHeight + 8
+    return bar + alert + DOCK_GAP + 8
+  }
+
+  /** The count: how many, how many open, how many with a question from the agent. */
+  renderCount(all: readonly Annotation[]): void {
+    const open = all.filter((a) => a.status === 'pending' || a.status === 'acknowledged').length
+    const questions = all.filter((a) => openQuestionOf(a)).length
+    this.countButton.textContent = String(all.length)
+    if (questions > 0) this.countButton.setAttribute('data-question', '')
+    else this.countButton.removeAttribute('data-question')
+    const label = `Annotations on this page: ${all.length}, ${open} open${questions ? `, ${questions} with a question from the agent` : ''}`
+    this.countButton.setAttribute('aria-label', label)
+    this.countButton.title = label
+  }
+
+  renderAgent(): void {
+    clearTimeout(this.agentTimer)
+    this.agentTimer = undefined
+    const { reachable, presence } = this.connection
+    let state: AgentState | 'offline'
+    let label: string
+    let detail: string
+    if (reachable === false) {
+      state = 'offline'
+      label = 'Server unreachable'
+      detail = `Can't reach Marginalia at ${this.server}.`
+    } else if (reachable === undefined) {
+      state = 'none'
+      label = 'Connecting…'
+      detail = `Connecting to ${this.server}`
+    } else {
+      let s = agentState(presence)
+      const now = Date.now()
+      if (s === 'listening') this.listeningUntil = now + LISTENING_HOLD_MS
+      else if (now < this.listeningUntil) {
+        s = 'listening'
+        this.agentTimer = setTimeout(() => this.renderAgent(), this.listeningUntil - now + 10)
+      }
+      state = s
+      label = AGENT_LABEL[s]
+      detail = AGENT_DETAIL[s]
+    }
+    this.agent.setAttribute('data-state', state)
+    this.agent.title = detail
+    const text = this.agent.querySelector('.agent-text')
+    if (text && text.textContent !== label) text.textContent = label
+  }
+
+  renderAlert(): void {
+    const waiting = this.waiting()
+    const unsent = waiting.filter((i) => i.rejected === undefined).length
+    const rejected = waiting.length - unsent
+    if (this.connection.reachable === false) {
+      this.showAlert(
+        h(
+          'div',
+          {},
+          h('b', {}, `Can't reach Marginalia at ${this.server.replace(/^https?:\/\//, '')}`),
+          unsent > 0 ? `${unsent} annotation${unsent === 1 ? ' is' : 's are'} kept in this browser and will be sent when the server is back.` : 'Annotations you write are kept here until it is back.',
+        ),
+        h('button', { type: 'button', class: 'btn', onclick: () => this.events.retry() }, 'Retry now'),
+      )
+    } else if (this.connection.problem !== undefined) {
+      this.showAlert(h('div', {}, h('b', {}, 'Marginalia cannot load this page’s annotations'), this.connection.problem))
+    } else if (rejected > 0) {
+      this.showAlert(
+        h('div', {}, h('b', {}, `${rejected} annotation${rejected === 1 ? '' : 's'} could not be sent`), 'The server refused it; your text is kept in the list.'),
+        h('button', { type: 'button', class: 'btn', onclick: () => this.events.toggleList(true) }, 'Show'),
+      )
+    } else {
+      this.showAlert()
+    }
+    this.events.resized()
+  }
+
+  /** The alert with this content; hidden without any. */
+  private showAlert(...content: HTMLElement[]): void {
+    replace(this.alert, ...content)
+    this.alert.hidden = content.length === 0
+  }
+
+  private toggleCollapsed(): void {
+    const collapsed = !this.bar.classList.contains('collapsed')
+    this.bar.classList.toggle('collapsed', collapsed)
+    this.bar.querySelector('.brand')?.setAttribute('aria-expanded', String(!collapsed))
+    this.settings.set(COLLAPSED, collapsed ? '1' : '0')
+  }
+}

@@ -1,0 +1,414 @@
+/**
+ * The overlay's controller. It builds the collaborators — page sync (the server side), picker,
+ * composer, thread and list panels, pins, marks and the dock — and wires their events to each
+ * other. Each collaborator owns its state and DOM; the controller owns only what spans them: which
+ * panel is open (one at a time), where focus goes back to, and laying everything out in one frame.
+ *
+ * New parts go beside these as objects of their own: page capture (screenshots, console and
+ * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
+ */
+import { Api } from '../shared/api.js'
+import { h } from '../shared/dom.js'
+import { agentState, squash } from '../shared/format.js'
+import type { Annotation, NewAnnotation } from '../shared/types.js'
+import { Composer } from './composer.js'
+import { describeElement } from './describe.js'
+import { Dock } from './dock.js'
+import { placePanel, rectBox, union } from './layout.js'
+import { ListPanel } from './list-panel.js'
+import { Marks } from './marks.js'
+import { Outbox, Sender, outboxItem, type OutboxItem } from './outbox.js'
+import { PageSync } from './page-sync.js'
+import { Picker, type Target } from './picker.js'
+import { Pins } from './pins.js'
+import { PageSessions } from './sessions.js'
+import { Settings, browserStorage } from './settings.js'
+import OVERLAY_CSS from './overlay.css'
+import { ThreadPanel } from './thread-panel.js'
+
+/** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
+const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
+
+export class Overlay {
+  private readonly api: Api
+  private readonly outbox: Outbox
+  private readonly sender: Sender
+  private readonly sync: PageSync
+  private readonly host = document.createElement('marginalia-overlay')
+  private readonly shadow = this.host.attachShadow({ mode: 'open' })
+  private readonly picker: Picker
+  private readonly marks = new Marks()
+  private readonly pins: Pins
+  private readonly composer: Composer
+  private readonly thread: ThreadPanel
+  private readonly list: ListPanel
+  private readonly dock: Dock
+  private hovered: Element | undefined
+  private frame = 0
+  private readonly intervals: ReturnType<typeof setInterval>[] = []
+  private returnFocus: HTMLElement | undefined
+  private destroyed = false
+
+  constructor(readonly server: string) {
+    this.host.setAttribute('data-marginalia', '')
+    const storage = browserStorage()
+    this.api = new Api(server)
+    this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
+    const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
+    this.sync = new PageSync(this.api, sessions, {
+      changed: () => this.renderAll(),
+      presence: () => this.dock.renderAgent(),
+      status: () => {
+        this.dock.renderAgent()
+        this.dock.renderAlert()
+      },
+      loaded: () => void this.sender.flush(),
+      back: () => this.sender.retrySoon(),
+      agentReplied: (a, reply) => {
+        if (this.thread.openId !== a.id) this.dock.say(reply.kind === 'question' ? `The agent asks about #${this.sync.numberOf(a.id)}` : `The agent replied on #${this.sync.numberOf(a.id)}`)
+      },
+      removed: (id, how) => {
+        if (this.thread.openId !== id) return
+        this.closeThread()
+        this.dock.say(`That annotation was ${how}.`)
+      },
+    })
+    this.sender = new Sender(
+      this.api,
+      this.outbox,
+      sessions,
+      {
+        sent: (item, annotation, sessionId) => this.onSent(item, annotation, sessionId),
+        blocked: () => {
+          this.sync.setReachable(false)
+          this.dock.renderAlert()
+          this.renderList()
+        },
+        drained: () => this.dock.renderAlert(),
+        rejected: (_item, error) => {
+          this.dock.say(`An annotation could not be sent: ${error}`)
+          this.dock.renderAlert()
+          this.renderList()
+        },
+      },
+      { lockName: `marginalia-outbox:${server}` },
+    )
+    this.picker = new Picker(this.host, {
+      pick: (target) => this.openComposer(target),
+      hover: (element) => {
+        if (element === this.hovered) return
+        this.hovered = element
+        this.schedulePosition()
+      },
+      changed: (on) => {
+        this.dock.setAnnotating(on)
+        if (on) this.dock.say('Click an element or select text to annotate it. Esc to stop.')
+      },
+      composing: () => this.composer.target !== undefined,
+    })
+    this.pins = new Pins(this.host, (id) => (this.thread.openId === id ? this.closeThread() : this.openThread(id)))
+    this.composer = new Composer({
+      send: (body) => this.queue(body),
+      closed: (restoreFocus) => {
+        this.schedulePosition()
+        if (restoreFocus) this.restoreFocus()
+      },
+    })
+    this.thread = new ThreadPanel(this.shadow, {
+      reply: async (id, message) => this.update(await this.api.reply(id, message)),
+      reopen: async (id, message) => {
+        this.update(await this.api.reopen(id, message))
+        this.dock.say(`#${this.sync.numberOf(id)} is pending again.`)
+      },
+      remove: async (id) => {
+        const n = this.sync.numberOf(id)
+        await this.api.remove(id)
+        this.sync.forget(id)
+        this.closeThread()
+        this.renderAll()
+        this.dock.say(`#${n} deleted.`)
+      },
+      close: () => this.closeThread(),
+      unreachable: () => this.sync.setReachable(false),
+    })
+    this.list = new ListPanel(server, {
+      open: (id) => this.openThread(id),
+      close: () => this.toggleList(false),
+      discard: (item) => {
+        this.outbox.remove(item.id)
+        this.renderList()
+        this.dock.renderAlert()
+      },
+      retry: () => this.sender.retrySoon(),
+      onPage: (a) => this.pins.elementOf(a) !== null,
+    })
+    this.dock = new Dock(server, this.sync, () => this.outbox.list(), new Settings(storage), {
+      annotatePress: () => this.picker.remember(),
+      annotateClick: () => this.picker.toggleRemembered(),
+      toggleList: (open) => this.toggleList(open),
+      retry: () => {
+        this.sync.retry()
+        this.sender.retrySoon()
+      },
+      resized: () => this.schedulePosition(),
+    })
+
+    const style = h('style', {}, OVERLAY_CSS)
+    const root = h('div', { class: 'mg' }, this.pins.element, this.marks.highlight, this.marks.outline, this.composer.element, this.thread.element, this.list.element, this.dock.element)
+    this.shadow.append(style, root)
+    for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
+  }
+
+  // ------------------------------------------------------------------ life cycle and the public API
+
+  mount(): void {
+    document.documentElement.appendChild(this.host)
+    window.addEventListener('keydown', this.onKeyDown, true)
+    this.picker.attach()
+    window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true })
+    window.addEventListener('resize', this.schedulePosition, { passive: true })
+    window.addEventListener('online', this.onOnline)
+    window.addEventListener('storage', this.onStorage)
+    this.intervals.push(setInterval(() => this.checkLocation(), 1_000))
+    // Elements come and go (client-side rendering): look them up again now and then.
+    this.intervals.push(
+      setInterval(() => {
+        this.pins.forget()
+        this.schedulePosition()
+      }, 1_000),
+    )
+    this.renderAll()
+    this.sync.start()
+  }
+
+  destroy(): void {
+    if (this.destroyed) return
+    this.destroyed = true
+    this.picker.detach()
+    window.removeEventListener('keydown', this.onKeyDown, true)
+    window.removeEventListener('scroll', this.schedulePosition, true)
+    window.removeEventListener('resize', this.schedulePosition)
+    window.removeEventListener('online', this.onOnline)
+    window.removeEventListener('storage', this.onStorage)
+    for (const i of this.intervals) clearInterval(i)
+    cancelAnimationFrame(this.frame)
+    this.sync.stop()
+    this.dock.stop()
+    this.sender.stop()
+    this.host.remove()
+  }
+
+  get sessionId(): string | undefined {
+    return this.sync.sessionId
+  }
+
+  annotate(on?: boolean): void {
+    this.picker.set(on ?? !this.picker.active)
+  }
+
+  comment(element: Element): void {
+    this.openComposer({ element, info: describeElement(element) })
+  }
+
+  open(annotationId: string): void {
+    this.openThread(annotationId)
+  }
+
+  flush(): Promise<void> {
+    return this.sender.flush()
+  }
+
+  // ------------------------------------------------------------------ what the sync and the sender report
+
+  /** Into the outbox first: from here on, nothing the person wrote can be lost. */
+  private queue(body: NewAnnotation): void {
+    this.outbox.add(outboxItem(this.sync.pageKey, body, squash(document.title)))
+    this.dock.say(this.sync.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
+    this.dock.renderAlert()
+    void this.sender.flush()
+  }
+
+  private onSent(item: OutboxItem, annotation: Annotation, sessionId: string): void {
+    if (this.sync.sent(item.pageKey, annotation, sessionId)) {
+      this.renderAll()
+      this.dock.say(`Sent as #${this.sync.numberOf(annotation.id)}. ${agentState(this.sync.presence) === 'listening' ? 'The agent is on it.' : 'It waits for the agent.'}`)
+    } else {
+      this.dock.say('A kept annotation from another page was sent.')
+    }
+    this.sync.setReachable(true)
+    this.dock.renderAlert()
+  }
+
+  /** A fresher copy from a response to the person's action. */
+  private update(fresh: Annotation): void {
+    this.sync.offer(fresh)
+    this.renderAll()
+  }
+
+  private readonly onOnline = (): void => {
+    this.sync.online()
+    this.sender.retrySoon()
+  }
+
+  private readonly onStorage = (e: StorageEvent): void => {
+    if (e.key !== this.outbox.key) return
+    this.dock.renderAlert()
+    this.renderList()
+  }
+
+  private checkLocation(): void {
+    const key = location.origin + location.pathname
+    if (key === this.sync.pageKey) return
+    // Client-side navigation: another page, another session.
+    this.composer.close(false)
+    this.closeThread()
+    this.pins.forget()
+    this.sync.navigate(key)
+    this.renderAll()
+  }
+
+  // ------------------------------------------------------------------ keys, and one open panel at a time
+
+  private readonly onKeyDown = (e: KeyboardEvent): void => {
+    let handled: boolean
+    if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyA') {
+      this.picker.toggle()
+      handled = true
+    } else if (e.key === 'Escape') handled = this.escape()
+    // Keyboard annotation: in annotate mode, Enter on a focused page element annotates it.
+    else handled = this.picker.pickFocused(e)
+    if (handled) {
+      e.preventDefault()
+      e.stopPropagation()
+    }
+  }
+
+  /** Close the innermost open thing; false when nothing was open. */
+  private escape(): boolean {
+    if (this.composer.target) this.composer.escape()
+    else if (this.thread.openId !== undefined) this.closeThread()
+    else if (this.list.isOpen) this.toggleList(false)
+    else if (this.picker.active) this.picker.set(false)
+    else return false
+    return true
+  }
+
+  private openComposer(target: Target): void {
+    const fresh = this.composer.target === undefined
+    this.closeThread()
+    this.toggleList(false)
+    if (fresh) this.returnFocus = this.activeInside() ?? this.dock.annotateButton
+    this.composer.open(target)
+    this.hovered = undefined
+    this.positionAll()
+    this.composer.focus()
+  }
+
+  private openThread(id: string): void {
+    const a = this.sync.get(id)
+    if (!a) return
+    this.composer.close(false)
+    this.toggleList(false)
+    if (this.thread.openId === undefined) this.returnFocus = this.activeInside() ?? this.dock.annotateButton
+    this.thread.open(a, this.sync.numberOf(id))
+    this.renderPins()
+    const el = this.pins.elementOf(a)
+    if (el) {
+      const r = el.getBoundingClientRect()
+      if (r.bottom < 0 || r.top > window.innerHeight) el.scrollIntoView({ block: 'center', behavior: 'smooth' })
+    }
+    this.thread.focus(a)
+  }
+
+  private closeThread(): void {
+    if (this.thread.openId === undefined) return
+    this.thread.close()
+    this.renderPins()
+    this.restoreFocus()
+  }
+
+  private toggleList(open = !this.list.isOpen): void {
+    if (open === this.list.isOpen) return
+    this.dock.setListOpen(open)
+    if (open) {
+      this.composer.close(false)
+      this.closeThread()
+      this.returnFocus = this.dock.countButton
+      this.list.open()
+      this.renderList()
+      this.list.element.focus()
+    } else {
+      this.list.close()
+    }
+  }
+
+  private activeInside(): HTMLElement | undefined {
+    const a = this.shadow.activeElement
+    return a instanceof HTMLElement ? a : undefined
+  }
+
+  private restoreFocus(): void {
+    const back = this.returnFocus
+    this.returnFocus = undefined
+    if (back && back.isConnected && !back.closest('[hidden]')) back.focus()
+  }
+
+  // ------------------------------------------------------------------ rendering and layout
+
+  private renderAll(): void {
+    this.pins.render(this.sync.ordered(), this.thread.openId)
+    this.dock.renderCount(this.sync.ordered())
+    this.dock.renderAgent()
+    const id = this.thread.openId
+    const a = id === undefined ? undefined : this.sync.get(id)
+    if (a) this.thread.render(a, this.sync.numberOf(a.id))
+    else this.closeThread()
+    this.renderList()
+    this.dock.renderAlert()
+  }
+
+  private renderPins(): void {
+    this.pins.render(this.sync.ordered(), this.thread.openId)
+    this.positionAll()
+  }
+
+  private renderList(): void {
+    if (this.list.isOpen) this.list.render(this.sync.ordered(), this.outbox.list())
+    this.positionAll()
+  }
+
+  private readonly schedulePosition = (): void => {
+    if (this.frame) return
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0
+      this.positionAll()
+    })
+  }
+
+  /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
+  private positionAll(): void {
+    if (this.destroyed) return
+    const openPin = this.pins.position(this.sync.ordered(), this.thread.openId)
+    this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined)
+    const reserve = this.dock.reserve()
+    // A dashed outline on what the open box or thread is about.
+    let outlined: DOMRect | undefined
+    const target = this.composer.target
+    if (target) {
+      const r = target.rect ?? target.element.getBoundingClientRect()
+      if (target.element.isConnected) outlined = r
+      placePanel(this.composer.element, rectBox(r), reserve)
+    }
+    const id = this.thread.openId
+    if (id !== undefined) {
+      const a = this.sync.get(id)
+      const r = a ? this.pins.elementOf(a)?.getBoundingClientRect() : undefined
+      outlined = r
+      // Beside the element and its pin, so the panel never hides what it talks about.
+      const box = r ? rectBox(r) : undefined
+      placePanel(this.thread.element, box && openPin ? union(box, openPin) : (openPin ?? box), reserve)
+    }
+    this.marks.outlineAround(outlined)
+    if (this.list.isOpen) placePanel(this.list.element, undefined, reserve)
+  }
+}

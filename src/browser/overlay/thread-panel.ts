@@ -1,0 +1,124 @@
+/**
+ * The thread panel: one annotation's comment, what it is about, its replies (the agent's open
+ * question stands out), a reply box, Reopen and Delete. A live update re-renders it without
+ * losing what the person is typing or where the focus is.
+ */
+import { UnreachableError, describeError } from '../shared/api.js'
+import { h, replace } from '../shared/dom.js'
+import { STATUS_LABEL, clip, openQuestionOf } from '../shared/format.js'
+import { confirmButton, messageBox, messageForm, replyList, timeEl, typedMessage } from '../shared/thread.js'
+import type { Annotation } from '../shared/types.js'
+
+export interface ThreadEvents {
+  reply(id: string, message: string): Promise<void>
+  /** Reopen; a typed reply goes with it. */
+  reopen(id: string, message: string | undefined): Promise<void>
+  remove(id: string): Promise<void>
+  close(): void
+  /** A request failed because the server could not be reached. */
+  unreachable(): void
+}
+
+export class ThreadPanel {
+  readonly element = h('section', { class: 'panel thread', role: 'dialog', 'aria-label': 'Annotation thread', hidden: true, tabindex: -1 })
+  /** The annotation shown; undefined while closed. */
+  openId: string | undefined
+
+  constructor(
+    /** Where focus is read from (the overlay's shadow root). */
+    private readonly root: DocumentOrShadowRoot,
+    private readonly events: ThreadEvents,
+  ) {}
+
+  /** Show annotation `a` (number `n`) with an empty reply box, and focus the box when the agent asks something. */
+  open(a: Annotation, n: number): void {
+    this.openId = a.id
+    this.element.hidden = false
+    this.render(a, n, true)
+  }
+
+  /** Focus what the person most likely wants: the answer box when the agent asks, else the panel. */
+  focus(a: Annotation): void {
+    const box = openQuestionOf(a) ? this.element.querySelector('textarea') : null
+    ;(box ?? this.element).focus()
+  }
+
+  close(): void {
+    this.openId = undefined
+    this.element.hidden = true
+    replace(this.element)
+  }
+
+  /** Build the panel for `a`. Unless `fresh`, the reply box keeps its text and focus and the replies stay scrolled to the end. */
+  render(a: Annotation, n: number, fresh = false): void {
+    const draft = fresh ? '' : (this.element.querySelector<HTMLTextAreaElement>('.reply-form textarea')?.value ?? '')
+    const hadFocus = !fresh && this.root.activeElement?.closest('.reply-form') != null
+    const question = openQuestionOf(a)
+    const error = h('div', { class: 'error', role: 'alert', hidden: true })
+    const fail = (e: unknown) => {
+      error.textContent = e instanceof UnreachableError ? `${e.message} Nothing was lost: try again when it is back.` : describeError(e)
+      error.hidden = false
+      if (e instanceof UnreachableError) this.events.unreachable()
+    }
+    const box = messageBox(question ? 'Answer the agent' : 'Reply', question ? 'Answer the agent…' : 'Reply…', draft)
+    const send = h('button', { type: 'submit', class: 'btn primary' }, question ? 'Answer' : 'Reply')
+    const form = messageForm({ class: 'reply-form' }, box, h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl+Enter to send'), h('span', { class: 'spacer' }), send), async (message) => {
+      send.disabled = true
+      try {
+        await this.events.reply(a.id, message)
+        box.value = ''
+      } catch (err) {
+        fail(err)
+      } finally {
+        send.disabled = false
+      }
+    })
+    const reopen = async () => {
+      try {
+        await this.events.reopen(a.id, typedMessage(box))
+        box.value = ''
+      } catch (err) {
+        fail(err)
+      }
+    }
+    replace(
+      this.element,
+      h(
+        'div',
+        { class: 'panel-head' },
+        h('span', { class: 'num', 'data-status': a.status, 'aria-hidden': 'true' }, n),
+        h('div', { class: 'panel-title', id: 'mg-thread-title' }, `Annotation #${n}`),
+        h('span', { class: 'chip', 'data-status': a.status }, STATUS_LABEL[a.status]),
+        h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: () => this.events.close() }, '×'),
+      ),
+      h(
+        'div',
+        { class: 'panel-body' },
+        h('p', { class: 'comment' }, a.comment),
+        h(
+          'div',
+          { class: 'tags' },
+          a.intent ? h('span', { class: 'tag' }, a.intent) : null,
+          a.severity ? h('span', { class: 'tag', 'data-severity': a.severity }, a.severity) : null,
+          h('span', { class: 'meta' }, timeEl(a.createdAt)),
+        ),
+        a.element ? h('div', { class: 'meta' }, h('span', { class: 'mono', title: a.element.path ?? '' }, clip(a.element.selector, 160))) : null,
+        a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
+        replyList(a) ?? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.'),
+        form,
+        error,
+      ),
+      h(
+        'div',
+        { class: 'panel-foot' },
+        a.status === 'pending' ? null : h('button', { type: 'button', class: 'btn', title: 'Send it back to the agent (a typed reply goes with it)', onclick: () => void reopen() }, 'Reopen'),
+        h('span', { class: 'spacer' }),
+        confirmButton('Delete', 'Confirm delete', () => void this.events.remove(a.id).catch(fail)),
+      ),
+    )
+    this.element.setAttribute('aria-labelledby', 'mg-thread-title')
+    if (hadFocus) box.focus()
+    const body = this.element.querySelector('.panel-body')
+    if (body && !fresh) body.scrollTop = body.scrollHeight
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * What every annotated page downloads stays small, and the browser bundles never pull in the
+ * server side by accident: a value import of the store's model brings zod along and grows
+ * overlay.js from 60 KB to 520 KB without a word from the compiler. The lint rule in
+ * eslint.config.js stops such an import where it is written; these tests catch it in what is
+ * actually built (test/global-setup.ts builds dist/ when it is stale).
+ */
+import { statSync } from 'node:fs'
+import path from 'node:path'
+import { build } from 'esbuild'
+import { describe, expect, it } from 'vitest'
+
+const root = path.resolve(import.meta.dirname, '../..')
+
+/** overlay.js, minified. 59 448 bytes when this was set; issue #20 (screenshots) raises it to 120 KB. */
+const OVERLAY_BUDGET = 64 * 1024
+/** inbox.js, minified: 20 515 bytes when this was set. */
+const INBOX_BUDGET = 24 * 1024
+
+/** The only store modules the browser may bundle: they hold no zod and import only types. */
+const ZOD_FREE_STORE = ['src/store/apply.ts', 'src/store/questions.ts', 'src/store/vocabulary.ts']
+
+function size(file: string, budget: number): number {
+  const bytes = statSync(path.join(root, 'dist', 'overlay', file)).size
+  console.log(`${file}: ${bytes} bytes minified (budget ${budget})`)
+  return bytes
+}
+
+/** The source files esbuild puts into a bundle of `entry`, relative to the package root. */
+async function bundledInputs(entry: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'iife',
+    platform: 'browser',
+    tsconfig: path.join(root, 'tsconfig.overlay.json'),
+    loader: { '.css': 'text' },
+    logLevel: 'silent',
+  })
+  return Object.keys(result.metafile.inputs).map((p) => path.relative(root, path.resolve(root, p)).split(path.sep).join('/'))
+}
+
+describe('browser bundles', () => {
+  it(`overlay.js stays within its budget (${OVERLAY_BUDGET} bytes)`, () => {
+    expect(size('overlay.js', OVERLAY_BUDGET)).toBeLessThanOrEqual(OVERLAY_BUDGET)
+  })
+
+  it(`inbox.js stays within its budget (${INBOX_BUDGET} bytes)`, () => {
+    expect(size('inbox.js', INBOX_BUDGET)).toBeLessThanOrEqual(INBOX_BUDGET)
+  })
+
+  for (const entry of ['src/browser/overlay/main.ts', 'src/browser/inbox/inbox.ts']) {
+    it(`${entry} bundles no package and, of the store, only its zod-free modules`, async () => {
+      const inputs = await bundledInputs(entry)
+      expect(inputs).toContain(entry)
+      expect(inputs.filter((p) => p.includes('node_modules/'))).toEqual([])
+      expect(inputs.filter((p) => !p.startsWith('src/browser/') && !ZOD_FREE_STORE.includes(p))).toEqual([])
+    })
+  }
+})

@@ -18,7 +18,7 @@ await store.close()
 
 rmSync('dist/chunks', { recursive: true, force: true })
 await build({
-  entryPoints: { marginalia: 'dist/cli.js' },
+  entryPoints: { marginalia: 'dist/cli/main.js' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

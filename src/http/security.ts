@@ -1,9 +1,12 @@
 /**
- * Safe by default (DESIGN.md, "Security defaults"):
+ * Safe by default, with no set-up for the overlay, which runs inside the person's dev app (e.g.
+ * http://localhost:5173) and calls this server on another port, so its requests carry that
+ * page's Origin:
  * - the Host header must name this machine (DNS-rebinding defence): loopback names with any
  *   port, the bound host, and the machine's own addresses when bound to every interface;
- * - an Origin, when present, must be a loopback origin (the overlay runs in the person's dev app
- *   on another port), the server's own origin, or one given with --allow-origin;
+ * - an Origin, when present, must be a loopback origin (any dev server), the server's own
+ *   origin, or one given with --allow-origin: a public website the person visits can never
+ *   drive this server;
  * - binding beyond loopback needs a token, and then every API, SSE and MCP request must carry it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'

@@ -128,10 +128,6 @@ export class EventStream {
     this.close('server')
   }
 
-  get isClosed(): boolean {
-    return this.closed
-  }
-
   private push(f: Frame): void {
     if (this.closed) return
     this.queue.push(f)

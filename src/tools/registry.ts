@@ -12,7 +12,7 @@ import { BUILTIN_TOOLS } from './builtin.js'
 import type { McpCallContext, ToolContext, ToolDefinition } from './define.js'
 import { resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
 import { ToolErrorSchema, toToolError, type ToolError } from './result.js'
-import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from './paging.js'
+import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from '../views/page.js'
 
 export { BUILTIN_TOOLS } from './builtin.js'
 
@@ -84,6 +84,19 @@ export interface ServerInfo {
   tools: string[]
 }
 
+/**
+ * What a transport serves: the tool listing and the calls. A ToolRegistry is one; a wrapper that
+ * adds behaviour around calls holds a registry and is another (`serve` reports each call to the
+ * agent's presence that way).
+ */
+export interface ToolService {
+  /** Every exposed tool with its JSON Schemas, in listing order. */
+  list(): ToolInfo[]
+  serverInfo(): ServerInfo
+  /** Never throws: failures come back as `{ ok: false, error }`. */
+  call(name: string, args: unknown, options?: CallOptions): Promise<CallOutcome>
+}
+
 export interface RegistryOptions extends ToolPolicy {
   /** The tool catalogue (default: the built-in tools). Plugins are added to it. */
   tools?: readonly ToolDefinition[]
@@ -97,7 +110,7 @@ export interface RegistryOptions extends ToolPolicy {
   name?: string
 }
 
-export class ToolRegistry {
+export class ToolRegistry implements ToolService {
   /** Every known tool (built-in and plugin), exposed or not. */
   private readonly catalogue = new Map<string, ToolDefinition>()
   /** The tools the policy exposes: the only ones listed and callable. */
@@ -140,6 +153,11 @@ export class ToolRegistry {
 
   has(name: string): boolean {
     return this.tools.has(name)
+  }
+
+  /** The definition of an exposed tool (undefined for any other name). */
+  tool(name: string): ToolDefinition | undefined {
+    return this.tools.get(name)
   }
 
   /** Call an exposed tool. Never throws: failures come back as `{ ok: false, error: { code, message } }`. */

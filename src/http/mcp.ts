@@ -49,7 +49,7 @@ interface McpSession {
 }
 
 /** How soon a client should reconnect a dropped stream (the SSE `retry` field). */
-export const STREAM_RETRY_MS = 1_000
+const STREAM_RETRY_MS = 1_000
 
 const SESSION_NOT_FOUND = -32001
 const BAD_REQUEST = -32000

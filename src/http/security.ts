@@ -146,9 +146,9 @@ export function normalizeOrigin(origin: string): string {
   return url.origin
 }
 
-export const CORS_ALLOW_HEADERS = 'Content-Type, Authorization, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version'
-export const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, WWW-Authenticate'
-export const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS'
+const CORS_ALLOW_HEADERS = 'Content-Type, Authorization, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version'
+const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, WWW-Authenticate'
+const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS'
 
 /** CORS response headers for an allowed origin (always `Vary: Origin`, so caches keep them apart). */
 export function corsHeaders(origin: string | undefined): Record<string, string> {

@@ -47,7 +47,7 @@ export function parseLastEventId(value: string | undefined, field: string): numb
   return Number(v)
 }
 
-export function eventFrame(event: StoreEvent): string {
+function eventFrame(event: StoreEvent): string {
   return `id: ${event.rev}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 }
 

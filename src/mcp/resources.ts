@@ -26,7 +26,7 @@ export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
 /** The MCP error code for a resource that does not exist. */
-export const RESOURCE_NOT_FOUND = -32002
+const RESOURCE_NOT_FOUND = -32002
 
 export function sessionUri(id: string): string {
   return `marginalia://sessions/${encodeURIComponent(id)}`

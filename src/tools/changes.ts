@@ -10,11 +10,11 @@ import { AnnotationSummary, toSummary } from '../views/summary.js'
 import { defineTool, type ToolContext } from './define.js'
 import { TimeoutMs, waitWithProgress } from './wait.js'
 
-export const DEFAULT_CHANGES_LIMIT = 100
-export const MAX_CHANGES_LIMIT = 1_000
+const DEFAULT_CHANGES_LIMIT = 100
+const MAX_CHANGES_LIMIT = 1_000
 
 /** An event as a model sees it: created annotations as summaries, everything else as is. */
-export const EventView = z.object({
+const EventView = z.object({
   rev: z.number().int(),
   at: z.string(),
   type: z.enum(STORE_EVENT_TYPES),
@@ -28,9 +28,9 @@ export const EventView = z.object({
   session: Session.optional(),
   archiveFile: z.string().optional(),
 })
-export type EventView = z.infer<typeof EventView>
+type EventView = z.infer<typeof EventView>
 
-export function viewOf(event: StoreEvent): EventView {
+function viewOf(event: StoreEvent): EventView {
   if (event.type === 'annotation.created') {
     const { annotation, ...rest } = event
     return { ...rest, annotation: toSummary(annotation) }
@@ -53,7 +53,7 @@ const Limit = z.number().int().min(1).max(MAX_CHANGES_LIMIT).describe(`At most t
 type ChangesPage = z.infer<z.ZodObject<typeof changesOutput>>
 
 /** Events after `sinceRev`, limited by count and by the byte budget. */
-export function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext): ChangesPage {
+function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext): ChangesPage {
   const currentRev = store.rev
   if (sinceRev > currentRev) throw new ValidationError([{ path: 'sinceRev', message: `must be at most the current rev ${currentRev}` }])
   const all = store.changesSince(sinceRev) // CURSOR_EXPIRED when older than the kept window

@@ -18,7 +18,7 @@ const AnswerOut = z.object({
 type AnswerOut = z.infer<typeof AnswerOut>
 
 /** The first human reply after the question with id `questionId`, if any. */
-export function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
+function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
   const at = a.replies.findIndex((r) => r.id === questionId)
   if (at < 0) return undefined
   return a.replies.slice(at + 1).find((r) => r.author === 'human')

@@ -10,7 +10,7 @@ import { cursorAfter } from '../store/cursor.js'
 import { AnnotationItem, type Detail, groupLine, itemOf, renderLine, type AnnotationSummary } from './summary.js'
 
 export const DEFAULT_PAGE_LIMIT = 100
-export const MAX_PAGE_LIMIT = 500
+const MAX_PAGE_LIMIT = 500
 export const DEFAULT_BYTE_BUDGET = 256 * 1024
 /** Big enough for any one full record without its replies (about 32 KB of fields, sent twice). */
 export const MIN_BYTE_BUDGET = 100 * 1024

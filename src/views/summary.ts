@@ -7,11 +7,11 @@ import { z } from 'zod'
 import { Annotation, AnnotationStatus, Author, Id, Intent, REPLY_KINDS, Severity, Timestamp, type Annotation as AnnotationT } from '../store/model.js'
 
 export const SNIPPET_CHARS = 120
-export const LAST_REPLY_CHARS = 280
+const LAST_REPLY_CHARS = 280
 /** Longer comments, URLs and selectors are clipped in summaries (with "…"); get_annotation has them whole. */
-export const SUMMARY_COMMENT_CHARS = 1_000
-export const SUMMARY_URL_CHARS = 300
-export const SUMMARY_SELECTOR_CHARS = 300
+const SUMMARY_COMMENT_CHARS = 1_000
+const SUMMARY_URL_CHARS = 300
+const SUMMARY_SELECTOR_CHARS = 300
 
 export const AnnotationSummary = z.object({
   id: Id,

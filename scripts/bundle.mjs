@@ -5,7 +5,7 @@ import { chmodSync, rmSync } from 'node:fs'
 import { build } from 'esbuild'
 
 // The built-in tools' JSON Schemas, computed now from the compiled sources and inlined, so a
-// starting server does not convert zod schemas (see __MARGINALIA_BUILTIN_SCHEMAS__ in registry.ts).
+// starting server does not convert zod schemas (see __MARGINALIA_BUILTIN_SCHEMAS__ in src/tools/publish.ts).
 const { createMemoryStore } = await import('../dist/store/store.js')
 const { createToolRegistry } = await import('../dist/tools/registry.js')
 const store = createMemoryStore()

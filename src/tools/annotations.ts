@@ -97,7 +97,7 @@ export const acknowledge = defineTool({
   input: commandInput(AcknowledgeInput, { message: 'Optional note to the person, e.g. what you are about to do', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: note, expectedRev }, ctx) => annotationResult(await ctx.store.acknowledge(id, { message: note, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.acknowledge(id, input), ctx),
 })
 
 export const resolve = defineTool({
@@ -109,7 +109,7 @@ export const resolve = defineTool({
   input: commandInput(ResolveInput, { summary: 'What you changed, in a sentence or two', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, summary, expectedRev }, ctx) => annotationResult(await ctx.store.resolve(id, { summary, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.resolve(id, input), ctx),
 })
 
 export const dismiss = defineTool({
@@ -121,7 +121,7 @@ export const dismiss = defineTool({
   input: commandInput(DismissInput, { reason: 'Why it will not be done', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, reason, expectedRev }, ctx) => annotationResult(await ctx.store.dismiss(id, { reason, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.dismiss(id, input), ctx),
 })
 
 export const reply = defineTool({
@@ -134,5 +134,5 @@ export const reply = defineTool({
   input: commandInput(ReplyInput.pick({ message: true, expectedRev: true }), { message: 'Your reply', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: text, expectedRev }, ctx) => annotationResult(await ctx.store.reply(id, { author: 'agent', message: text, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.reply(id, { ...input, author: 'agent' }), ctx),
 })

@@ -2,6 +2,7 @@
  * The list tools' side of paging: their paging arguments, the query they run, and the text part
  * of a page. The page itself (shape, limits, byte budget) is in views/page.ts.
  */
+import type { z } from 'zod'
 import type { AnnotationStatus } from '../store/model.js'
 import { decodeCursor } from '../store/cursor.js'
 import type { Store } from '../store/store.js'
@@ -11,11 +12,7 @@ import type { ToolContext } from './define.js'
 
 export const pagingInput = { detail: Detail.optional(), limit: Limit.optional(), cursor: Cursor.optional() }
 
-interface ListArgs {
-  detail?: Detail | undefined
-  limit?: number | undefined
-  cursor?: string | undefined
-}
+type ListArgs = z.output<z.ZodObject<typeof pagingInput>>
 
 /** Run a paged annotation query for a list tool. */
 export function listPage(store: Store, query: { sessionId?: string | undefined; status?: AnnotationStatus | undefined }, args: ListArgs, ctx: ToolContext): PageResult {

@@ -5,7 +5,7 @@ import { chmodSync, rmSync } from 'node:fs'
 import { build } from 'esbuild'
 
 // The built-in tools' JSON Schemas, computed now from the compiled sources and inlined, so a
-// starting server does not convert zod schemas (see __MARGINALIA_BUILTIN_SCHEMAS__ in registry.ts).
+// starting server does not convert zod schemas (see __MARGINALIA_BUILTIN_SCHEMAS__ in src/tools/publish.ts).
 const { createMemoryStore } = await import('../dist/store/store.js')
 const { createToolRegistry } = await import('../dist/tools/registry.js')
 const store = createMemoryStore()
@@ -18,7 +18,7 @@ await store.close()
 
 rmSync('dist/chunks', { recursive: true, force: true })
 await build({
-  entryPoints: { marginalia: 'dist/cli.js' },
+  entryPoints: { marginalia: 'dist/cli/main.js' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

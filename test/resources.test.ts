@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Observable } from 'rxjs'
 import { McpError, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type TextResourceContents } from '@modelcontextprotocol/sdk/types.js'
-import { annotationUri, openStore, parseResourceUri, SESSIONS_URI, sessionUri, type Store, type StoreEvent } from '../src/index.js'
+import { annotationUri, openStore, parseResourceUri, SESSIONS_URI, sessionUri, urisChangedBy, type Store, type StoreEvent, type StoreEventType } from '../src/index.js'
 import { memoryStore, tempDir } from './helpers/store.js'
 import { connect } from './helpers/mcp.js'
 
@@ -85,6 +85,25 @@ describe('resources', () => {
       expect((error as McpError).code).toBe(-32002)
       expect((error as McpError).message).toContain(uri)
     }
+  })
+
+  it('every kind of store event names the resources it changes', () => {
+    const base = { rev: 1, at: '2025-01-01T00:00:00.000Z', sessionId: 'ses_1' }
+    const annotation = { ...base, annotationId: 'ann_1' }
+    // A Record over the kinds: a new kind of event fails to compile here until it is placed.
+    const events: Record<StoreEventType, StoreEvent> = {
+      'session.created': { ...base, type: 'session.created', session: { id: 'ses_1', url: 'http://localhost/', createdAt: base.at, updatedAt: base.at, rev: 1 } },
+      'annotation.created': { ...annotation, type: 'annotation.created', annotation: { id: 'ann_1', sessionId: 'ses_1', status: 'pending', comment: 'x', replies: [], createdAt: base.at, updatedAt: base.at, rev: 1 } },
+      'annotation.status_changed': { ...annotation, type: 'annotation.status_changed', action: 'acknowledge', from: 'pending', to: 'acknowledged' },
+      'annotation.replied': { ...annotation, type: 'annotation.replied', reply: { id: 'rep_1', author: 'human', message: 'hi', createdAt: base.at } },
+      'annotation.deleted': { ...annotation, type: 'annotation.deleted', from: 'pending' },
+      'annotation.archived': { ...annotation, type: 'annotation.archived', from: 'resolved', archiveFile: '2025-01-01.jsonl' },
+    }
+    for (const [kind, event] of Object.entries(events)) {
+      const expected = kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
+      expect(urisChangedBy(event), kind).toEqual(expected)
+    }
+    expect(() => urisChangedBy({ ...base, type: 'annotation.teleported' } as unknown as StoreEvent)).toThrow(/unknown event type "annotation.teleported"/)
   })
 
   it('URIs round-trip, also for ids that need escaping', () => {

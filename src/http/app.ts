@@ -9,11 +9,11 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { AddressInfo, Socket } from 'node:net'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Store } from '../store/store.js'
-import type { RegistryOptions } from '../tools/registry.js'
+import { createToolRegistry, type RegistryOptions } from '../tools/registry.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_MAX_BODY_BYTES } from './body.js'
 import { DEFAULT_MAX_MCP_SESSIONS, DEFAULT_MCP_IDLE_TIMEOUT_MS, McpEndpoint } from './mcp.js'
-import { PresenceTracker, TrackedRegistry, type Presence } from './presence.js'
+import { PresenceTracker, reportingCalls, type Presence } from './presence.js'
 import { apiRoutes, type ApiContext } from './rest.js'
 import { HttpError, sendError, sendJson, sendRpcError, toErrorResponse } from './respond.js'
 import { corsHeaders, createSecurity, isLoopbackHost, isWildcardHost, normalizeOrigin, preflightHeaders, urlHost } from './security.js'
@@ -125,7 +125,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   let port = options.port ?? DEFAULT_PORT
   const security = createSecurity({ host, port: () => port, token, allowOrigins, allowHosts: options.allowHosts ?? [] })
   const tracker = new PresenceTracker(options.clock)
-  const registry = new TrackedRegistry(store, tracker, { ...options.tools, validateOutput: options.validateOutput ?? false })
+  const registry = reportingCalls(createToolRegistry(store, { ...options.tools, validateOutput: options.validateOutput ?? false }), tracker)
   const mcp = new McpEndpoint({
     store,
     registry,

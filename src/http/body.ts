@@ -9,7 +9,7 @@ import { HttpError } from './respond.js'
 export { DEFAULT_MAX_BODY_BYTES } from './defaults.js'
 
 /** `application/json`, with or without parameters such as `charset=utf-8`. */
-export function isJsonContentType(header: string | undefined): boolean {
+function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false
   return header.split(';')[0]!.trim().toLowerCase() === 'application/json'
 }
@@ -21,7 +21,7 @@ export function requireJsonContentType(req: IncomingMessage): void {
 }
 
 /** Whether the request carries a body at all. */
-export function hasBody(req: IncomingMessage): boolean {
+function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
 }
 

@@ -7,7 +7,7 @@
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 
-export const DEFAULT_EVENT_STORE_BYTES = 4 * 1024 * 1024
+const DEFAULT_EVENT_STORE_BYTES = 4 * 1024 * 1024
 
 interface Stored {
   id: EventId

@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { Store } from '../store/store.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { createServer } from '../server.js'
+import { createServer } from '../mcp/server.js'
+import type { Store } from '../store/store.js'
+import type { ToolService } from '../tools/registry.js'
 import { BoundedEventStore } from './event-store.js'
-import type { ToolRegistry } from '../tools/registry.js'
 import { parseJson, readBody, requireJsonContentType } from './body.js'
 import type { PresenceTracker } from './presence.js'
 import { HttpError, sendRpcError } from './respond.js'
@@ -23,7 +23,7 @@ export { DEFAULT_MAX_MCP_SESSIONS } from './defaults.js'
 
 export interface McpEndpointOptions {
   store: Store
-  registry: ToolRegistry
+  registry: ToolService
   presence: PresenceTracker
   maxBodyBytes: number
   /** SSE keepalive on the MCP streams (ms). */
@@ -49,7 +49,7 @@ interface McpSession {
 }
 
 /** How soon a client should reconnect a dropped stream (the SSE `retry` field). */
-export const STREAM_RETRY_MS = 1_000
+const STREAM_RETRY_MS = 1_000
 
 const SESSION_NOT_FOUND = -32001
 const BAD_REQUEST = -32000

@@ -1,18 +1,18 @@
 /**
  * Agent presence, as the HTTP MCP endpoint sees it: how many MCP sessions are open, how many
- * calls are inside `watch_annotations` right now, and when a tool was last called. The overlay
- * shows it ("agent watching"). Stdio agents run in another process and are not seen here.
+ * calls are waiting for the person right now (inside a tool tagged `listening`: watch_annotations,
+ * watch_changes, ask, await_reply), and when a tool was last called. The overlay shows it
+ * ("agent listening"). Stdio agents run in another process and are not seen here.
  */
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
-import type { Store } from '../store/store.js'
-import { ToolRegistry, type CallOptions, type CallOutcome, type RegistryOptions } from '../tools/registry.js'
+import type { ToolRegistry, ToolService } from '../tools/registry.js'
 
 export interface Presence {
   /** At least one MCP session is open. */
   connected: boolean
   /** Open MCP sessions. */
   sessions: number
-  /** Calls currently waiting inside watch_annotations. */
+  /** Calls currently waiting for the person (inside a listening tool). */
   watching: number
   /** When an MCP request or tool call was last seen (ISO-8601 UTC). */
   lastSeenAt?: string
@@ -73,28 +73,24 @@ export class PresenceTracker {
   }
 }
 
-/** Tools during which the agent is listening for the person. */
-const LISTENING_TOOLS = new Set(['watch_annotations', 'watch_changes', 'ask', 'await_reply'])
-
-/** The tool registry, reporting every call to a presence tracker. */
-export class TrackedRegistry extends ToolRegistry {
-  constructor(
-    store: Store,
-    private readonly presence: PresenceTracker,
-    options: RegistryOptions = {},
-  ) {
-    super(store, options)
-  }
-
-  override async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
-    const watching = LISTENING_TOOLS.has(name)
-    if (watching) this.presence.watchStarted()
-    else this.presence.seen()
-    try {
-      return await super.call(name, args, options)
-    } finally {
-      if (watching) this.presence.watchEnded()
-      else this.presence.seen()
-    }
+/**
+ * `registry` as `serve` offers it: every call reported to `presence`. A call of a tool tagged
+ * `listening` (a watch, a question) counts as the agent listening while it runs.
+ */
+export function reportingCalls(registry: ToolRegistry, presence: PresenceTracker): ToolService {
+  return {
+    list: () => registry.list(),
+    serverInfo: () => registry.serverInfo(),
+    async call(name, args, options) {
+      const listening = registry.tool(name)?.listening === true
+      if (listening) presence.watchStarted()
+      else presence.seen()
+      try {
+        return await registry.call(name, args, options)
+      } finally {
+        if (listening) presence.watchEnded()
+        else presence.seen()
+      }
+    },
   }
 }

@@ -1,9 +1,12 @@
 /**
- * Safe by default (DESIGN.md, "Security defaults"):
+ * Safe by default, with no set-up for the overlay, which runs inside the person's dev app (e.g.
+ * http://localhost:5173) and calls this server on another port, so its requests carry that
+ * page's Origin:
  * - the Host header must name this machine (DNS-rebinding defence): loopback names with any
  *   port, the bound host, and the machine's own addresses when bound to every interface;
- * - an Origin, when present, must be a loopback origin (the overlay runs in the person's dev app
- *   on another port), the server's own origin, or one given with --allow-origin;
+ * - an Origin, when present, must be a loopback origin (any dev server), the server's own
+ *   origin, or one given with --allow-origin: a public website the person visits can never
+ *   drive this server;
  * - binding beyond loopback needs a token, and then every API, SSE and MCP request must carry it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
@@ -143,9 +146,9 @@ export function normalizeOrigin(origin: string): string {
   return url.origin
 }
 
-export const CORS_ALLOW_HEADERS = 'Content-Type, Authorization, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version'
-export const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, WWW-Authenticate'
-export const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS'
+const CORS_ALLOW_HEADERS = 'Content-Type, Authorization, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version'
+const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, WWW-Authenticate'
+const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS'
 
 /** CORS response headers for an allowed origin (always `Vary: Origin`, so caches keep them apart). */
 export function corsHeaders(origin: string | undefined): Record<string, string> {

@@ -47,7 +47,7 @@ export function parseLastEventId(value: string | undefined, field: string): numb
   return Number(v)
 }
 
-export function eventFrame(event: StoreEvent): string {
+function eventFrame(event: StoreEvent): string {
   return `id: ${event.rev}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 }
 
@@ -126,10 +126,6 @@ export class EventStream {
   /** End the stream (server shutdown). */
   end(): void {
     this.close('server')
-  }
-
-  get isClosed(): boolean {
-    return this.closed
   }
 
   private push(f: Frame): void {

@@ -11,8 +11,8 @@ import { PACKAGE_ROOT, VERSION } from '../version.js'
 
 /**
  * `<package root>/dist/overlay`, wherever this module runs from: src/http (tests), dist/http (the
- * library) or dist/marginalia.mjs (the bundled CLI, one level higher). The package root is the
- * nearest directory above with a package.json.
+ * library) or a chunk of the bundled CLI (dist/chunks/). The package root is the nearest
+ * directory above with a package.json (version.ts).
  */
 export const DEFAULT_STATIC_DIR = path.join(PACKAGE_ROOT, 'dist', 'overlay')
 
@@ -35,7 +35,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 }
 
-export function contentTypeOf(file: string): string {
+function contentTypeOf(file: string): string {
   return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream'
 }
 

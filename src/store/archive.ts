@@ -45,16 +45,6 @@ export interface ArchiveFileInfo {
   bytes: number
 }
 
-/** Parse a duration like `7d`, `12h`, `30m`, `90s`, `2w` or `0`. */
-export function parseDuration(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(text)
-  if (!m) throw new Error(`"${text}" is not a duration; use e.g. 7d, 12h, 30m or 0`)
-  const unit = (m[2] ?? (Number(m[1]) === 0 ? 'ms' : '')).toLowerCase()
-  const factor: Record<string, number> = { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8 }
-  if (!(unit in factor)) throw new Error(`"${text}" needs a unit: ms, s, m, h, d or w`)
-  return Number(m[1]) * factor[unit]!
-}
-
 export function archiveFileName(now: Date): string {
   return `${now.toISOString().slice(0, 10)}.jsonl`
 }

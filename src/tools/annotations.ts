@@ -1,20 +1,10 @@
-/** The eight query and command tools: one registration each, schema beside handler. */
+/** The query and command tools on sessions and annotations: one registration each, schema beside handler. */
 import { z } from 'zod'
-import { Annotation, AnnotationStatus, Id, LIMITS, Session, type Annotation as AnnotationT } from '../store/model.js'
-import type { Store } from '../store/store.js'
+import { AcknowledgeInput, Annotation, AnnotationStatus, DismissInput, Id, ReplyInput, ResolveInput, Session, type Annotation as AnnotationT } from '../store/model.js'
+import { fitAnnotation, pageOutput } from '../views/page.js'
 import { defineTool, type ToolContext } from './define.js'
-import { DEFAULT_PAGE_LIMIT, decodeCursor, fitAnnotation, fitPage, pageHeader, pageOutput, pagingInput, renderPage, type PageResult } from './paging.js'
-import type { Detail } from './summary.js'
-
-const message = (what: string, max: number = LIMITS.message) =>
-  z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace' }).describe(what)
-
-const ExpectedRev = z
-  .number()
-  .int()
-  .min(0)
-  .optional()
-  .describe('Only act if the annotation is still at this rev (from your last read); otherwise CONFLICT with its current rev and status')
+import { AnnotationId, commandInput, EXPECTED_REV } from './inputs.js'
+import { detailOf, listPage, pageHeader, pagingInput, renderPage } from './paging.js'
 
 const AnnotationOut = z.object({
   annotation: Annotation,
@@ -24,18 +14,6 @@ const AnnotationOut = z.object({
 /** A command's result: the annotation as it is now (trimmed to the byte budget if it must be). */
 function annotationResult(a: AnnotationT, ctx: ToolContext): z.input<typeof AnnotationOut> {
   return fitAnnotation(a, ctx.limits.byteBudget)
-}
-
-interface ListArgs {
-  detail?: Detail
-  limit?: number
-  cursor?: string
-}
-
-/** Run a paged annotation query for a list tool. */
-export function listPage(store: Store, query: { sessionId?: string; status?: z.infer<typeof AnnotationStatus> }, args: ListArgs, ctx: ToolContext): PageResult {
-  const page = store.pageAnnotations(query, { after: decodeCursor(args.cursor), limit: args.limit ?? DEFAULT_PAGE_LIMIT })
-  return fitPage(page, args.detail ?? 'summary', ctx.limits.byteBudget)
 }
 
 export const listSessions = defineTool({
@@ -103,16 +81,11 @@ export const getAnnotation = defineTool({
   description:
     'The whole record of one annotation: comment, element (selector, DOM path, tag, text, trimmed HTML, position), ' +
     'selected text, viewport, source location and every reply. Use it when a summary is not enough to locate or fix the issue.',
-  input: z.strictObject({ id: Id.describe('Annotation id') }),
+  input: z.strictObject({ id: AnnotationId }),
   output: AnnotationOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id }, ctx) => annotationResult(ctx.store.getAnnotation(id), ctx),
 })
-
-/** Whether a page holds full records (the text part is then the JSON itself). */
-function detailOf(r: { annotations: readonly object[] }): Detail {
-  return r.annotations.length > 0 && !('replyCount' in r.annotations[0]!) ? 'full' : 'summary'
-}
 
 export const acknowledge = defineTool({
   name: 'acknowledge',
@@ -121,14 +94,10 @@ export const acknowledge = defineTool({
     'Take a pending annotation before working on it (pending → acknowledged), so the person sees it is being handled and ' +
     'no other agent takes it. Fails if it is not pending (already taken, resolved or dismissed): then pick another one. ' +
     'An optional message is shown to the person as your reply.',
-  input: z.strictObject({
-    id: Id.describe('Annotation id'),
-    message: message('Optional note to the person, e.g. what you are about to do').optional(),
-    expectedRev: ExpectedRev,
-  }),
+  input: commandInput(AcknowledgeInput, { message: 'Optional note to the person, e.g. what you are about to do', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: note, expectedRev }, ctx) => annotationResult(await ctx.store.acknowledge(id, { message: note, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.acknowledge(id, input), ctx),
 })
 
 export const resolve = defineTool({
@@ -137,14 +106,10 @@ export const resolve = defineTool({
   description:
     'Mark an annotation as done (any status → resolved) after you changed the code. Give a short summary of what you ' +
     'changed: it is shown to the person, who can reopen it if it is not right.',
-  input: z.strictObject({
-    id: Id.describe('Annotation id'),
-    summary: message('What you changed, in a sentence or two').optional(),
-    expectedRev: ExpectedRev,
-  }),
+  input: commandInput(ResolveInput, { summary: 'What you changed, in a sentence or two', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, summary, expectedRev }, ctx) => annotationResult(await ctx.store.resolve(id, { summary, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.resolve(id, input), ctx),
 })
 
 export const dismiss = defineTool({
@@ -153,14 +118,10 @@ export const dismiss = defineTool({
   description:
     'Decline an annotation (any status → dismissed): it will not be done, e.g. it is intended behaviour or out of scope. ' +
     'A reason is required and is shown to the person.',
-  input: z.strictObject({
-    id: Id.describe('Annotation id'),
-    reason: message('Why it will not be done'),
-    expectedRev: ExpectedRev,
-  }),
+  input: commandInput(DismissInput, { reason: 'Why it will not be done', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, reason, expectedRev }, ctx) => annotationResult(await ctx.store.dismiss(id, { reason, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.dismiss(id, input), ctx),
 })
 
 export const reply = defineTool({
@@ -169,12 +130,9 @@ export const reply = defineTool({
   description:
     'Add a reply to an annotation thread without changing its status: ask a clarifying question, report progress, ' +
     'or explain a decision. The person sees it live in the page.',
-  input: z.strictObject({
-    id: Id.describe('Annotation id'),
-    message: message('Your reply'),
-    expectedRev: ExpectedRev,
-  }),
+  // The author is always the agent, and questions go through `ask`.
+  input: commandInput(ReplyInput.pick({ message: true, expectedRev: true }), { message: 'Your reply', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, message: text, expectedRev }, ctx) => annotationResult(await ctx.store.reply(id, { author: 'agent', message: text, expectedRev }), ctx),
+  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.reply(id, { ...input, author: 'agent' }), ctx),
 })

@@ -6,15 +6,15 @@ import { ValidationError } from '../store/errors.js'
 import { AnnotationStatus, Id, Reply, Session } from '../store/model.js'
 import type { Store } from '../store/store.js'
 import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { AnnotationSummary, toSummary } from '../views/summary.js'
 import { defineTool, type ToolContext } from './define.js'
-import { AnnotationSummary, toSummary } from './summary.js'
-import { TimeoutMs, waitWithProgress } from './watch.js'
+import { TimeoutMs, waitWithProgress } from './wait.js'
 
-export const DEFAULT_CHANGES_LIMIT = 100
-export const MAX_CHANGES_LIMIT = 1_000
+const DEFAULT_CHANGES_LIMIT = 100
+const MAX_CHANGES_LIMIT = 1_000
 
 /** An event as a model sees it: created annotations as summaries, everything else as is. */
-export const EventView = z.object({
+const EventView = z.object({
   rev: z.number().int(),
   at: z.string(),
   type: z.enum(STORE_EVENT_TYPES),
@@ -28,9 +28,9 @@ export const EventView = z.object({
   session: Session.optional(),
   archiveFile: z.string().optional(),
 })
-export type EventView = z.infer<typeof EventView>
+type EventView = z.infer<typeof EventView>
 
-export function viewOf(event: StoreEvent): EventView {
+function viewOf(event: StoreEvent): EventView {
   if (event.type === 'annotation.created') {
     const { annotation, ...rest } = event
     return { ...rest, annotation: toSummary(annotation) }
@@ -38,7 +38,7 @@ export function viewOf(event: StoreEvent): EventView {
   return event
 }
 
-const ChangesOut = {
+const changesOutput = {
   fromRev: z.number().int().describe('The sinceRev asked for'),
   toRev: z.number().int().describe('Continue from here: pass it as sinceRev next time'),
   currentRev: z.number().int(),
@@ -50,17 +50,10 @@ const ChangesOut = {
 const SinceRev = z.number().int('must be a whole number').min(0, 'must be ≥ 0').describe('Return events after this store rev (0 = from the start of the kept window)')
 const Limit = z.number().int().min(1).max(MAX_CHANGES_LIMIT).describe(`At most this many events (default ${DEFAULT_CHANGES_LIMIT})`)
 
-interface ChangesPage {
-  fromRev: number
-  toRev: number
-  currentRev: number
-  events: EventView[]
-  count: number
-  more: boolean
-}
+type ChangesPage = z.infer<z.ZodObject<typeof changesOutput>>
 
 /** Events after `sinceRev`, limited by count and by the byte budget. */
-export function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext): ChangesPage {
+function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext): ChangesPage {
   const currentRev = store.rev
   if (sinceRev > currentRev) throw new ValidationError([{ path: 'sinceRev', message: `must be at most the current rev ${currentRev}` }])
   const all = store.changesSince(sinceRev) // CURSOR_EXPIRED when older than the kept window
@@ -114,7 +107,7 @@ export const getChanges = defineTool({
     'Use it to follow conversations, not only new work. Continue with sinceRev = toRev. If sinceRev is older than the ' +
     'kept history you get CURSOR_EXPIRED: then take a snapshot with get_all_pending / get_session and continue from currentRev.',
   input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
-  output: z.object(ChangesOut),
+  output: z.object(changesOutput),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ sinceRev, sessionId, limit }, ctx) => changesPage(ctx.store, sinceRev, sessionId, limit ?? DEFAULT_CHANGES_LIMIT, ctx),
   render: renderChanges,
@@ -133,8 +126,9 @@ export const watchChanges = defineTool({
     timeoutMs: TimeoutMs.optional().describe(`How long to wait (default ${DEFAULT_WATCH_TIMEOUT_MS} ms)`),
     limit: Limit.optional(),
   }),
-  output: z.object({ status: z.enum(['changes', 'timeout']), ...ChangesOut }),
+  output: z.object({ status: z.enum(['changes', 'timeout']), ...changesOutput }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  listening: true,
   handler: async ({ sinceRev, sessionId, timeoutMs, limit }, ctx) => {
     const { store } = ctx
     const max = limit ?? DEFAULT_CHANGES_LIMIT

@@ -1,11 +1,12 @@
 /** Ask the person and wait for the answer. */
 import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
-import { Id, LIMITS, Reply, type Annotation, type Reply as ReplyT } from '../store/model.js'
+import { Id, Reply, ReplyInput, type Annotation, type Reply as ReplyT } from '../store/model.js'
 import type { Store } from '../store/store.js'
 import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
 import { defineTool, type ToolContext } from './define.js'
-import { TimeoutMs, waitWithProgress } from './watch.js'
+import { AnnotationId, described } from './inputs.js'
+import { TimeoutMs, waitWithProgress } from './wait.js'
 
 const AnswerOut = z.object({
   status: z.enum(['answered', 'timeout']),
@@ -17,7 +18,7 @@ const AnswerOut = z.object({
 type AnswerOut = z.infer<typeof AnswerOut>
 
 /** The first human reply after the question with id `questionId`, if any. */
-export function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
+function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
   const at = a.replies.findIndex((r) => r.id === questionId)
   if (at < 0) return undefined
   return a.replies.slice(at + 1).find((r) => r.author === 'human')
@@ -47,12 +48,13 @@ export const ask = defineTool({
     '{status:"answered", answer} or {status:"timeout", questionId}; after a timeout call await_reply with the questionId ' +
     'instead of asking again — an answer given meanwhile is not lost.',
   input: z.strictObject({
-    id: Id.describe('Annotation id'),
-    question: z.string().min(1).max(LIMITS.message).refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace' }).describe('Your question'),
+    id: AnnotationId,
+    question: described(ReplyInput.shape.message, 'Your question'),
     timeoutMs: Timeout,
   }),
   output: AnswerOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  listening: true,
   handler: async ({ id, question, timeoutMs }, ctx) => {
     const updated = await ctx.store.reply(id, { author: 'agent', message: question, kind: 'question' })
     const asked = updated.replies.findLast((r) => r.kind === 'question' && r.message === question)!
@@ -68,12 +70,13 @@ export const awaitReply = defineTool({
     'Keep waiting for the person to answer a question asked earlier with ask (without asking again). An answer that ' +
     'arrived while nobody was waiting is returned at once. Without questionId, waits on the latest question on the annotation.',
   input: z.strictObject({
-    id: Id.describe('Annotation id'),
+    id: AnnotationId,
     questionId: Id.optional().describe('The questionId that ask returned (default: the latest question)'),
     timeoutMs: Timeout,
   }),
   output: AnswerOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  listening: true,
   handler: async ({ id, questionId, timeoutMs }, ctx) => {
     const annotation = ctx.store.getAnnotation(id)
     const question = questionId === undefined ? annotation.replies.findLast((r) => r.kind === 'question') : annotation.replies.find((r) => r.id === questionId)

@@ -53,6 +53,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * (`allow: ['its_name']`) or under the `full` profile.
    */
   privileged?: boolean
+  /**
+   * The call waits for the person (a watch, a question): while it runs, the agent counts as
+   * listening in the presence that `serve` reports to the page.
+   */
+  listening?: boolean
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>
   /** The text part of a result (default: the same JSON, compact). */
   render?: (result: z.output<O>) => string

@@ -4,11 +4,10 @@
  *   base profile → explicit allow → explicit deny → mode restrictions
  *
  * The pipeline only filters the catalogue, so the order of tools is always the catalogue's.
- * The CLI flags (`--profile`, `--allow`, `--deny`) and the embedding options
+ * The CLI flags (`--profile`, `--allow`, `--deny`; cli/tool-flags.ts) and the embedding options
  * (`{ profile, allow, deny }`) both end here.
  */
 import { MarginaliaError } from '../store/errors.js'
-import { BUILTIN_TOOLS } from './builtin.js'
 import type { ToolDefinition } from './define.js'
 
 export const TOOL_PROFILES = ['default', 'read-only', 'full'] as const
@@ -80,13 +79,13 @@ export function resolveToolPolicy(tools: readonly ToolDefinition[], policy: Tool
     .filter((tool) => permittedByMode(profile, tool))
 }
 
-interface PolicyLabels {
+/** How errors name the three settings: option names for embedders, flag names on the command line. */
+export interface PolicyLabels {
   profile: string
   allow: string
   deny: string
 }
 const OPTION_LABELS: PolicyLabels = { profile: 'profile', allow: 'allow', deny: 'deny' }
-const FLAG_LABELS: PolicyLabels = { profile: '--profile', allow: '--allow', deny: '--deny' }
 
 function checkProfile(value: unknown, label: string): ToolProfile {
   if ((TOOL_PROFILES as readonly unknown[]).includes(value)) return value as ToolProfile
@@ -111,45 +110,4 @@ function checkNames(names: readonly string[], tools: readonly ToolDefinition[], 
     )
   }
   return [...names]
-}
-
-// ---- command-line flags (shared by `marginalia mcp` and `marginalia serve`) ------------------
-
-/** node:util parseArgs option definitions for the policy flags. Spread them into a command's options. */
-export const TOOL_POLICY_OPTIONS = {
-  profile: { type: 'string' },
-  allow: { type: 'string', multiple: true },
-  deny: { type: 'string', multiple: true },
-} as const
-
-/** Help lines for the policy flags, aligned with the other options of a command's usage. */
-export const TOOL_POLICY_USAGE: readonly string[] = [
-  `      --profile NAME   which tools to expose: ${TOOL_PROFILES.join(', ')} (default: default)`,
-  '      --allow a,b      also expose these tools (privileged ones need this or --profile full)',
-  '      --deny a,b       never expose these tools',
-]
-
-/**
- * Turn parsed `--profile/--allow/--deny` values into a ToolPolicy, checked against `tools`
- * (the built-in ones unless given). `--allow a,b --allow c` and `--allow a --allow b,c` are the
- * same list. Throws ToolPolicyError with a message that names the flag.
- */
-export function parseToolPolicyFlags(values: Readonly<Record<string, unknown>>, tools: readonly ToolDefinition[] = BUILTIN_TOOLS): ToolPolicy {
-  const policy: ToolPolicy = {}
-  if (values.profile !== undefined) policy.profile = checkProfile(values.profile, FLAG_LABELS.profile)
-  const allow = nameList(values.allow)
-  const deny = nameList(values.deny)
-  if (allow.length > 0) policy.allow = allow
-  if (deny.length > 0) policy.deny = deny
-  resolveToolPolicy(tools, policy, FLAG_LABELS)
-  return policy
-}
-
-function nameList(value: unknown): string[] {
-  const parts = value === undefined ? [] : Array.isArray(value) ? value : [value]
-  return parts
-    .filter((v): v is string => typeof v === 'string')
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v.length > 0)
 }

@@ -3,18 +3,20 @@
  * all built from a registry, so a tool is defined exactly once: name, title, description,
  * zod input and output schemas, annotations, handler.
  */
-import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
 import { ValidationError, clipEcho } from '../store/errors.js'
+import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from '../views/page.js'
 import { PACKAGE_NAME, VERSION } from '../version.js'
 import { BUILTIN_TOOLS } from './builtin.js'
 import type { McpCallContext, ToolContext, ToolDefinition } from './define.js'
 import { resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
-import { ToolErrorSchema, toToolError, type ToolError } from './result.js'
-import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from './paging.js'
+import { describeTool, toOpenAITool, type OpenAITool, type ToolInfo } from './publish.js'
+import { toToolError, type ToolError } from './result.js'
 
 export { BUILTIN_TOOLS } from './builtin.js'
+export type { JsonSchema, OpenAITool, ToolInfo } from './publish.js'
 
 /**
  * What every Marginalia MCP server declares. createServer builds its server from this, and
@@ -30,17 +32,6 @@ export const SERVER_CAPABILITIES = {
 
 /** Tool names that every client accepts: MCP allows more, OpenAI function names allow exactly this. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
-
-export type JsonSchema = Record<string, unknown>
-
-export interface ToolInfo {
-  name: string
-  title: string
-  description: string
-  inputSchema: JsonSchema
-  outputSchema: JsonSchema
-  annotations: ToolAnnotations
-}
 
 export type CallOutcome =
   | {
@@ -66,12 +57,6 @@ export interface BatchCall {
   args?: unknown
 }
 
-/** A tool in the shape OpenAI-style function calling expects. */
-export interface OpenAITool {
-  type: 'function'
-  function: { name: string; description: string; parameters: JsonSchema }
-}
-
 export interface ServerInfo {
   name: string
   title: string
@@ -82,6 +67,19 @@ export interface ServerInfo {
   profile: ToolProfile
   /** The exposed tools, in listing order. */
   tools: string[]
+}
+
+/**
+ * What a transport serves: the tool listing and the calls. A ToolRegistry is one; a wrapper that
+ * adds behaviour around calls holds a registry and is another (`serve` reports each call to the
+ * agent's presence that way).
+ */
+export interface ToolService {
+  /** Every exposed tool with its JSON Schemas, in listing order. */
+  list(): ToolInfo[]
+  serverInfo(): ServerInfo
+  /** Never throws: failures come back as `{ ok: false, error }`. */
+  call(name: string, args: unknown, options?: CallOptions): Promise<CallOutcome>
 }
 
 export interface RegistryOptions extends ToolPolicy {
@@ -97,7 +95,7 @@ export interface RegistryOptions extends ToolPolicy {
   name?: string
 }
 
-export class ToolRegistry {
+export class ToolRegistry implements ToolService {
   /** Every known tool (built-in and plugin), exposed or not. */
   private readonly catalogue = new Map<string, ToolDefinition>()
   /** The tools the policy exposes: the only ones listed and callable. */
@@ -142,6 +140,11 @@ export class ToolRegistry {
     return this.tools.has(name)
   }
 
+  /** The definition of an exposed tool (undefined for any other name). */
+  tool(name: string): ToolDefinition | undefined {
+    return this.tools.get(name)
+  }
+
   /** Call an exposed tool. Never throws: failures come back as `{ ok: false, error: { code, message } }`. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined
@@ -184,10 +187,7 @@ export class ToolRegistry {
    * `parameters` (an object schema, without `$schema` and without any `null` value).
    */
   toOpenAITools(): OpenAITool[] {
-    return this.infos.map((info) => ({
-      type: 'function',
-      function: { name: info.name, description: info.description, parameters: withoutNulls(info.inputSchema) as JsonSchema },
-    }))
+    return this.infos.map(toOpenAITool)
   }
 
   /** Who this server is and what it offers, as an MCP client would learn it on initialize. */
@@ -228,79 +228,4 @@ function checkDefinition(tool: ToolDefinition): void {
   if (!(tool.input instanceof z.ZodObject)) throw new Error(`Tool "${name}": input must be a zod object schema.`)
   if (!(tool.output instanceof z.ZodObject)) throw new Error(`Tool "${name}": output must be a zod object schema.`)
   if (typeof tool.handler !== 'function') throw new Error(`Tool "${name}" needs a handler function.`)
-}
-
-/** A deep copy without `null` values (dropped from objects and arrays) and without `$schema`. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.filter((v) => v !== null).map(withoutNulls)
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([key, v]) => v !== null && key !== '$schema')
-        .map(([key, v]) => [key, withoutNulls(v)]),
-    )
-  }
-  return value
-}
-
-/**
- * JSON Schemas of the built-in tools, computed at build time and inlined into the bundled CLI
- * (scripts/bundle.mjs), so a starting server does not spend ~30 ms converting zod schemas.
- * Absent when running from the unbundled sources: then they are computed here, once per tool.
- */
-declare const __MARGINALIA_BUILTIN_SCHEMAS__: Record<string, { inputSchema: JsonSchema; outputSchema: JsonSchema }> | undefined
-const PRECOMPUTED = typeof __MARGINALIA_BUILTIN_SCHEMAS__ === 'undefined' ? undefined : __MARGINALIA_BUILTIN_SCHEMAS__
-const described = new WeakMap<ToolDefinition, ToolInfo>()
-
-function describeTool(tool: ToolDefinition): ToolInfo {
-  let info = described.get(tool)
-  if (!info) described.set(tool, (info = computeToolInfo(tool)))
-  return info
-}
-
-function computeToolInfo(tool: ToolDefinition): ToolInfo {
-  const precomputed = BUILTIN_TOOLS.includes(tool) ? PRECOMPUTED?.[tool.name] : undefined
-  if (precomputed) {
-    return { name: tool.name, title: tool.title, description: tool.description, ...precomputed, annotations: { title: tool.title, ...tool.annotations } }
-  }
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    // Inputs keep their dialect ($schema: draft 2020-12, the MCP default) and $defs, as SEP-1613 asks.
-    inputSchema: { ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any', override: plainDateTime }) },
-    outputSchema: withErrorBranch(jsonSchema(tool.output, 'output')),
-    annotations: { title: tool.title, ...tool.annotations },
-  }
-}
-
-/**
- * A timestamp is published as `format: "date-time"` alone, without zod's 400-character regex
- * beside it: clients compile and run that regex for every timestamp of every result they
- * validate (a page of 100 summaries has 100). The server still checks timestamps with zod.
- */
-function plainDateTime(ctx: { jsonSchema: Record<string, unknown> }): void {
-  if (ctx.jsonSchema.format === 'date-time') delete ctx.jsonSchema.pattern
-}
-
-/**
- * Output schemas drop `$schema`: SDK clients compile them with a draft-07 Ajv, which cannot
- * resolve the 2020-12 meta-schema URI.
- */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: plainDateTime }) as JsonSchema
-  return rest
-}
-
-/**
- * A failed call carries `{ error: { code, message } }` as its structured content, and clients
- * validate structured content against the output schema even for errors. So the published
- * output schema accepts either the success shape or the error shape: the properties of both,
- * with `anyOf` over their required sets.
- */
-function withErrorBranch(success: JsonSchema): JsonSchema {
-  const properties = { ...(success.properties as Record<string, unknown>), error: jsonSchema(ToolErrorSchema, 'output') }
-  const required = (success.required as string[] | undefined) ?? []
-  const { required: _r, ...rest } = success
-  return { ...rest, type: 'object', properties, anyOf: [{ required }, { required: ['error'] }] }
 }

@@ -1,43 +1,55 @@
 /**
- * Tool results. Success: `structuredContent` plus the same JSON as compact text. Failure:
- * `isError` with a message that says what was wrong and what to do, and the machine-readable
- * code in the structured part.
+ * Tool failures: a machine-readable code, and a message that says what was wrong and what to
+ * do — with the tool to call next, which the store's own messages (read by REST clients too)
+ * do not name.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { ERROR_CODES, MarginaliaError, ValidationError } from '../store/errors.js'
 
 export const TOOL_ERROR_CODES = [...ERROR_CODES, 'UNKNOWN_TOOL', 'CANCELLED'] as const
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
 
-export interface ToolError {
-  code: ToolErrorCode
-  message: string
-  details?: Record<string, unknown>
-}
-
 export const ToolErrorSchema = z.object({
   code: z.enum(TOOL_ERROR_CODES),
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
 })
-
-/** A success: the structured data, and a text part (by default the same JSON, compact). */
-export function json(data: Record<string, unknown>, text: string = JSON.stringify(data)): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: data }
-}
-
-export function error(err: ToolError): CallToolResult {
-  const structured: { error: ToolError } = { error: err.details ? { code: err.code, message: err.message, details: err.details } : { code: err.code, message: err.message } }
-  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: structured }
-}
+export type ToolError = z.infer<typeof ToolErrorSchema>
 
 /** Any thrown value → a ToolError with the right code. */
 export function toToolError(thrown: unknown): ToolError {
   if (thrown instanceof MarginaliaError) {
-    return thrown.details ? { code: thrown.code, message: thrown.message, details: { ...thrown.details } } : { code: thrown.code, message: thrown.message }
+    const message = toolMessage(thrown)
+    return thrown.details ? { code: thrown.code, message, details: { ...thrown.details } } : { code: thrown.code, message }
   }
   if (thrown instanceof z.ZodError) return toToolError(ValidationError.fromZod(thrown))
   if (thrown instanceof Error && thrown.name === 'AbortError') return { code: 'CANCELLED', message: 'The call was cancelled.' }
   return { code: 'INTERNAL_ERROR', message: `Internal error: ${thrown instanceof Error ? thrown.message : String(thrown)}` }
+}
+
+/**
+ * A store error as the agent reads it: where the next step is a tool, the message names it
+ * (built from the error's details, so it reads the same whatever the store's wording).
+ */
+function toolMessage(e: MarginaliaError): string {
+  const d = e.details ?? {}
+  switch (e.code) {
+    case 'NOT_FOUND': {
+      const id = d.id // clipped by the store already
+      if (typeof id !== 'string') return e.message
+      if (d.kind === 'session') return `No session with id "${id}" exists (list_sessions shows the existing sessions).`
+      if (d.kind === 'annotation') return `No annotation with id "${id}" exists (get_all_pending or get_session shows existing annotations).`
+      return e.message
+    }
+    case 'CURSOR_EXPIRED': {
+      const { sinceRev, oldestRev, currentRev } = d
+      if (typeof sinceRev !== 'number' || typeof oldestRev !== 'number' || typeof currentRev !== 'number') return e.message
+      return (
+        `Changes since rev ${sinceRev} are no longer available: the oldest event still kept is rev ${oldestRev}. ` +
+        `Take a fresh snapshot (get_all_pending / get_session) and continue from the current rev ${currentRev}.`
+      )
+    }
+    default:
+      return e.message
+  }
 }

@@ -1,21 +1,12 @@
+/** Wait for new work: the long-poll form of get_all_pending / get_pending. */
 import { z } from 'zod'
-import { firstValueFrom, fromEvent, interval, takeUntil, tap, type Observable } from 'rxjs'
 import { Id } from '../store/model.js'
 import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
-import { defineTool, type ToolContext } from './define.js'
-import { listPage } from './annotations.js'
-import { pageHeader, pageOutput, renderPage, Limit } from './paging.js'
-import { Detail } from './summary.js'
-
-export { DEFAULT_WATCH_TIMEOUT_MS, WATCH_POLL_INTERVAL_MS } from '../store/watch.js'
-/** While a long call waits, a progress notification this often keeps clients with idle timeouts patient. */
-export const PROGRESS_INTERVAL_MS = 5_000
-
-export const TimeoutMs = z
-  .number()
-  .int('must be a whole number of milliseconds')
-  .min(1, 'must be at least 1 ms')
-  .max(MAX_WATCH_TIMEOUT_MS, `must be at most ${MAX_WATCH_TIMEOUT_MS} ms (5 minutes)`)
+import { Limit, pageOutput } from '../views/page.js'
+import { Detail } from '../views/summary.js'
+import { defineTool } from './define.js'
+import { detailOf, listPage, pageHeader, renderPage } from './paging.js'
+import { TimeoutMs, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
   name: 'watch_annotations',
@@ -36,6 +27,7 @@ export const watchAnnotations = defineTool({
     ...partial(pageOutput),
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  listening: true,
   handler: async ({ sessionId, timeoutMs, detail, limit }, ctx) => {
     const { store } = ctx
     if (sessionId !== undefined) store.getSession(sessionId) // unknown session → NOT_FOUND now, not a silent wait
@@ -49,47 +41,9 @@ export const watchAnnotations = defineTool({
   render: (r) =>
     r.status === 'timeout'
       ? 'No pending annotations yet (timeout). Call watch_annotations again to keep listening.'
-      : renderPage({ annotations: r.annotations ?? [], count: r.count ?? 0, total: r.total ?? 0, nextCursor: r.nextCursor, truncated: r.truncated }, pageHeader('pending annotations', { count: r.count ?? 0, total: r.total ?? 0 }), detail(r)),
+      : renderPage({ annotations: r.annotations ?? [], count: r.count ?? 0, total: r.total ?? 0, nextCursor: r.nextCursor, truncated: r.truncated }, pageHeader('pending annotations', { count: r.count ?? 0, total: r.total ?? 0 }), detailOf(r)),
 })
 
 function partial<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> }
-}
-
-function detail(r: { annotations?: readonly object[] }): Detail {
-  const first = r.annotations?.[0]
-  return first && !('replyCount' in first) ? 'full' : 'summary'
-}
-
-/**
- * Wait for the first value of `watch$`, sending a progress notification every
- * PROGRESS_INTERVAL_MS meanwhile, and stopping everything at once if the call is cancelled.
- */
-export async function waitWithProgress<T>(watch$: Observable<T>, ctx: ToolContext, what: string): Promise<T> {
-  if (ctx.signal.aborted) throw abortError()
-  const aborted$ = fromEvent(ctx.signal, 'abort')
-  const started = Date.now()
-  const ticker = interval(PROGRESS_INTERVAL_MS)
-    .pipe(
-      takeUntil(aborted$),
-      tap((n) => ctx.progress(n + 1, `${what} (${Math.round((Date.now() - started) / 1000)} s)…`)),
-    )
-    .subscribe()
-  try {
-    return await firstValueFrom(watch$.pipe(takeUntil(aborted$)), { defaultValue: ABORTED as T })
-      .then((value) => {
-        if (value === ABORTED) throw abortError()
-        return value
-      })
-  } finally {
-    ticker.unsubscribe()
-  }
-}
-
-const ABORTED = Symbol('aborted')
-
-function abortError(): Error {
-  const e = new Error('The call was cancelled.')
-  e.name = 'AbortError'
-  return e
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { orderKey, type Annotation, type Store } from '../../src/index.js'
-import { DEFAULT_BYTE_BUDGET } from '../../src/tools/paging.js'
+import { DEFAULT_BYTE_BUDGET } from '../../src/views/page.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
 

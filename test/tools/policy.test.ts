@@ -156,11 +156,15 @@ describe('a tool that is not exposed is not callable', () => {
 })
 
 describe('createServer', () => {
-  it('refuses policy options next to a ready-made registry (they would be ignored)', () => {
+  it('refuses policy options next to a ready-made registry (they would be ignored)', async () => {
     const store = memoryStore()
     const registry = createToolRegistry(store, { profile: 'read-only' })
     expect(() => createServer(store, { registry, profile: 'full', deny: ['reply'] })).toThrow('createServer: profile, deny would be ignored next to registry')
-    expect(createServer(store, { registry })).toBeDefined()
+    // Without those options, the server serves the registry it was given: its policy, its tools.
+    const mcp = await connect(store, { registry })
+    closers.push(() => mcp.close())
+    expect((await mcp.client.listTools()).tools.map((t) => t.name)).toEqual(registry.names())
+    expect(registry.names()).not.toContain('acknowledge')
   })
 })
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
-import { BUILTIN_TOOLS, createToolRegistry, defineTool, ToolRegistry, type CallOutcome } from '../../src/index.js'
+import { AcknowledgeInput, BUILTIN_TOOLS, createToolRegistry, defineTool, DismissInput, LIMITS, ResolveInput, ToolRegistry, type CallOutcome } from '../../src/index.js'
 import { VERSION } from '../../src/version.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect } from '../helpers/mcp.js'
@@ -49,6 +49,22 @@ describe('registry.list()', () => {
     const byName = Object.fromEntries(list.map((t) => [t.name, t]))
     expect(byName.get_session!.inputSchema).toMatchObject({ properties: { id: { type: 'string', minLength: 1 } }, required: ['id'] })
     expect(byName.watch_annotations!.inputSchema.properties).toMatchObject({ timeoutMs: { type: 'integer', minimum: 1, maximum: 300_000 } })
+  })
+
+  it('command tools take the store command inputs: the same fields and rules, and an id', async () => {
+    const { registry, a1 } = await setup()
+    const byName = Object.fromEntries(registry.list().map((t) => [t.name, t]))
+    const fields = (name: string) => Object.keys(byName[name]!.inputSchema.properties as object)
+    expect(fields('acknowledge')).toEqual(['id', ...Object.keys(AcknowledgeInput.shape)])
+    expect(fields('resolve')).toEqual(['id', ...Object.keys(ResolveInput.shape)])
+    expect(fields('dismiss')).toEqual(['id', ...Object.keys(DismissInput.shape)])
+    expect(fields('reply')).toEqual(['id', 'message', 'expectedRev']) // author and kind are the tool's to set
+    for (const [name, field] of [['acknowledge', 'message'], ['resolve', 'summary'], ['dismiss', 'reason'], ['reply', 'message'], ['ask', 'question']] as const) {
+      expect((byName[name]!.inputSchema.properties as Record<string, object>)[field]).toMatchObject({ type: 'string', minLength: 1, maxLength: LIMITS.message })
+    }
+    // The store's rule that JSON Schema cannot say: not only whitespace.
+    const blank = failure(await registry.call('dismiss', { id: a1.id, reason: '   ' }))
+    expect(blank).toMatchObject({ code: 'INVALID_PARAMS', details: { issues: [{ path: 'reason', message: 'must not be empty or only whitespace' }] } })
   })
 
   it('the package root exports the registry API', async () => {

@@ -48,7 +48,7 @@ describe('tools/list', () => {
       expect(t.description!.length).toBeGreaterThan(40)
       expect(t.inputSchema.type).toBe('object')
       expect(t.outputSchema?.type).toBe('object')
-      expect(t.annotations).toBeDefined()
+      expect(t.annotations?.title).toBe(t.title) // hints carry the title too, for clients that read only annotations
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     for (const q of ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations', 'get_changes', 'watch_changes', 'await_reply']) expect(byName[q]!.annotations!.readOnlyHint).toBe(true)

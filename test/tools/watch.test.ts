@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Annotation } from '../../src/index.js'
 import { openStore } from '../../src/index.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, PROGRESS_INTERVAL_MS, WATCH_POLL_INTERVAL_MS } from '../../src/tools/watch.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, WATCH_POLL_INTERVAL_MS } from '../../src/store/watch.js'
+import { PROGRESS_INTERVAL_MS } from '../../src/tools/wait.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
 

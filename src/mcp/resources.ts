@@ -14,18 +14,19 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Subscription } from 'rxjs'
-import { NotFoundError } from './store/errors.js'
-import type { StoreEvent } from './store/events.js'
-import type { Store } from './store/store.js'
-import { completeSessionIds } from './prompts.js'
-import { DEFAULT_BYTE_BUDGET, DEFAULT_PAGE_LIMIT, fitPage } from './tools/paging.js'
+import { NotFoundError } from '../store/errors.js'
+import type { StoreEvent } from '../store/events.js'
+import type { Store } from '../store/store.js'
+import { toToolError } from '../tools/result.js'
+import { DEFAULT_BYTE_BUDGET, DEFAULT_PAGE_LIMIT, fitPage } from '../views/page.js'
+import { completeSessionIds } from './complete.js'
 
 export const RESOURCE_MIME_TYPE = 'application/json'
 export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
 /** The MCP error code for a resource that does not exist. */
-export const RESOURCE_NOT_FOUND = -32002
+const RESOURCE_NOT_FOUND = -32002
 
 export function sessionUri(id: string): string {
   return `marginalia://sessions/${encodeURIComponent(id)}`
@@ -46,10 +47,22 @@ export function parseResourceUri(uri: string): ResourceRef | undefined {
   return match[1] === 'sessions' ? { kind: 'session', id } : { kind: 'annotation', id }
 }
 
-/** The resource URIs whose content an event changes. */
+/** The resource URIs whose content an event changes (every kind of event is named: a new one must be placed here). */
 export function urisChangedBy(event: StoreEvent): string[] {
-  if (event.type === 'session.created') return [SESSIONS_URI, sessionUri(event.sessionId)]
-  return [annotationUri(event.annotationId), sessionUri(event.sessionId)]
+  switch (event.type) {
+    case 'session.created':
+      return [SESSIONS_URI, sessionUri(event.sessionId)]
+    case 'annotation.created':
+    case 'annotation.status_changed':
+    case 'annotation.replied':
+    case 'annotation.deleted':
+    case 'annotation.archived':
+      return [annotationUri(event.annotationId), sessionUri(event.sessionId)]
+    default: {
+      const unknown: never = event
+      throw new Error(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)
+    }
+  }
 }
 
 /**
@@ -168,7 +181,7 @@ function orNotFound<T>(uri: string, get: () => T): T {
   try {
     return get()
   } catch (e) {
-    if (e instanceof NotFoundError) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. ${e.message}`, { uri })
+    if (e instanceof NotFoundError) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. ${toToolError(e).message}`, { uri })
     throw e
   }
 }

@@ -1,16 +1,17 @@
 /**
- * What a model sees of an annotation by default: enough to decide and act, in few bytes.
- * `get_annotation` (or `detail: "full"`) gives the whole record.
+ * What a client sees of an annotation by default: enough to decide and act, in few bytes, as a
+ * record and as one line of text. The MCP tools and resources list these; `get_annotation` (or
+ * `detail: "full"`) gives the whole record.
  */
 import { z } from 'zod'
 import { Annotation, AnnotationStatus, Author, Id, Intent, REPLY_KINDS, Severity, Timestamp, type Annotation as AnnotationT } from '../store/model.js'
 
 export const SNIPPET_CHARS = 120
-export const LAST_REPLY_CHARS = 280
+const LAST_REPLY_CHARS = 280
 /** Longer comments, URLs and selectors are clipped in summaries (with "…"); get_annotation has them whole. */
-export const SUMMARY_COMMENT_CHARS = 1_000
-export const SUMMARY_URL_CHARS = 300
-export const SUMMARY_SELECTOR_CHARS = 300
+const SUMMARY_COMMENT_CHARS = 1_000
+const SUMMARY_URL_CHARS = 300
+const SUMMARY_SELECTOR_CHARS = 300
 
 export const AnnotationSummary = z.object({
   id: Id,
@@ -39,7 +40,7 @@ export type AnnotationSummary = z.infer<typeof AnnotationSummary>
 
 /** A list item: a summary, or the full record when `detail: "full"` was asked for. */
 export const AnnotationItem = z.union([AnnotationSummary, Annotation])
-export type AnnotationItem = AnnotationSummary | AnnotationT
+export type AnnotationItem = z.infer<typeof AnnotationItem>
 
 export const Detail = z.enum(['summary', 'full']).describe('"summary" (default): the fields needed to act; "full": whole records')
 export type Detail = z.infer<typeof Detail>
@@ -116,9 +117,10 @@ export function renderLine(s: AnnotationSummary): string {
 
 /**
  * One line per annotation, grouped under a line naming the session and page whenever those
- * change: the same information as the JSON in about half the tokens. Plain ASCII punctuation:
- * one non-Latin-1 character makes the whole response a two-byte string for V8 to serialise and
- * encode (measured: a third of the time spent writing a page).
+ * change: the same information as the JSON in about half the tokens. The lines' own punctuation
+ * is ASCII, and the two non-Latin-1 marks (⏎ for a newline, … for a clip) appear only where a
+ * field needs them: one non-Latin-1 character makes the whole response a two-byte string for V8
+ * to serialise and encode (measured: a third of the time spent writing a page).
  */
 export function renderItems(items: readonly AnnotationItem[]): string[] {
   const lines: string[] = []

@@ -1,0 +1,115 @@
+/** `marginalia serve`: REST, live events, the overlay and MCP over HTTP (what `npm start` runs). */
+// The HTTP server is loaded only when this command runs (a dynamic import): `mcp` starts faster without it.
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HOST,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_MCP_SESSIONS,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SSE_MAX_BUFFERED_BYTES,
+} from '../http/defaults.js'
+import { openStore } from '../store/index.js'
+import { integerOption, listOption, STORE_USAGE, storeFile, storeOption } from './args.js'
+import { log, UsageError, type Command, type Values } from './command.js'
+import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
+import { parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
+
+export const serve: Command = {
+  summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
+  usage: [
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE] [--token T] [--allow-origin O ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b]',
+    '',
+    'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
+    'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
+    '',
+    'Options:',
+    `  -p, --port PORT        port (default ${DEFAULT_PORT}; 0 = any free port)`,
+    `      --host HOST        address to bind (default ${DEFAULT_HOST}); beyond loopback needs a token`,
+    `  -s, --store FILE       ${STORE_USAGE}`,
+    '      --token T          require "Authorization: Bearer T" (default: $MARGINALIA_TOKEN)',
+    '      --allow-origin O   also accept this Origin, e.g. https://preview.example.com (repeatable)',
+    '      --allow-host H     also accept this Host name (repeatable)',
+    `      --max-body BYTES   largest request body (default ${DEFAULT_MAX_BODY_BYTES})`,
+    `      --max-sessions N   MCP sessions kept at once; the least recently used idle one ends first (default ${DEFAULT_MAX_MCP_SESSIONS})`,
+    `      --headers-timeout MS  a request's headers must arrive within this (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
+    `      --request-timeout MS  a whole request must arrive within this (default ${DEFAULT_REQUEST_TIMEOUT_MS}); open streams are not cut`,
+    `      --sse-buffer BYTES drop an event-stream client that owes more than this; it resumes with Last-Event-ID (default ${DEFAULT_SSE_MAX_BUFFERED_BYTES})`,
+    ...TOOL_POLICY_USAGE,
+  ].join('\n'),
+  options: {
+    ...storeOption,
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    token: { type: 'string' },
+    'allow-origin': { type: 'string', multiple: true },
+    'allow-host': { type: 'string', multiple: true },
+    'max-body': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'headers-timeout': { type: 'string' },
+    'request-timeout': { type: 'string' },
+    'sse-buffer': { type: 'string' },
+    ...TOOL_POLICY_OPTIONS,
+  },
+  run,
+}
+
+async function run(values: Values): Promise<void> {
+  const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
+  const port = integerOption(values, 'port', DEFAULT_PORT, 0, 65_535)
+  const host = (values.host as string | undefined) ?? DEFAULT_HOST
+  if (host.trim() === '') throw new UsageError('--host needs an address')
+  const token = (values.token as string | undefined) ?? (process.env.MARGINALIA_TOKEN || undefined)
+  if (token !== undefined && token.trim() === '') throw new UsageError('--token must not be empty')
+  const maxBodyBytes = integerOption(values, 'max-body', DEFAULT_MAX_BODY_BYTES, 1, 1024 ** 3)
+  const maxMcpSessions = integerOption(values, 'max-sessions', DEFAULT_MAX_MCP_SESSIONS, 1, 100_000)
+  const requestTimeoutMs = integerOption(values, 'request-timeout', DEFAULT_REQUEST_TIMEOUT_MS, 100, 3_600_000)
+  const headersTimeoutMs = integerOption(values, 'headers-timeout', Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs), 100, 3_600_000)
+  if (headersTimeoutMs > requestTimeoutMs) throw new UsageError(`--headers-timeout (${headersTimeoutMs}) must not be longer than --request-timeout (${requestTimeoutMs})`)
+  const sseMaxBufferedBytes = integerOption(values, 'sse-buffer', DEFAULT_SSE_MAX_BUFFERED_BYTES, 1024, 1024 ** 3)
+  const { assertSafeBinding, startHttpServer } = await import('../http/app.js')
+  const { isWildcardHost } = await import('../http/security.js')
+  try {
+    assertSafeBinding(host, token) // before the store is opened: refuse early, touch nothing
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e))
+  }
+  const file = storeFile(values)
+  const store = await openStore({ file })
+  releaseLoadGarbage(store)
+  let http: Awaited<ReturnType<typeof startHttpServer>>
+  try {
+    http = await startHttpServer(store, {
+      port,
+      host,
+      token,
+      allowOrigins: listOption(values, 'allow-origin'),
+      allowHosts: listOption(values, 'allow-host'),
+      maxBodyBytes,
+      maxMcpSessions,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      sseMaxBufferedBytes,
+      tools: policy,
+      log,
+    })
+  } catch (e) {
+    await closeStore(store)
+    throw e
+  }
+  const stop = stopper(store, () =>
+    http.close().catch((e: unknown) => log(`could not close the HTTP server cleanly: ${e instanceof Error ? e.message : String(e)}`)),
+  )
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+  const auth = token === undefined ? '' : ' --header "Authorization: Bearer <token>"'
+  log(
+    [
+      `serving store ${file}`,
+      `  URL:     ${http.url}/${isWildcardHost(host) ? `  (listening on every interface, ${host})` : ''}`,
+      `  API:     ${http.url}/api   events: ${http.url}/api/events   health: ${http.url}/health`,
+      `  MCP:     ${http.mcpUrl}${token === undefined ? '' : '   (needs Authorization: Bearer <token>)'}`,
+      `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
+    ].join('\n'),
+  )
+}

@@ -1,0 +1,48 @@
+/**
+ * The tool policy on the command line (`--profile`, `--allow`, `--deny`, shared by `mcp` and
+ * `serve`): parsed here into the ToolPolicy that tools/policy.ts resolves.
+ */
+import { BUILTIN_TOOLS } from '../tools/builtin.js'
+import type { ToolDefinition } from '../tools/define.js'
+import { resolveToolPolicy, TOOL_PROFILES, type PolicyLabels, type ToolPolicy, type ToolProfile } from '../tools/policy.js'
+
+/** node:util parseArgs option definitions for the policy flags. Spread them into a command's options. */
+export const TOOL_POLICY_OPTIONS = {
+  profile: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+} as const
+
+/** Help lines for the policy flags, aligned with the other options of a command's usage. */
+export const TOOL_POLICY_USAGE: readonly string[] = [
+  `      --profile NAME   which tools to expose: ${TOOL_PROFILES.join(', ')} (default: default)`,
+  '      --allow a,b      also expose these tools (privileged ones need this or --profile full)',
+  '      --deny a,b       never expose these tools',
+]
+
+const FLAG_LABELS: PolicyLabels = { profile: '--profile', allow: '--allow', deny: '--deny' }
+
+/**
+ * Turn parsed `--profile/--allow/--deny` values into a ToolPolicy, checked against `tools`
+ * (the built-in ones unless given). `--allow a,b --allow c` and `--allow a --allow b,c` are the
+ * same list. Throws ToolPolicyError with a message that names the flag.
+ */
+export function parseToolPolicyFlags(values: Readonly<Record<string, unknown>>, tools: readonly ToolDefinition[] = BUILTIN_TOOLS): ToolPolicy {
+  const policy: ToolPolicy = {}
+  if (values.profile !== undefined) policy.profile = values.profile as ToolProfile // checked just below, naming the flag
+  const allow = nameList(values.allow)
+  const deny = nameList(values.deny)
+  if (allow.length > 0) policy.allow = allow
+  if (deny.length > 0) policy.deny = deny
+  resolveToolPolicy(tools, policy, FLAG_LABELS)
+  return policy
+}
+
+function nameList(value: unknown): string[] {
+  const parts = value === undefined ? [] : Array.isArray(value) ? value : [value]
+  return parts
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0)
+}

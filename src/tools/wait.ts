@@ -1,0 +1,47 @@
+/** How a tool waits: the timeout argument, progress while waiting, and cancellation. */
+import { z } from 'zod'
+import { firstValueFrom, fromEvent, interval, takeUntil, tap, type Observable } from 'rxjs'
+import { MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
+import type { ToolContext } from './define.js'
+
+/** While a long call waits, a progress notification this often keeps clients with idle timeouts patient. */
+export const PROGRESS_INTERVAL_MS = 5_000
+
+export const TimeoutMs = z
+  .number()
+  .int('must be a whole number of milliseconds')
+  .min(1, 'must be at least 1 ms')
+  .max(MAX_WATCH_TIMEOUT_MS, `must be at most ${MAX_WATCH_TIMEOUT_MS} ms (5 minutes)`)
+
+/**
+ * Wait for the first value of `watch$`, sending a progress notification every
+ * PROGRESS_INTERVAL_MS meanwhile, and stopping everything at once if the call is cancelled.
+ */
+export async function waitWithProgress<T>(watch$: Observable<T>, ctx: ToolContext, what: string): Promise<T> {
+  if (ctx.signal.aborted) throw abortError()
+  const aborted$ = fromEvent(ctx.signal, 'abort')
+  const started = Date.now()
+  const ticker = interval(PROGRESS_INTERVAL_MS)
+    .pipe(
+      takeUntil(aborted$),
+      tap((n) => ctx.progress(n + 1, `${what} (${Math.round((Date.now() - started) / 1000)} s)…`)),
+    )
+    .subscribe()
+  try {
+    return await firstValueFrom(watch$.pipe(takeUntil(aborted$)), { defaultValue: ABORTED as T })
+      .then((value) => {
+        if (value === ABORTED) throw abortError()
+        return value
+      })
+  } finally {
+    ticker.unsubscribe()
+  }
+}
+
+const ABORTED = Symbol('aborted')
+
+function abortError(): Error {
+  const e = new Error('The call was cancelled.')
+  e.name = 'AbortError'
+  return e
+}

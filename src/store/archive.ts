@@ -58,8 +58,9 @@ export interface ArchiveWrite {
 export interface ArchiveSink {
   /**
    * Keep these annotations durably, archived at `at`, except those already kept. Called inside
-   * the store's write transaction, so no other writer archives at the same time. Resolves once
-   * what it wrote survives a crash.
+   * the store's write transaction, so no other writer archives at the same time (an adapter
+   * with database transactions can write in that same transaction). Resolves once what it
+   * wrote survives a crash.
    */
   keep(at: string, annotations: readonly Annotation[]): Promise<ArchiveWrite>
 }

@@ -6,6 +6,7 @@
 import type { StoreEvent } from './events.js'
 import { ValidationError } from './errors.js'
 import type { Decision, LoadResult, StoreAdapter } from './persistence.js'
+import type { ArchiveSink } from './archive.js'
 import { DirectoryArchive } from './file/archive-directory.js'
 
 export interface MemoryAdapterOptions {
@@ -46,7 +47,7 @@ export class MemoryAdapter implements StoreAdapter {
 
   async close(): Promise<void> {}
 
-  archive(place: string | undefined): DirectoryArchive {
+  archive(place: string | undefined): ArchiveSink {
     const directory = place ?? this.archiveDirectory
     if (!directory) throw new ValidationError([{ path: 'directory', message: 'is required for a store without a file' }])
     return new DirectoryArchive(directory)

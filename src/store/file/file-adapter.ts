@@ -25,6 +25,7 @@ import { EventLog } from './event-log.js'
 import { FileLock } from './lock.js'
 import { Watcher } from './watcher.js'
 import { DirectoryArchive } from './archive-directory.js'
+import type { ArchiveSink } from '../archive.js'
 
 export const DEFAULT_STORE_FILE = path.join('.marginalia', 'store.json')
 
@@ -162,7 +163,7 @@ export class FileAdapter implements StoreAdapter {
     await this.log.close()
   }
 
-  archive(place: string | undefined): DirectoryArchive {
+  archive(place: string | undefined): ArchiveSink {
     return new DirectoryArchive(place ?? this.archiveDirectory)
   }
 

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { ERROR_CODES, MarginaliaError, ValidationError } from '../store/errors.js'
+import { CursorExpiredError, ERROR_CODES, MarginaliaError, NotFoundError, ValidationError } from '../store/errors.js'
 
 export const TOOL_ERROR_CODES = [...ERROR_CODES, 'UNKNOWN_TOOL', 'CANCELLED'] as const
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
@@ -35,9 +35,17 @@ export function error(err: ToolError): CallToolResult {
 /** Any thrown value → a ToolError with the right code. */
 export function toToolError(thrown: unknown): ToolError {
   if (thrown instanceof MarginaliaError) {
-    return thrown.details ? { code: thrown.code, message: thrown.message, details: { ...thrown.details } } : { code: thrown.code, message: thrown.message }
+    const message = `${thrown.message}${toolHint(thrown)}`
+    return thrown.details ? { code: thrown.code, message, details: { ...thrown.details } } : { code: thrown.code, message }
   }
   if (thrown instanceof z.ZodError) return toToolError(ValidationError.fromZod(thrown))
   if (thrown instanceof Error && thrown.name === 'AbortError') return { code: 'CANCELLED', message: 'The call was cancelled.' }
   return { code: 'INTERNAL_ERROR', message: `Internal error: ${thrown instanceof Error ? thrown.message : String(thrown)}` }
+}
+
+/** The store's errors name no tool (REST clients get them too): an agent is told which tool helps. */
+function toolHint(error: MarginaliaError): string {
+  if (error instanceof NotFoundError) return error.kind === 'session' ? ' list_sessions shows the existing sessions.' : ' get_all_pending or get_session shows existing annotations.'
+  if (error instanceof CursorExpiredError) return ' get_all_pending and get_session give the current state.'
+  return ''
 }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
 import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
 import { isWildcardHost, urlHost } from './http/security.js'
-import { DEFAULT_STORE_FILE } from './store/file-adapter.js'
+import { DEFAULT_STORE_FILE } from './store/file/file-adapter.js'
 import { openStore } from './store/open.js'
 import type { Store } from './store/store.js'
 

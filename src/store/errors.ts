@@ -52,8 +52,8 @@ export class NotFoundError extends MarginaliaError {
   readonly kind: EntityKind
   readonly id: string
   constructor(kind: EntityKind, id: string) {
-    const hint = kind === 'session' ? 'list_sessions shows the existing sessions' : 'get_all_pending or get_session shows existing annotations'
-    super('NOT_FOUND', `No ${kind} with id "${clipEcho(id)}" exists (${hint}).`, { kind, id: clipEcho(id) })
+    // No hint naming a tool: REST clients get this error too. The MCP tools add theirs from `kind`.
+    super('NOT_FOUND', `No ${kind} with id "${clipEcho(id)}" exists.`, { kind, id: clipEcho(id) })
     this.kind = kind
     this.id = id
   }
@@ -122,7 +122,7 @@ export class CursorExpiredError extends MarginaliaError {
     super(
       'CURSOR_EXPIRED',
       `Changes since rev ${sinceRev} are no longer available: the oldest event still kept is rev ${oldestRev}. ` +
-        `Take a fresh snapshot (get_all_pending / get_session) and continue from the current rev ${currentRev}.`,
+        `Read the current state again and continue from the current rev ${currentRev}.`,
       { sinceRev, oldestRev, currentRev },
     )
     this.oldestRev = oldestRev
@@ -130,12 +130,21 @@ export class CursorExpiredError extends MarginaliaError {
   }
 }
 
-/** A store file that cannot be used as it is. The file is never overwritten or reset. */
-export class StoreFileError extends MarginaliaError {
-  readonly file: string
-  constructor(file: string, problem: string, options?: ErrorOptions) {
-    super('STORE_FILE', `${file}: ${problem}`, { file }, options)
-    this.file = file
+/**
+ * Stored events that do not make a store: one that does not fit the state (it names an
+ * annotation that does not exist), or a gap in the revs. Raised by the core while it replays
+ * what its adapter read; nothing was changed. The code is `STORE_FILE` for every adapter (the
+ * name predates adapters other than the file).
+ */
+export class StoreDataError extends MarginaliaError {
+  /** The adapter's location (a file path, a database URL without secrets). */
+  readonly location: string
+  /** What is wrong, without the location. */
+  readonly problem: string
+  constructor(location: string, problem: string, options?: ErrorOptions) {
+    super('STORE_FILE', `${location}: ${problem}.`, { location }, options)
+    this.location = location
+    this.problem = problem
   }
 }
 
@@ -143,8 +152,4 @@ export class StoreClosedError extends MarginaliaError {
   constructor() {
     super('STORE_CLOSED', 'The store is closed.')
   }
-}
-
-export function isMarginaliaError(error: unknown): error is MarginaliaError {
-  return error instanceof MarginaliaError
 }

@@ -54,7 +54,7 @@ export interface AnnotationArchivedEvent extends EventBase {
   type: 'annotation.archived'
   annotationId: string
   from: AnnotationStatus
-  /** The archive file it went to, relative to the archive directory. */
+  /** Where in the archive it went, as the adapter's archive names it (the file adapter: the file, relative to the archive directory). */
   archiveFile: string
 }
 
@@ -77,7 +77,7 @@ void _sameKinds
 export type EventDraft = StoreEvent extends infer E ? (E extends StoreEvent ? Omit<E, 'rev' | 'at'> : never) : never
 
 /**
- * Whether a value read from a file is an event the reducer can apply: the common fields and
+ * Whether a value read from storage is an event the reducer can apply: the common fields and
  * every field its type needs. A damaged line can still be valid JSON; it must be refused here,
  * by name, rather than fail later inside the reducer.
  */
@@ -85,7 +85,9 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
   if (!isObject(value)) return false
   const v = value
   if (!(typeof v.rev === 'number' && Number.isInteger(v.rev) && typeof v.at === 'string' && typeof v.sessionId === 'string')) return false
-  switch (v.type) {
+  if (!(STORE_EVENT_TYPES as readonly unknown[]).includes(v.type)) return false
+  const type = v.type as StoreEventType
+  switch (type) {
     case 'session.created':
       return isObject(v.session) && v.session.id === v.sessionId && typeof v.session.url === 'string' && typeof v.session.createdAt === 'string'
     case 'annotation.created': {
@@ -110,8 +112,11 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
       return typeof v.annotationId === 'string' && isStatus(v.from)
     case 'annotation.archived':
       return typeof v.annotationId === 'string' && isStatus(v.from) && typeof v.archiveFile === 'string'
-    default:
-      return false
+    default: {
+      // A kind in STORE_EVENT_TYPES without a case here does not compile.
+      const unknown: never = type
+      return unknown
+    }
   }
 }
 

@@ -8,8 +8,6 @@ import type { StoreState } from './reducer.js'
 import { shardGet, shardValues } from './shards.js'
 import { openQuestionOf } from './questions.js'
 
-export { openQuestionOf }
-
 /**
  * Sort key: `createdAt` (fixed-width ISO-8601) + space + id. Plain string comparison of keys is
  * then exactly "oldest first, ties by id".
@@ -37,7 +35,7 @@ export class SortedKeys {
   }
 
   /** Index of the first key ≥ `key`. */
-  lowerBound(key: string): number {
+  private lowerBound(key: string): number {
     let lo = 0
     let hi = this.keys.length
     while (lo < hi) {
@@ -58,19 +56,10 @@ export class SortedKeys {
     if (this.keys[i] === key) this.keys.splice(i, 1)
   }
 
-  has(key: string): boolean {
-    return this.keys[this.lowerBound(key)] === key
-  }
-
   /** Keys strictly after `after` (or from the start), at most `limit`. */
   slice(after?: string, limit = Infinity): string[] {
     const start = after === undefined ? 0 : this.upperBound(after)
     return this.keys.slice(start, limit === Infinity ? undefined : start + limit)
-  }
-
-  /** Number of keys strictly after `after`. */
-  countAfter(after: string): number {
-    return this.keys.length - this.upperBound(after)
   }
 
   private upperBound(key: string): number {
@@ -156,6 +145,10 @@ export class Indexes {
         this.openQuestions.delete(key)
         if (a.status === 'pending') this.deletePending(a.sessionId, key)
         return
+      }
+      default: {
+        const unknown: never = event
+        throw new Error(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)
       }
     }
   }

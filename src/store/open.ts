@@ -1,6 +1,7 @@
-import path from 'node:path'
-import { FileAdapter, DEFAULT_STORE_FILE, type FileAdapterOptions } from './file-adapter.js'
-import { Store, type StoreOptions } from './store.js'
+/** Open a store over the file adapter: the default for the CLI, the server and the Vite plugin. */
+import { FileAdapter, DEFAULT_STORE_FILE, type FileAdapterOptions } from './file/file-adapter.js'
+import { asFileError } from './file/errors.js'
+import { Store, type StoreOptions } from './core.js'
 import type { StoreAdapter } from './persistence.js'
 
 export interface OpenStoreOptions extends StoreOptions, Omit<FileAdapterOptions, 'file' | 'onError'> {
@@ -12,7 +13,7 @@ export interface OpenStoreOptions extends StoreOptions, Omit<FileAdapterOptions,
 
 /** Open (or lazily create) a persistent store. Nothing is written until the first mutation. */
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
-  const { file, adapter: custom, lockStaleMs, lockTimeoutMs, compactMinBytes, watchFiles, io, ...storeOptions } = options
+  const { file, adapter: custom, lockStaleMs, lockTimeoutMs, compactMinBytes, watchFiles, pollIntervalMs, archiveDirectory, io, ...storeOptions } = options
   const adapter =
     custom ??
     new FileAdapter({
@@ -21,17 +22,18 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       lockTimeoutMs,
       compactMinBytes,
       watchFiles,
+      pollIntervalMs,
+      archiveDirectory,
       io,
       onError: storeOptions.onError,
     })
   const loaded = await adapter.load()
-  const archiveDirectory = storeOptions.archiveDirectory ?? (custom ? undefined : path.join(path.dirname(path.resolve(file ?? DEFAULT_STORE_FILE)), 'archive'))
   try {
-    return new Store(adapter, loaded, { ...storeOptions, archiveDirectory })
+    return new Store(adapter, loaded, storeOptions)
   } catch (e) {
-    // The files were read but do not make a store (a log event that does not fit): close what
-    // load() opened (the log's file handle) instead of leaving it to the garbage collector.
+    // The store's data was read but does not make a store (a log event that does not fit): close
+    // what load() opened (the log's file handle) instead of leaving it to the garbage collector.
     await adapter.dispose?.().catch(() => {})
-    throw e
+    throw custom ? e : asFileError(e)
   }
 }

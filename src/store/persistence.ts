@@ -1,13 +1,45 @@
 /**
- * The persistence contract. The store core applies commands and emits events; an adapter makes
- * events durable and reports events written elsewhere. It knows nothing of the status machine.
+ * The persistence contract: what the store core asks of the place its events live. The core
+ * decides events and keeps the state; an adapter makes events durable, reports events other
+ * processes wrote, and may keep an archive. An adapter knows nothing of the status machine,
+ * and the core knows nothing of files, tables or compaction.
  *
- * The file adapter (lowdb snapshot + append-only event log) implements it for one machine; a
- * database adapter (an events table, a row lock, LISTEN/NOTIFY for `watch`) can implement the
- * same four calls without touching the store.
+ * One commit, as the store and its adapter see it (the engine is commit.ts):
+ *
+ *   store                                      adapter
+ *   ─────                                      ───────
+ *   commands queue up; the first one starts
+ *   a batch at once, later ones wait for the
+ *   next batch (group commit)
+ *   transact(decide) ─────────────────────────▶ take exclusive access across processes
+ *                                               (file lock; advisory lock + BEGIN)
+ *                                               read the events others wrote since its last
+ *                                               read, in rev order
+ *                    ◀───────────────────────── await decide(external)
+ *   publish `external` on changes$; decide
+ *   each command against the now-current
+ *   state (a command may first make something
+ *   durable that its events point to: the
+ *   archive's lines, through `archive()`)
+ *   return the Decision ─────────────────────▶ make decision.events durable (append + fsync;
+ *                                               INSERT + COMMIT); maybe save a snapshot of
+ *                                               snapshotOf(decision); resolve
+ *   publish the events on changes$ and
+ *   resolve the commands                        release the exclusive access
+ *
+ * If `transact` rejects, none of the decision's events were written: the store publishes
+ * nothing of the batch and rejects its commands. Between commits, `watch` tells the store that
+ * something may have been written elsewhere, and the store calls `poll`.
+ *
+ * The file adapter (file/) implements this for one machine; a PostgreSQL adapter would use an
+ * events table (rev primary key), an advisory lock for `transact`, LISTEN/NOTIFY for `watch`,
+ * and a snapshots table for `load`, without a change to the core.
  */
 import type { Annotation, Session } from './model.js'
 import type { StoreEvent } from './events.js'
+import type { StoreState } from './reducer.js'
+import type { ArchiveSink } from './archive.js'
+import { shardValues } from './shards.js'
 
 /** Everything needed to restore a store: its state at `rev` and the recent event window. */
 export interface Snapshot {
@@ -25,12 +57,27 @@ export interface LoadResult {
   events: StoreEvent[]
 }
 
-export interface Decision {
-  /** New events to append, already stamped with consecutive revs. May be empty. */
-  events: StoreEvent[]
-  /** The state after those events, for adapters that compact. Called only when needed. */
-  snapshot: () => Snapshot
+/** The store as it is (at close) or will be once a decision's events are durable. */
+export interface StoreView {
+  readonly state: StoreState
+  /** The recent events the store keeps for `changesSince`, oldest first, up to `state.rev`. Built on each call. */
+  recentEvents(): StoreEvent[]
 }
+
+/** What the store decided in one transaction: new events, and the store they lead to. */
+export interface Decision extends StoreView {
+  /** New events to make durable, already stamped with consecutive revs. May be empty. */
+  readonly events: StoreEvent[]
+}
+
+/** A snapshot of a view, for adapters that save one (the file adapter, when it compacts its log). */
+export function snapshotOf(view: StoreView): Snapshot {
+  const { state } = view
+  return { rev: state.rev, sessions: [...shardValues(state.sessions)], annotations: [...shardValues(state.annotations)], recentEvents: view.recentEvents() }
+}
+
+/** How often an adapter without instant notice looks for other processes' writes, in ms. */
+export const DEFAULT_POLL_INTERVAL_MS = 500
 
 export interface StoreAdapter {
   /** Human-readable location, used in messages (a file path, a database URL without secrets). */
@@ -39,51 +86,31 @@ export interface StoreAdapter {
   load(): Promise<LoadResult>
   /**
    * One write transaction with exclusive access across processes: catch up on events written
-   * elsewhere since the last sync (handed to `decide` in rev order), let `decide` compute new
-   * events against the now-current state, make them durable, release. Resolves only once the
-   * events are durable; if it rejects, none of `decide`'s events were written.
+   * elsewhere since the last read (handed to `decide` in rev order), await `decide`, make its
+   * events durable, release. Resolves only once the events are durable; if it rejects, none of
+   * `decide`'s events were written. If `decide` rejects, write nothing and reject with its error.
    */
-  transact(decide: (external: StoreEvent[]) => Decision): Promise<void> | void
-  /** Events written elsewhere since the last sync, in rev order (no lock needed). */
-  poll(): Promise<StoreEvent[]> | StoreEvent[]
-  /** Call `onChange` whenever something may have been written elsewhere. Returns a stop function. */
+  transact(decide: (external: StoreEvent[]) => Promise<Decision>): Promise<void>
+  /** Events written elsewhere since the last read, in rev order (no exclusive access needed). */
+  poll(): Promise<StoreEvent[]>
+  /**
+   * Call `onChange` whenever something may have been written elsewhere, by whatever means the
+   * adapter has (fs.watch and a timer; LISTEN/NOTIFY). An adapter that no other process writes
+   * to never calls it. Returns a stop function.
+   */
   watch(onChange: () => void): () => void
-  /** Flush and release resources; `snapshot` lets a compacting adapter save a final snapshot. */
-  close(snapshot: () => Snapshot): Promise<void>
+  /** Flush and release resources; `final` is the store as it is, for an adapter that saves a snapshot on the way out. */
+  close(final: StoreView): Promise<void>
   /**
    * Release resources without writing anything: what `load` returned could not be made into a
-   * store (an event that does not fit the state), so there is nothing to flush or compact.
+   * store (an event that does not fit the state), so there is nothing to flush.
    */
   dispose?(): Promise<void>
-}
-
-/**
- * Keeps nothing anywhere: for tests and embedders that want a throwaway store. It is
- * synchronous, so a memory store emits each event during the command call itself.
- */
-export class MemoryAdapter implements StoreAdapter {
-  readonly location = 'memory'
-  /** Every batch `transact` appended, in order (observable by tests). */
-  readonly batches: StoreEvent[][] = []
-
-  constructor(private readonly initial: LoadResult = { snapshot: null, events: [] }) {}
-
-  async load(): Promise<LoadResult> {
-    return this.initial
-  }
-
-  transact(decide: (external: StoreEvent[]) => Decision): void {
-    const { events } = decide([])
-    if (events.length > 0) this.batches.push(events)
-  }
-
-  poll(): StoreEvent[] {
-    return []
-  }
-
-  watch(): () => void {
-    return () => {}
-  }
-
-  async close(): Promise<void> {}
+  /**
+   * Where `store.archive()` puts finished annotations. `place` is the caller's choice if it
+   * made one (`ArchiveOptions.directory`: a directory for the file adapter), else undefined for
+   * the adapter's own. Throws a ValidationError when there is no archive to offer. An adapter
+   * without this method cannot archive.
+   */
+  archive?(place: string | undefined): ArchiveSink
 }

@@ -36,29 +36,56 @@ function* mapIter<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
   for (const item of items) yield f(item)
 }
 
-export class ReplayError extends Error {}
-
 export function applyEvent(state: StoreState, event: StoreEvent): StoreState {
   const next = immer.produce(state, (draft) => {
     reduce(draft, event)
     draft.rev = event.rev
   })
-  if (event.type === 'session.created') freeze(shardGet(next.sessions, event.sessionId), true)
-  else if (event.type !== 'annotation.deleted' && event.type !== 'annotation.archived') freeze(shardGet(next.annotations, event.annotationId), true)
+  // Freeze the record the event created or changed (see `immer` above); a removed one is gone.
+  switch (event.type) {
+    case 'session.created':
+      freeze(shardGet(next.sessions, event.sessionId), true)
+      break
+    case 'annotation.created':
+    case 'annotation.status_changed':
+    case 'annotation.replied':
+      freeze(shardGet(next.annotations, event.annotationId), true)
+      break
+    case 'annotation.deleted':
+    case 'annotation.archived':
+      break
+    default:
+      unknownEvent(event)
+  }
   return next
 }
 
 function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
-  if (event.type === 'session.created') {
-    draftSet(draft.sessions, event.session.id, { ...event.session, rev: event.rev })
-    return
+  switch (event.type) {
+    case 'session.created':
+      draftSet(draft.sessions, event.session.id, { ...event.session, rev: event.rev })
+      return
+    case 'annotation.created':
+    case 'annotation.status_changed':
+    case 'annotation.replied':
+    case 'annotation.deleted':
+    case 'annotation.archived': {
+      const records: AnnotationRecords = {
+        get: (id) => draftGet<Annotation>(draft.annotations, id) as Annotation | undefined,
+        set: (id, annotation) => draftSet(draft.annotations, id, annotation),
+        delete: (id) => draftDelete(draft.annotations, id),
+      }
+      const outcome = applyAnnotationEvent(records, event)
+      if (outcome === 'missing') throw new Error(`event rev ${event.rev} (${event.type}) refers to unknown annotation ${event.annotationId}`)
+      if (outcome === 'stale') throw new Error(`event rev ${event.rev} (${event.type}) is older than annotation ${event.annotationId} (rev ${records.get(event.annotationId)?.rev})`)
+      return
+    }
+    default:
+      unknownEvent(event)
   }
-  const records: AnnotationRecords = {
-    get: (id) => draftGet<Annotation>(draft.annotations, id) as Annotation | undefined,
-    set: (id, annotation) => draftSet(draft.annotations, id, annotation),
-    delete: (id) => draftDelete(draft.annotations, id),
-  }
-  const outcome = applyAnnotationEvent(records, event)
-  if (outcome === 'missing') throw new ReplayError(`event rev ${event.rev} (${event.type}) refers to unknown annotation ${event.annotationId}`)
-  if (outcome === 'stale') throw new ReplayError(`event rev ${event.rev} (${event.type}) is older than annotation ${event.annotationId} (rev ${records.get(event.annotationId)?.rev})`)
+}
+
+/** A new event kind must be handled above: this does not compile until it is. */
+function unknownEvent(event: never): never {
+  throw new Error(`unknown event type ${JSON.stringify((event as { type?: unknown }).type)}`)
 }

@@ -4,23 +4,21 @@ import { map } from 'rxjs'
 import { coalesceBatches } from '../../src/store/coalesce.js'
 import { MemoryAdapter, Store, type Decision, type StoreEvent } from '../../src/index.js'
 import { memoryStore, deterministic } from '../helpers/store.js'
+import { inVirtualTime, parseMarbles } from '../helpers/marbles.js'
 
 function scheduler() {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected))
 }
 
-/** Run thunks at the frames of a marble diagram; refused commands are expected and swallowed. */
-function drive(cold: TestScheduler['createColdObservable'], marbles: string, thunks: Record<string, () => Promise<unknown>>) {
-  cold(marbles, thunks).subscribe((f) => void f().catch(() => {}))
-}
-
 const label = (e: StoreEvent) => (e.type === 'annotation.status_changed' ? `${e.from}>${e.to}@${e.rev}` : `${e.type}@${e.rev}`)
 
+// The store commits asynchronously, so these diagrams run on fake timers (helpers/marbles.ts):
+// each command runs at its frame, and its events must come out at that same frame.
 describe('event stream (marbles)', () => {
-  it('emits one event per transition, at the moment of the command', () => {
-    scheduler().run(({ cold, expectObservable }) => {
-      const store = memoryStore()
-      drive(cold.bind(null) as never, '-a-b-c-d-e-f', {
+  it('emits one event per transition, at the moment of the command', async () => {
+    const store = memoryStore()
+    const events = await inVirtualTime(20, ({ drive, record }) => {
+      drive('-a-b-c-d-e-f', {
         a: () => store.createSession({ url: 'http://localhost:5173/' }),
         b: () => store.addAnnotation({ sessionId: 'ses_0001', comment: 'overlaps' }),
         c: () => store.acknowledge('ann_0002', { message: 'on it' }),
@@ -28,21 +26,24 @@ describe('event stream (marbles)', () => {
         e: () => store.reopen('ann_0002'),
         f: () => store.dismiss('ann_0002', { reason: 'by design' }),
       })
-      expectObservable(store.changes$.pipe(map(label))).toBe('-a-b-c-d-e-f', {
+      return record(store.changes$.pipe(map(label)))
+    })
+    expect(events).toEqual(
+      parseMarbles('-a-b-c-d-e-f', {
         a: 'session.created@1',
         b: 'annotation.created@2',
         c: 'pending>acknowledged@3',
         d: 'acknowledged>resolved@4',
         e: 'resolved>pending@5',
         f: 'pending>dismissed@6',
-      })
-    })
+      }),
+    )
   })
 
-  it('a refused transition emits nothing', () => {
-    scheduler().run(({ cold, expectObservable }) => {
-      const store = memoryStore()
-      drive(cold.bind(null) as never, '-a-b-c-d-e-f', {
+  it('a refused transition emits nothing', async () => {
+    const store = memoryStore()
+    const events = await inVirtualTime(20, ({ drive, record }) => {
+      drive('-a-b-c-d-e-f', {
         a: () => store.createSession({ url: 'http://localhost:5173/' }),
         b: () => store.addAnnotation({ sessionId: 'ses_0001', comment: 'overlaps' }),
         c: () => store.acknowledge('ann_0002'),
@@ -50,31 +51,37 @@ describe('event stream (marbles)', () => {
         e: () => store.reopen('ann_0002'),
         f: () => store.reopen('ann_0002'), // already pending
       })
-      expectObservable(store.changes$.pipe(map(label))).toBe('-a-b-c---e--', {
+      return record(store.changes$.pipe(map(label)))
+    })
+    expect(events).toEqual(
+      parseMarbles('-a-b-c---e--', {
         a: 'session.created@1',
         b: 'annotation.created@2',
         c: 'pending>acknowledged@3',
         e: 'acknowledged>pending@4',
-      })
-    })
+      }),
+    )
   })
 
-  it('replies and deletes are events too', () => {
-    scheduler().run(({ cold, expectObservable }) => {
-      const store = memoryStore()
-      drive(cold.bind(null) as never, '-abcd', {
+  it('replies and deletes are events too', async () => {
+    const store = memoryStore()
+    const events = await inVirtualTime(20, ({ drive, record }) => {
+      drive('-abcd', {
         a: () => store.createSession({ url: 'http://localhost:5173/' }),
         b: () => store.addAnnotation({ sessionId: 'ses_0001', comment: 'overlaps' }),
         c: () => store.reply('ann_0002', { author: 'human', message: 'still there' }),
         d: () => store.deleteAnnotation('ann_0002'),
       })
-      expectObservable(store.changes$.pipe(map(label))).toBe('-abcd', {
+      return record(store.changes$.pipe(map(label)))
+    })
+    expect(events).toEqual(
+      parseMarbles('-abcd', {
         a: 'session.created@1',
         b: 'annotation.created@2',
         c: 'annotation.replied@3',
         d: 'annotation.deleted@4',
-      })
-    })
+      }),
+    )
   })
 })
 
@@ -99,9 +106,9 @@ describe('coalesced writes (marbles)', () => {
 
 /** A memory adapter whose writes take a while, like a disk. */
 class SlowAdapter extends MemoryAdapter {
-  override transact(decide: (external: StoreEvent[]) => Decision): Promise<void> {
-    super.transact(decide)
-    return new Promise((resolve) => setTimeout(resolve, 5))
+  override async transact(decide: (external: StoreEvent[]) => Promise<Decision>): Promise<void> {
+    await super.transact(decide)
+    await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }
 

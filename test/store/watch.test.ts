@@ -3,6 +3,7 @@ import { TestScheduler } from 'rxjs/testing'
 import { Subject, firstValueFrom, map, type Observable } from 'rxjs'
 import { watchFor, watchPending, type StoreEvent, type Watchable } from '../../src/index.js'
 import { memoryStore } from '../helpers/store.js'
+import { inVirtualTime, parseMarbles } from '../helpers/marbles.js'
 
 function scheduler() {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected))
@@ -23,14 +24,15 @@ describe('watchPending (marbles)', () => {
     })
   })
 
-  it('wakes on the store event, not on the next poll', () => {
-    scheduler().run(({ cold, expectObservable }) => {
-      const store = memoryStore()
-      void store.createSession({ url: 'http://x/' })
-      cold('-- 100ms a').subscribe(() => void store.addAnnotation({ sessionId: 'ses_0001', comment: 'new' }))
-      const watch$ = watchPending(store, { timeoutMs: 25_000 }).pipe(map((r) => (r.status === 'annotations' ? r.annotations.map((a) => a.comment).join() : r.status)))
-      expectObservable(watch$).toBe('-- 100ms (a|)', { a: 'new' })
+  // The store commits asynchronously: this one runs on fake timers (helpers/marbles.ts).
+  it('wakes on the store event, not on the next poll', async () => {
+    const store = memoryStore()
+    await store.createSession({ url: 'http://x/' })
+    const outcome = await inVirtualTime(30_000, ({ drive, record }) => {
+      drive('-- 100ms a', { a: () => store.addAnnotation({ sessionId: 'ses_0001', comment: 'new' }) })
+      return record(watchPending(store, { timeoutMs: 25_000 }).pipe(map((r) => (r.status === 'annotations' ? r.annotations.map((a) => a.comment).join() : r.status))))
     })
+    expect(outcome).toEqual(parseMarbles('-- 100ms (a|)', { a: 'new' }))
   })
 
   it('finds work on the poll when no event announces it (another process)', () => {
@@ -59,15 +61,18 @@ describe('watchPending (marbles)', () => {
     })
   })
 
-  it('a session watch ignores other sessions', () => {
-    scheduler().run(({ cold, expectObservable }) => {
-      const store = memoryStore()
-      void store.createSession({ url: 'http://a/' })
-      void store.createSession({ url: 'http://b/' })
-      cold('-a-b').subscribe((k) => void store.addAnnotation({ sessionId: k === 'a' ? 'ses_0002' : 'ses_0001', comment: k }))
-      const watch$ = watchPending(store, { sessionId: 'ses_0001', timeoutMs: 10_000 }).pipe(map((r) => (r.status === 'annotations' ? r.annotations[0]!.comment : r.status)))
-      expectObservable(watch$).toBe('---(b|)', { b: 'b' })
+  it('a session watch ignores other sessions', async () => {
+    const store = memoryStore()
+    await store.createSession({ url: 'http://a/' })
+    await store.createSession({ url: 'http://b/' })
+    const outcome = await inVirtualTime(20_000, ({ drive, record }) => {
+      drive('-a-b', {
+        a: () => store.addAnnotation({ sessionId: 'ses_0002', comment: 'a' }),
+        b: () => store.addAnnotation({ sessionId: 'ses_0001', comment: 'b' }),
+      })
+      return record(watchPending(store, { sessionId: 'ses_0001', timeoutMs: 10_000 }).pipe(map((r) => (r.status === 'annotations' ? r.annotations[0]!.comment : r.status))))
     })
+    expect(outcome).toEqual(parseMarbles('---(b|)', { b: 'b' }))
   })
 
   it('unsubscribing stops listening to the store', () => {

@@ -1,0 +1,121 @@
+/**
+ * What each command decides: given the state it runs against, the instant and its validated
+ * input, which events happen and what the caller gets back once they are applied. Pure: no
+ * I/O, no clock, ids from `newId`. A refusal is a thrown typed error, and then nothing happens.
+ */
+import type { z } from 'zod'
+import type { AddAnnotationInput, CreateSessionInput, DeleteInput, ReplyInput } from './model.js'
+import type { Annotation, Author, Reply, Session } from './model.js'
+import { ConflictError, NotFoundError, ValidationError } from './errors.js'
+import { transition, type StatusAction } from './machine.js'
+import type { EventDraft } from './events.js'
+import type { StoreState } from './reducer.js'
+import type { IdKind } from './ids.js'
+import { orderKey } from './indexes.js'
+import { shardGet, shardValues } from './shards.js'
+import type { ArchiveResult, ArchiveWrite } from './archive.js'
+
+/** A command's decision: its events (not yet stamped with rev and time) and its result. */
+export interface Verdict<T> {
+  drafts: EventDraft[]
+  /** The caller's result, given the state after the events. */
+  result: (after: StoreState) => T
+}
+
+export interface DecideContext {
+  /** The state the command runs against: the current one, plus earlier commands of its batch. */
+  state: StoreState
+  /** The command's instant (ISO-8601). */
+  now: string
+  newId: (kind: IdKind) => string
+}
+
+export function createSession({ now, newId }: DecideContext, args: z.output<typeof CreateSessionInput>): Verdict<Session> {
+  const session: Session = { id: newId('session'), url: args.url, createdAt: now, updatedAt: now, rev: 0 }
+  if (args.name !== undefined) session.name = args.name
+  return {
+    drafts: [{ type: 'session.created', sessionId: session.id, session }],
+    result: (after) => shardGet(after.sessions, session.id)!,
+  }
+}
+
+export function addAnnotation({ state, now, newId }: DecideContext, args: z.output<typeof AddAnnotationInput>): Verdict<Annotation> {
+  if (!shardGet(state.sessions, args.sessionId)) throw new NotFoundError('session', args.sessionId)
+  const { sessionId, comment, ...optional } = args
+  const annotation: Annotation = {
+    id: newId('annotation'),
+    sessionId,
+    status: 'pending',
+    comment,
+    ...(JSON.parse(JSON.stringify(optional)) as Partial<Annotation>),
+    replies: [],
+    createdAt: now,
+    updatedAt: now,
+    rev: 0,
+  }
+  return {
+    drafts: [{ type: 'annotation.created', sessionId, annotationId: annotation.id, annotation }],
+    result: (after) => shardGet(after.annotations, annotation.id)!,
+  }
+}
+
+/** A status change by the table; a message that comes with it becomes a reply in the same event. */
+export function changeStatus(
+  { state, now, newId }: DecideContext,
+  action: StatusAction,
+  id: string,
+  expectedRev: number | undefined,
+  message: { author: Author; text: string | undefined },
+): Verdict<Annotation> {
+  const current = mustGetFrom(state, id, expectedRev)
+  const to = transition(action, id, current.status)
+  const draft: EventDraft = { type: 'annotation.status_changed', sessionId: current.sessionId, annotationId: id, action, from: current.status, to }
+  if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, message: message.text, createdAt: now }
+  return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
+}
+
+export function reply({ state, now, newId }: DecideContext, id: string, args: z.output<typeof ReplyInput>): Verdict<Annotation> {
+  const current = mustGetFrom(state, id, args.expectedRev)
+  const reply: Reply = { id: newId('reply'), author: args.author, message: args.message, createdAt: now }
+  if (args.kind !== undefined) reply.kind = args.kind
+  return {
+    drafts: [{ type: 'annotation.replied', sessionId: current.sessionId, annotationId: id, reply }],
+    result: (after) => shardGet(after.annotations, id)!,
+  }
+}
+
+/** Resolves to the annotation as it was. */
+export function deleteAnnotation({ state }: DecideContext, id: string, args: z.output<typeof DeleteInput>): Verdict<Annotation> {
+  const current = mustGetFrom(state, id, args.expectedRev)
+  return {
+    drafts: [{ type: 'annotation.deleted', sessionId: current.sessionId, annotationId: id, from: current.status }],
+    result: () => current,
+  }
+}
+
+/** Finished annotations (resolved, dismissed) last changed before `cutoff`, oldest first, ties by id. */
+export function dueForArchive(state: StoreState, cutoff: string): Annotation[] {
+  const due: Annotation[] = []
+  for (const a of shardValues(state.annotations)) {
+    if ((a.status === 'resolved' || a.status === 'dismissed') && a.updatedAt < cutoff) due.push(a)
+  }
+  return due.sort((a, b) => (orderKey(a) < orderKey(b) ? -1 : 1))
+}
+
+/** The annotations the archive now keeps leave the store, one `annotation.archived` event each. */
+export function archive(due: readonly Annotation[], kept: ArchiveWrite): Verdict<ArchiveResult> {
+  const result: ArchiveResult = { archived: due.length, completedEarlierRun: due.length - kept.written, ids: due.map((a) => a.id) }
+  if (kept.file !== undefined) result.file = kept.file
+  return {
+    drafts: due.map((a) => ({ type: 'annotation.archived' as const, sessionId: a.sessionId, annotationId: a.id, from: a.status, archiveFile: kept.place })),
+    result: () => result,
+  }
+}
+
+function mustGetFrom(state: StoreState, id: string, expectedRev: number | undefined): Annotation {
+  if (typeof id !== 'string' || id.length === 0) throw new ValidationError([{ path: 'id', message: 'must be a non-empty string' }])
+  const current = shardGet(state.annotations, id)
+  if (!current) throw new NotFoundError('annotation', id)
+  if (expectedRev !== undefined && expectedRev !== current.rev) throw new ConflictError(id, expectedRev, current.rev, current.status)
+  return current
+}

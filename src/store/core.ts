@@ -1,0 +1,281 @@
+/**
+ * The observable annotation store: commands in, events out. No I/O of its own: its adapter
+ * (persistence.ts) keeps the events, and its archive.
+ *
+ * Every command is validated, decided against the current state inside the adapter's
+ * cross-process transaction, becomes events with the next revs, is applied by the one reducer,
+ * and is published on `changes$` only once the adapter made it durable (commit.ts).
+ */
+import type { Observable } from 'rxjs'
+import type { z } from 'zod'
+import {
+  AcknowledgeInput,
+  AddAnnotationInput,
+  CreateSessionInput,
+  DeleteInput,
+  DismissInput,
+  ReopenInput,
+  ReplyInput,
+  ResolveInput,
+  type Annotation,
+  type Author,
+  type Reply,
+  type Session,
+  type SessionWithAnnotations,
+} from './model.js'
+import { NotFoundError, StoreClosedError, ValidationError } from './errors.js'
+import type { StatusAction } from './machine.js'
+import type { StoreEvent } from './events.js'
+import type { StoreState } from './reducer.js'
+import { defaultIds, type IdKind } from './ids.js'
+import { openQuestionOf } from './questions.js'
+import { shardGet } from './shards.js'
+import { LiveState } from './live.js'
+import { CommitEngine } from './commit.js'
+import * as decide from './commands.js'
+import {
+  byKeys,
+  eventsSince,
+  mustGetSession,
+  oldestAvailableRev,
+  pageAnnotations,
+  pageOfKeys,
+  type AnnotationQuery,
+  type ChangesSinceOptions,
+  type Page,
+  type PageOptions,
+} from './queries.js'
+import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type ArchiveSink } from './archive.js'
+import type { LoadResult, StoreAdapter } from './persistence.js'
+
+export interface StoreOptions {
+  /** The clock; inject a fixed one for deterministic tests. */
+  clock?: () => Date
+  /** The id generator; inject a counter for deterministic tests. */
+  ids?: (kind: IdKind) => string
+  /** How many recent events are kept for `changesSince` (at least 1 000). */
+  eventWindow?: number
+  /** Where background errors go (default: a line on stderr). */
+  onError?: (error: unknown) => void
+}
+
+export const DEFAULT_EVENT_WINDOW = 1_000
+
+export class Store {
+  private readonly live: LiveState
+  private readonly engine: CommitEngine
+  private readonly ids: (kind: IdKind) => string
+  private readonly stopWatching: () => void
+  private closing: Promise<void> | undefined
+
+  /** Every event, once, in rev order: this process's mutations and those of other processes. */
+  readonly changes$: Observable<StoreEvent>
+  /** The current state, replayed to new subscribers, then each new state. */
+  readonly state$: Observable<StoreState>
+
+  /** A store over what `adapter.load()` returned. Stored events that do not make a store are a StoreDataError. */
+  constructor(
+    private readonly adapter: StoreAdapter,
+    loaded: LoadResult,
+    options: StoreOptions = {},
+  ) {
+    const clock = options.clock ?? (() => new Date())
+    const onError = options.onError ?? ((error) => console.error(`marginalia: ${error instanceof Error ? error.message : String(error)}`))
+    this.ids = options.ids ?? defaultIds
+    this.live = LiveState.restore(loaded, adapter.location, Math.max(DEFAULT_EVENT_WINDOW, options.eventWindow ?? DEFAULT_EVENT_WINDOW))
+    this.changes$ = this.live.changes.asObservable()
+    this.state$ = this.live.states.asObservable()
+    this.engine = new CommitEngine(adapter, this.live, clock, onError)
+    this.stopWatching = adapter.watch(() => this.engine.requestSync())
+  }
+
+  // ---- queries ------------------------------------------------------------------------------
+
+  /** The store revision: the number of mutations ever committed. */
+  get rev(): number {
+    return this.live.state.rev
+  }
+
+  /** The current immutable state (frozen; share it freely). */
+  getState(): StoreState {
+    return this.live.state
+  }
+
+  /** All sessions, oldest first. */
+  listSessions(): Session[] {
+    return byKeys(this.live.indexes.sessions, this.live.state.sessions)
+  }
+
+  /** A page of sessions, oldest first. */
+  pageSessions(page: PageOptions = {}): Page<Session> {
+    return pageOfKeys(this.live.indexes.sessions, this.live.state.sessions, page)
+  }
+
+  /** One session with all its annotations, oldest first. */
+  getSession(id: string): SessionWithAnnotations {
+    const session = mustGetSession(this.live.state, id)
+    const keys = this.live.indexes.annotationsBySession.get(id)
+    return { ...session, annotations: keys ? byKeys(keys, this.live.state.annotations) : [] }
+  }
+
+  /** One annotation with every reply. */
+  getAnnotation(id: string): Annotation {
+    const a = typeof id === 'string' ? shardGet(this.live.state.annotations, id) : undefined
+    if (!a) throw new NotFoundError('annotation', String(id))
+    return a
+  }
+
+  /** Pending annotations of one session, oldest first. */
+  getPending(sessionId: string): Annotation[] {
+    mustGetSession(this.live.state, sessionId)
+    const keys = this.live.indexes.pendingBySession.get(sessionId)
+    return keys ? byKeys(keys, this.live.state.annotations) : []
+  }
+
+  /** Pending annotations of every session, oldest first. */
+  getAllPending(): Annotation[] {
+    return byKeys(this.live.indexes.pending, this.live.state.annotations)
+  }
+
+  /** Number of pending annotations, in one session or overall. */
+  countPending(sessionId?: string): number {
+    const { indexes } = this.live
+    return sessionId === undefined ? indexes.pending.size : (indexes.pendingBySession.get(sessionId)?.size ?? 0)
+  }
+
+  /** Annotations filtered by session and/or status, oldest first. */
+  listAnnotations(filter: AnnotationQuery = {}): Annotation[] {
+    return this.pageAnnotations(filter).items
+  }
+
+  /** A page of annotations matching the query, oldest first (ties by id). */
+  pageAnnotations(query: AnnotationQuery = {}, page: PageOptions = {}): Page<Annotation> {
+    return pageAnnotations(this.live, query, page)
+  }
+
+  /** Annotations whose latest agent question awaits a human answer, oldest first. */
+  openQuestions(): { annotation: Annotation; question: Reply }[] {
+    return byKeys(this.live.indexes.openQuestions, this.live.state.annotations).map((annotation) => ({ annotation, question: openQuestionOf(annotation)! }))
+  }
+
+  /** The oldest rev `changesSince` can still start from (events after it are all kept). */
+  get oldestAvailableRev(): number {
+    return oldestAvailableRev(this.live.recent, this.live.state.rev)
+  }
+
+  /**
+   * Events after `rev`, in rev order, from the persisted window of recent events.
+   * A rev older than the window raises CursorExpiredError naming the oldest rev still kept.
+   */
+  changesSince(rev: number, options: ChangesSinceOptions = {}): StoreEvent[] {
+    return eventsSince(this.live.recent, this.live.state.rev, rev, options)
+  }
+
+  // ---- commands -----------------------------------------------------------------------------
+
+  createSession(input: z.input<typeof CreateSessionInput>): Promise<Session> {
+    return this.command('createSession', CreateSessionInput, input, (ctx, args) => decide.createSession(ctx, args))
+  }
+
+  addAnnotation(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
+    return this.command('addAnnotation', AddAnnotationInput, input, (ctx, args) => decide.addAnnotation(ctx, args))
+  }
+
+  /** pending → acknowledged; anything else is refused. A message becomes an agent reply. */
+  acknowledge(id: string, input: z.input<typeof AcknowledgeInput> = {}): Promise<Annotation> {
+    return this.statusCommand('acknowledge', AcknowledgeInput, id, input, (args) => ({ author: 'agent', text: args.message }))
+  }
+
+  /** any → resolved. A summary becomes an agent reply. */
+  resolve(id: string, input: z.input<typeof ResolveInput> = {}): Promise<Annotation> {
+    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author: 'agent', text: args.summary }))
+  }
+
+  /** any → dismissed. The reason (required) becomes an agent reply. */
+  dismiss(id: string, input: z.input<typeof DismissInput>): Promise<Annotation> {
+    return this.statusCommand('dismiss', DismissInput, id, input, (args) => ({ author: 'agent', text: args.reason }))
+  }
+
+  /** acknowledged/resolved/dismissed → pending: the person's action. A message becomes a human reply. */
+  reopen(id: string, input: z.input<typeof ReopenInput> = {}): Promise<Annotation> {
+    return this.statusCommand('reopen', ReopenInput, id, input, (args) => ({ author: 'human', text: args.message }))
+  }
+
+  /** Append a reply without changing the status. */
+  reply(id: string, input: z.input<typeof ReplyInput>): Promise<Annotation> {
+    return this.command('reply', ReplyInput, input, (ctx, args) => decide.reply(ctx, id, args))
+  }
+
+  /** Remove an annotation (the person's action). Resolves to the annotation as it was. */
+  deleteAnnotation(id: string, input: z.input<typeof DeleteInput> = {}): Promise<Annotation> {
+    return this.command('deleteAnnotation', DeleteInput, input, (ctx, args) => decide.deleteAnnotation(ctx, id, args))
+  }
+
+  /**
+   * Move finished annotations (resolved, dismissed) last changed before the cut-off into the
+   * adapter's archive (see archive.ts for the crash-safety argument). Each one is one mutation
+   * (`annotation.archived`).
+   */
+  async archive(options: ArchiveOptions = {}): Promise<ArchiveResult> {
+    const sink = this.archiveSink(options.directory)
+    const olderThanMs = options.olderThanMs ?? DEFAULT_ARCHIVE_AGE_MS
+    if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new ValidationError([{ path: 'olderThanMs', message: 'must be a duration ≥ 0' }])
+    if (this.closing) throw new StoreClosedError()
+    return this.engine.submit(async (state, now) => {
+      const due = decide.dueForArchive(state, new Date(Date.parse(now) - olderThanMs).toISOString())
+      // Durable in the archive before the events that remove them are written (same transaction).
+      const kept = await sink.keep(now, due)
+      options.onArchiveWritten?.()
+      return decide.archive(due, kept)
+    })
+  }
+
+  /** Catch up now with changes made by other processes (also happens in the background). */
+  sync(): Promise<void> {
+    return this.closing ? Promise.resolve() : this.engine.sync()
+  }
+
+  /** Flush pending writes, let the adapter save what it keeps on the way out, and stop. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopWatching()
+      await this.engine.close()
+      try {
+        await this.adapter.close(this.live.view())
+      } finally {
+        this.live.complete()
+      }
+    })()
+    return this.closing
+  }
+
+  get closed(): boolean {
+    return this.closing !== undefined
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private archiveSink(place: string | undefined): ArchiveSink {
+    if (!this.adapter.archive) throw new ValidationError([{ path: 'directory', message: `cannot be used: this store (${this.adapter.location}) keeps no archive` }])
+    return this.adapter.archive(place)
+  }
+
+  private statusCommand<S extends z.ZodType<{ expectedRev?: number | undefined }>>(
+    action: StatusAction,
+    schema: S,
+    id: string,
+    input: z.input<S>,
+    messageOf: (args: z.output<S>) => { author: Author; text: string | undefined },
+  ): Promise<Annotation> {
+    return this.command(action, schema, input, (ctx, args) => decide.changeStatus(ctx, action, id, args.expectedRev, messageOf(args)))
+  }
+
+  /** Validate the input, then decide and commit the command in the next batch. */
+  private command<S extends z.ZodType, T>(name: string, schema: S, input: unknown, decideWith: (ctx: decide.DecideContext, args: z.output<S>) => decide.Verdict<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new StoreClosedError())
+    const parsed = schema.safeParse(input ?? {})
+    if (!parsed.success) return Promise.reject(ValidationError.fromZod(parsed.error, name))
+    const args = parsed.data as z.output<S>
+    return this.engine.submit(async (state, now) => decideWith({ state, now, newId: this.ids }, args))
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * The embedded default: a lowdb JSON snapshot plus an append-only event log beside it.
+ *
+ *   .marginalia/store.json          snapshot (snapshot-file.ts): state at a rev
+ *   .marginalia/store.events.jsonl  one event per line after that rev (event-log.ts)
+ *   .marginalia/store.json.lock     cross-process write lock (lock.ts)
+ *   .marginalia/archive/            archived annotations (archive-directory.ts)
+ *
+ * A write: take the lock, read the log tail that other processes appended (their events, in
+ * rev order, exactly once), let the store decide new events against that state, append them
+ * durably, release. The snapshot is rewritten only when the log has grown as large as the
+ * snapshot, so the amortised cost of a mutation does not grow with the store.
+ *
+ * Readers never need the lock. A reader that missed a whole log (another process compacted
+ * before it looked) takes those events from the new snapshot's recent-event window.
+ */
+import { promises as fsp } from 'node:fs'
+import path from 'node:path'
+import type { StoreEvent } from '../events.js'
+import { DEFAULT_POLL_INTERVAL_MS, snapshotOf, type Decision, type LoadResult, type Snapshot, type StoreAdapter, type StoreView } from '../persistence.js'
+import { StoreFileError, describe } from './errors.js'
+import { defaultIo, type FileIo } from './io.js'
+import { SnapshotFile, fsyncPath } from './snapshot-file.js'
+import { EventLog } from './event-log.js'
+import { FileLock } from './lock.js'
+import { Watcher } from './watcher.js'
+import { DirectoryArchive } from './archive-directory.js'
+import type { ArchiveSink } from '../archive.js'
+
+export const DEFAULT_STORE_FILE = path.join('.marginalia', 'store.json')
+
+export interface FileAdapterOptions {
+  /** Path of the snapshot file; the log and lock live beside it. */
+  file: string
+  /** A lock older than this is considered abandoned by a dead process (ms, ≥ 2000). */
+  lockStaleMs?: number
+  /** Give up waiting for the lock after this long (ms). */
+  lockTimeoutMs?: number
+  /** Compact once the log is at least this large and at least as large as the snapshot. */
+  compactMinBytes?: number
+  /** Use fs.watch for instant notice of other processes' writes (default true; the poll remains). */
+  watchFiles?: boolean
+  /** Background check for changes made by other processes, in ms (default 500; 0 = off). */
+  pollIntervalMs?: number
+  /** Default directory for `store.archive()` (default: `archive/` beside the store file). */
+  archiveDirectory?: string
+  /** Where problems that do not fail a command go (a failed compaction, a compromised lock). */
+  onError?: (error: unknown) => void
+  /** File operations, replaceable for fault injection. */
+  io?: Partial<FileIo>
+}
+
+export class FileAdapter implements StoreAdapter {
+  readonly location: string
+  readonly logFile: string
+  readonly lockFile: string
+  private readonly dir: string
+  private readonly snapshot: SnapshotFile
+  private readonly log: EventLog
+  private readonly lock: FileLock
+  private readonly watcher: Watcher
+  private readonly compactMinBytes: number
+  private readonly archiveDirectory: string
+  private readonly onError: (error: unknown) => void
+  /** Rev of the last event this process has seen (from the snapshot or the log). */
+  private lastRev = 0
+
+  constructor(options: FileAdapterOptions) {
+    this.location = path.resolve(options.file)
+    this.dir = path.dirname(this.location)
+    const base = path.basename(this.location).replace(/\.json$/i, '')
+    this.logFile = path.join(this.dir, `${base}.events.jsonl`)
+    this.lockFile = `${this.location}.lock`
+    this.onError = options.onError ?? ((e) => console.error(`marginalia: ${describe(e)}`))
+    const io = { ...defaultIo, ...options.io }
+    this.snapshot = new SnapshotFile(this.location, io)
+    this.log = new EventLog(this.logFile, io)
+    this.lock = new FileLock({ target: this.location, lockFile: this.lockFile, staleMs: options.lockStaleMs, timeoutMs: options.lockTimeoutMs, onError: this.onError })
+    this.watcher = new Watcher({ files: [this.logFile, this.location], watchFiles: options.watchFiles ?? true, pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS })
+    this.compactMinBytes = options.compactMinBytes ?? 4 * 1024 * 1024
+    this.archiveDirectory = options.archiveDirectory ?? path.join(this.dir, 'archive')
+  }
+
+  async load(): Promise<LoadResult> {
+    if (!(await exists(this.dir))) return { snapshot: null, events: [] }
+    const release = await this.lock.acquire({ optional: true })
+    try {
+      const snapshot = await this.snapshot.read()
+      this.lastRev = snapshot?.rev ?? 0
+      const events = await this.readNew({ underLock: false })
+      return { snapshot, events }
+    } catch (e) {
+      await this.log.close()
+      throw e
+    } finally {
+      await release()
+    }
+  }
+
+  async transact(decide: (external: StoreEvent[]) => Promise<Decision>): Promise<void> {
+    // Once the log is open the directory exists (a vanished one fails the lock below, clearly).
+    if (!this.log.isOpen) {
+      await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
+        throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
+      })
+    }
+    const release = await this.lock.acquire({ optional: false })
+    let failed = true
+    try {
+      // The writability check (one access call) runs beside the catch-up read.
+      const writable = this.snapshot.assertWritable().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      const decision = await decide(await this.readNew({ underLock: true }))
+      const notWritable = await writable
+      if (decision.events.length > 0) {
+        if (notWritable !== undefined) throw notWritable
+        await this.append(decision.events)
+        if (this.shouldCompact()) await this.compactSafely(decision)
+      }
+      failed = false
+    } finally {
+      // The events are durable: the caller publishes them first, then the lock is let go.
+      const released = this.lock.releaseSoon(release)
+      if (failed) await released
+    }
+    this.watcher.ensure()
+  }
+
+  async poll(): Promise<StoreEvent[]> {
+    this.watcher.ensure()
+    return this.readNew({ underLock: false })
+  }
+
+  watch(onChange: () => void): () => void {
+    this.watcher.start(onChange)
+    return () => this.watcher.stop()
+  }
+
+  async close(final: StoreView): Promise<void> {
+    this.watcher.unwatch()
+    await this.lock.settled()
+    try {
+      // Save a final snapshot when the log is worth folding in and nobody wrote meanwhile (our
+      // state must be the whole truth for the snapshot).
+      const worthIt = this.log.writable && this.log.bytes > 0 && (this.snapshot.bytes < 4 * this.compactMinBytes || this.log.bytes * 4 > this.snapshot.bytes)
+      if (worthIt) {
+        const release = await this.lock.acquire({ optional: true })
+        try {
+          if (await this.log.atEnd()) await this.compactSafely(final)
+        } finally {
+          await release()
+        }
+      }
+    } finally {
+      await this.log.close()
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.watcher.stop()
+    await this.log.close()
+  }
+
+  archive(place: string | undefined): ArchiveSink {
+    return new DirectoryArchive(place ?? this.archiveDirectory)
+  }
+
+  // ---- catching up ----------------------------------------------------------------------------
+
+  /** Events written since we last looked, in rev order, each once; follows a log replaced by compaction. */
+  private async readNew({ underLock }: { underLock: boolean }): Promise<StoreEvent[]> {
+    let events: StoreEvent[]
+    if (!this.log.isOpen) events = await this.readFromStart(this.lastRev, underLock)
+    else {
+      const replaced = this.log.replaced()
+      const tail = await this.log.read(this.lastRev, { underLock, fromStart: false })
+      events = tail.events
+      if (replaced) {
+        await this.log.close()
+        events.push(...(await this.readFromStart(tail.lastRev, underLock)))
+      }
+    }
+    if (events.length > 0) this.lastRev = events[events.length - 1]!.rev
+    return events
+  }
+
+  /**
+   * Open the log at its path and read it whole. A log we did not follow from its start may
+   * begin after events we never saw (another process compacted meanwhile): those come from the
+   * snapshot's recent-event window, as does everything when there is no log at all.
+   */
+  private async readFromStart(after: number, underLock: boolean): Promise<StoreEvent[]> {
+    if (!(await this.log.open(false))) return this.fromNewSnapshot(after)
+    const { events } = await this.log.read(after, { underLock, fromStart: true })
+    if (events.length === 0) return this.fromNewSnapshot(after)
+    if (events[0]!.rev > after + 1) return [...(await this.fromWindow(after, events[0]!.rev)), ...events]
+    return events
+  }
+
+  /** Events after `after` from the snapshot, if another process replaced it since we read it. */
+  private async fromNewSnapshot(after: number): Promise<StoreEvent[]> {
+    if (!(await this.snapshot.replacedSinceRead())) return []
+    const snapshot = await this.snapshot.read()
+    if (!snapshot || snapshot.rev <= after) return []
+    return this.fromWindow(after, snapshot.rev + 1, snapshot)
+  }
+
+  /** Events after `after` and before `before`, from the snapshot's window; all of them or an error. */
+  private async fromWindow(after: number, before: number, known?: Snapshot): Promise<StoreEvent[]> {
+    const snapshot = known ?? (await this.snapshot.read())
+    const events = (snapshot?.recentEvents ?? []).filter((e) => e.rev > after && e.rev < before)
+    if (events.length !== before - after - 1 || events.some((e, i) => e.rev !== after + 1 + i)) {
+      throw new StoreFileError(
+        this.location,
+        `this process missed events ${after + 1}…${before - 1} and they are no longer kept (another process compacted the log). Restart it to reload the store.`,
+      )
+    }
+    return events
+  }
+
+  // ---- writing --------------------------------------------------------------------------------
+
+  private async append(events: StoreEvent[]): Promise<void> {
+    if (!this.snapshot.exists && this.lastRev === 0 && !this.log.isOpen) {
+      // A brand-new store: an empty snapshot first, so the log can start at rev 1 and stay.
+      try {
+        await this.snapshot.write({ rev: 0, sessions: [], annotations: [], recentEvents: [] })
+      } catch (e) {
+        throw new StoreFileError(this.location, `could not be created (${describe(e)}); nothing was written`, { cause: e })
+      }
+    }
+    await this.log.append(events)
+    this.lastRev = events[events.length - 1]!.rev
+  }
+
+  private shouldCompact(): boolean {
+    return !this.snapshot.exists || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshot.bytes)
+  }
+
+  /** Write a snapshot, then start a new log. Under the lock. A failure here loses nothing. */
+  private async compactSafely(view: StoreView): Promise<void> {
+    try {
+      await this.snapshot.assertWritable()
+      await this.snapshot.write(snapshotOf(view))
+      // The snapshot covers every logged event: start a new log. Readers still holding the old
+      // one drain it through their descriptor first.
+      await this.log.restart()
+      await fsyncPath(this.dir)
+    } catch (e) {
+      this.onError(new StoreFileError(this.location, `could not save a snapshot (the event log still has everything): ${describe(e)}`, { cause: e }))
+    }
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fsp.stat(p)
+    return true
+  } catch {
+    return false
+  }
+}

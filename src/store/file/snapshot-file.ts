@@ -1,0 +1,141 @@
+/**
+ * The snapshot file (`store.json`): the state at a rev and the recent-event window, written by
+ * lowdb atomically (temp file + rename). It is read at open and when another process replaced
+ * it; it is written for a new store and when the log is compacted.
+ */
+import { accessSync, constants as fsc, promises as fsp } from 'node:fs'
+import { Low } from 'lowdb'
+import { DataFile } from 'lowdb/node'
+import { isStoreEvent } from '../events.js'
+import { ANNOTATION_STATUSES } from '../vocabulary.js'
+import type { Snapshot } from '../persistence.js'
+import type { FileIo } from './io.js'
+import { StoreFileError, UNTOUCHED, describe, isErrno } from './errors.js'
+
+export const STORE_FORMAT = 'marginalia-store'
+export const STORE_FORMAT_VERSION = 1
+
+/** The file's JSON: a snapshot with a format header. */
+export interface SnapshotData extends Snapshot {
+  format: typeof STORE_FORMAT
+  version: number
+  savedAt: string
+}
+
+export class SnapshotFile {
+  private readonly low: Low<SnapshotData | null>
+  /** Size of the file as last read or written (0 when there is none). */
+  bytes = 0
+  /** Whether the file existed when last read or written. */
+  exists = false
+  private mtimeMs: number | null = null
+
+  constructor(
+    readonly path: string,
+    private readonly io: FileIo,
+  ) {
+    this.low = new Low<SnapshotData | null>(new DataFile(path, { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), null)
+  }
+
+  /** The snapshot, or null when there is no file. Anything unusable is a StoreFileError. */
+  async read(): Promise<Snapshot | null> {
+    let raw: unknown
+    try {
+      const st = await fsp.stat(this.path)
+      this.bytes = st.size
+      this.exists = true
+      this.mtimeMs = st.mtimeMs
+      if (st.size === 0) throw new StoreFileError(this.path, `is empty, so it is not a usable store. ${UNTOUCHED}`)
+      await this.low.read()
+      raw = this.low.data
+    } catch (e) {
+      if (e instanceof StoreFileError) throw e
+      if (isErrno(e, 'ENOENT')) {
+        this.exists = false
+        return null
+      }
+      if (e instanceof SyntaxError) throw new StoreFileError(this.path, `is not valid JSON (${e.message}). ${UNTOUCHED}`, { cause: e })
+      throw new StoreFileError(this.path, `cannot be read: ${describe(e)}`, { cause: e })
+    }
+    return this.check(raw)
+  }
+
+  /** Whether the file is there and not the one we last read or wrote (another process compacted). */
+  async replacedSinceRead(): Promise<boolean> {
+    const mtime = await fsp.stat(this.path).then(
+      (st) => st.mtimeMs,
+      () => null,
+    )
+    return mtime !== null && mtime !== this.mtimeMs
+  }
+
+  /** Replace the file with this snapshot, durably. */
+  async write(snapshot: Snapshot): Promise<void> {
+    await this.io.writeSnapshot(this.low, { format: STORE_FORMAT, version: STORE_FORMAT_VERSION, savedAt: new Date().toISOString(), ...snapshot })
+    await fsyncPath(this.path)
+    const st = await fsp.stat(this.path)
+    this.bytes = st.size
+    this.exists = true
+    this.mtimeMs = st.mtimeMs
+  }
+
+  /**
+   * A snapshot file without write permission is the owner saying "do not change this store".
+   * The snapshot is replaced by rename, which the file's own mode does not prevent, and the log
+   * beside it may still be writable: so refuse here, before anything is appended or replaced.
+   */
+  async assertWritable(): Promise<void> {
+    if (!this.exists) return
+    try {
+      accessSync(this.path, fsc.W_OK)
+    } catch (e) {
+      if (isErrno(e, 'ENOENT')) return
+      throw new StoreFileError(this.path, `is read-only (${describe(e)}); nothing was written. ${UNTOUCHED}`, { cause: e })
+    }
+  }
+
+  private check(raw: unknown): Snapshot {
+    const bad = (what: string): never => {
+      throw new StoreFileError(this.path, `is not a Marginalia store file (${what}). ${UNTOUCHED}`)
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('expected a JSON object')
+    const f = raw as Partial<SnapshotData>
+    if (f.format !== STORE_FORMAT) return bad(`"format" should be "${STORE_FORMAT}"`)
+    if (typeof f.version !== 'number' || !Number.isInteger(f.version) || f.version < 1) return bad('"version" is missing')
+    if (f.version > STORE_FORMAT_VERSION) {
+      throw new StoreFileError(
+        this.path,
+        `was written by a newer Marginalia (store format version ${f.version}; this version reads up to ${STORE_FORMAT_VERSION}). Upgrade Marginalia to open it. ${UNTOUCHED}`,
+      )
+    }
+    if (typeof f.rev !== 'number' || !Number.isInteger(f.rev) || f.rev < 0) return bad('"rev" must be an integer ≥ 0')
+    if (!Array.isArray(f.sessions) || !Array.isArray(f.annotations) || !Array.isArray(f.recentEvents)) {
+      return bad('"sessions", "annotations" and "recentEvents" must be arrays')
+    }
+    for (const s of f.sessions) if (!isRecord(s)) return bad('a session lacks an id')
+    for (const a of f.annotations) {
+      if (!isRecord(a) || typeof a.sessionId !== 'string' || !(ANNOTATION_STATUSES as readonly unknown[]).includes(a.status) || !Array.isArray(a.replies)) {
+        return bad(`annotation ${isRecord(a) ? a.id : '?'} is malformed`)
+      }
+    }
+    for (const e of f.recentEvents) if (!isStoreEvent(e)) return bad('an entry of "recentEvents" is not an event')
+    return { rev: f.rev, sessions: f.sessions, annotations: f.annotations, recentEvents: f.recentEvents }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> & { id: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
+}
+
+/** fsync a file or directory by path; best effort (some file systems refuse fsync on directories). */
+export async function fsyncPath(p: string): Promise<void> {
+  let handle: fsp.FileHandle | undefined
+  try {
+    handle = await fsp.open(p, 'r')
+    await handle.sync()
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close()
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Paged reads over the published state. Every list is oldest first, ties by id (the order of
+ * the index keys), and a position is an order key, so it stays valid while records are added
+ * or change status.
+ */
+import type { Annotation, AnnotationStatus, Session } from './model.js'
+import type { StoreEvent } from './events.js'
+import { CursorExpiredError, NotFoundError, ValidationError } from './errors.js'
+import { idOfKey, type Indexes, type SortedKeys } from './indexes.js'
+import type { StoreState } from './reducer.js'
+import { shardGet, type Shards } from './shards.js'
+
+export interface AnnotationQuery {
+  sessionId?: string
+  status?: AnnotationStatus
+}
+
+export interface PageOptions {
+  /** Continue after this position (an order key from a previous page's `lastKey`). */
+  after?: string
+  /** At most this many items (default: all). */
+  limit?: number
+}
+
+/** One page of a query, oldest first. A position stays valid while records are added or change status. */
+export interface Page<T> {
+  items: T[]
+  /** How many records match the query in all (not only after the position). */
+  total: number
+  /** The position of the last item: pass it as `after` for the next page. */
+  lastKey?: string
+  /** More records follow this page. */
+  hasMore: boolean
+}
+
+export interface ChangesSinceOptions {
+  /** Only events of this session. */
+  sessionId?: string
+  /** At most this many events (the oldest ones first). */
+  limit?: number
+}
+
+/** What the queries read. */
+export interface Readable {
+  readonly state: StoreState
+  readonly indexes: Indexes
+}
+
+/** The records of these keys, in key order. */
+export function byKeys<T>(keys: Iterable<string>, shards: Shards<T>): T[] {
+  const out: T[] = []
+  for (const key of keys) {
+    const record = shardGet(shards, idOfKey(key))
+    if (record) out.push(record)
+  }
+  return out
+}
+
+export function mustGetSession(state: StoreState, id: string): Session {
+  const s = typeof id === 'string' ? shardGet(state.sessions, id) : undefined
+  if (!s) throw new NotFoundError('session', String(id))
+  return s
+}
+
+/** A page of the records of `keys` (every key has a record). */
+export function pageOfKeys<T>(keys: SortedKeys, shards: Shards<T>, page: PageOptions): Page<T> {
+  const limit = page.limit ?? Infinity
+  const slice = keys.slice(page.after, limit === Infinity ? Infinity : limit + 1)
+  const hasMore = slice.length > limit
+  const shown = hasMore ? slice.slice(0, limit) : slice
+  return { items: byKeys(shown, shards), total: keys.size, lastKey: shown.at(-1), hasMore }
+}
+
+/**
+ * A page of annotations matching the query. Pending queries and unfiltered ones read an index
+ * directly; other status filters scan the matching session (or all annotations).
+ */
+export function pageAnnotations(live: Readable, query: AnnotationQuery, page: PageOptions): Page<Annotation> {
+  const { sessionId, status } = query
+  const { state, indexes } = live
+  if (sessionId !== undefined) mustGetSession(state, sessionId)
+  let keys: SortedKeys | undefined
+  if (status === 'pending') keys = sessionId === undefined ? indexes.pending : indexes.pendingBySession.get(sessionId)
+  else keys = sessionId === undefined ? indexes.annotations : indexes.annotationsBySession.get(sessionId)
+  if (!keys) return { items: [], total: 0, hasMore: false }
+  if (status === undefined || status === 'pending') return pageOfKeys(keys, state.annotations, page)
+  const limit = page.limit ?? Infinity
+  const items: Annotation[] = []
+  let lastKey: string | undefined
+  let hasMore = false
+  let total = 0
+  for (const key of keys) {
+    const a = shardGet(state.annotations, idOfKey(key))!
+    if (a.status !== status) continue
+    total++
+    if (page.after !== undefined && key <= page.after) continue
+    if (items.length < limit) {
+      items.push(a)
+      lastKey = key
+    } else hasMore = true
+  }
+  return { items, total, lastKey, hasMore }
+}
+
+/** The oldest rev `eventsSince` can start from, given the kept window of recent events. */
+export function oldestAvailableRev(recent: readonly StoreEvent[], rev: number): number {
+  return recent.length > 0 ? recent[0]!.rev - 1 : rev
+}
+
+/**
+ * Events after `since`, in rev order, from the kept window. A rev older than the window raises
+ * CursorExpiredError naming the oldest rev still kept.
+ */
+export function eventsSince(recent: readonly StoreEvent[], rev: number, since: number, options: ChangesSinceOptions): StoreEvent[] {
+  if (!Number.isInteger(since) || since < 0) throw new ValidationError([{ path: 'sinceRev', message: 'must be an integer ≥ 0' }])
+  if (since > rev) throw new ValidationError([{ path: 'sinceRev', message: `must be at most the current rev ${rev}` }])
+  const oldest = oldestAvailableRev(recent, rev)
+  if (since < oldest) throw new CursorExpiredError(since, oldest + 1, rev)
+  const first = recent.length > 0 ? recent[0]!.rev : rev + 1
+  let events = recent.slice(since + 1 - first)
+  if (options.sessionId !== undefined) events = events.filter((e) => e.sessionId === options.sessionId)
+  if (options.limit !== undefined) events = events.slice(0, Math.max(0, options.limit))
+  return events
+}

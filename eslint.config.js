@@ -14,6 +14,22 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules: a promise nobody awaits or handles is a bug until it says otherwise.
+    // Deliberate fire-and-forget is written `void promise` (its rejection handled inside), and a
+    // deliberately ignored rejection is `.catch(ignore)` with the reason beside it.
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.json', './tsconfig.overlay.json', './tsconfig.browser-tests.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // The overlay and the inbox run in the browser, as bundles every annotated page downloads.
     files: ['src/browser/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },

@@ -30,6 +30,7 @@ async function run(values: Values): Promise<void> {
   releaseLoadGarbage(store)
   const server = createServer(store, policy)
   const transport = new StdioServerTransport()
+  // On the way out, a transport that fails to close must not keep the store from being flushed.
   const stop = stopper(store, () => server.close().catch(() => {}))
   process.stdin.on('end', () => void stop('stdin closed'))
   process.stdin.on('close', () => void stop('stdin closed'))

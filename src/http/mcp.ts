@@ -166,6 +166,7 @@ export class McpEndpoint {
     this.options.log(`closing MCP session ${id}: ${why}`)
     this.sessions.delete(id)
     this.options.presence.sessionClosed()
+    // The session is gone from the table already; a transport that fails to close has nothing left to tell.
     void session.transport.close().catch(() => {})
   }
 

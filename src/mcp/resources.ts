@@ -143,6 +143,7 @@ export function registerResources(mcp: McpServer, store: Store): void {
     if (changes || store.closed) return
     changes = store.changes$.subscribe((event) => {
       if (!mcp.isConnected()) return stop()
+      // Notifications to a client that went away are dropped (the next change tries again).
       for (const uri of urisChangedBy(event)) {
         if (subscribed.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {})
       }

@@ -95,6 +95,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
         progressToken === undefined
           ? undefined
           : (progress, message) => {
+              // Progress is advisory: a client gone mid-call loses nothing by missing it.
               void extra
                 .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
                 .catch(() => {})

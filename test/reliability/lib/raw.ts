@@ -45,14 +45,15 @@ export function rawExchange(port: number, steps: readonly RawStep[] | string | B
       closed = true
       finish(Date.now() - started)
     })
-    socket.on('connect', async () => {
+    const send = async (): Promise<void> => {
       started = Date.now()
       for (const step of list) {
         if (step.delayMs > 0) await new Promise((r) => timers.push(setTimeout(r, step.delayMs)))
         if (closed || text.length > 0) break
         socket.write(step.data)
       }
-    })
+    }
+    socket.on('connect', () => void send())
     timers.push(
       setTimeout(() => {
         if (closed) return

@@ -78,8 +78,8 @@ export interface StdioServer {
 }
 
 /** Spawn the built `marginalia mcp` in `dir` and connect an SDK client over stdio. */
-export async function spawnMcp(dir: string): Promise<StdioServer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, stderr: 'ignore' })
+export async function spawnMcp(dir: string, extraArgs: readonly string[] = [], cli: string = CLI): Promise<StdioServer> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', ...extraArgs], cwd: dir, stderr: 'ignore' })
   const client = new Client({ name: 'bench', version: '1.0.0' })
   await client.connect(transport)
   let id = 0

@@ -11,6 +11,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { openStore } from '../src/index.js'
 import { wakeOneProcess } from './serve-scenario.js'
+import { postgresBench } from './postgres.js'
+import { screenshotTimes } from './screenshot.js'
+import { agentSession } from './agent-session.js'
 import { CLI, cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
 
 export interface Figure {
@@ -47,7 +50,8 @@ async function wakeAcrossProcesses(opts: Options): Promise<void> {
   const runs = opts.smoke ? 3 : 60
   const dir = tempDir()
   const { file, sessionId } = await seedStore(dir, 0)
-  const server = await spawnMcp(dir)
+  // The wake itself: without the burst window (default 250 ms), which the agent-session scenario covers.
+  const server = await spawnMcp(dir, ['--burst-ms', '0'])
   const store = await openStore({ file, pollIntervalMs: 0 })
   const latencies: number[] = []
   try {
@@ -235,7 +239,59 @@ async function memory(opts: Options): Promise<void> {
   }
 }
 
+/** The dev-server source-marking transform (issue 19) on a 2 000-line TSX file: parse + mark + source map. */
+async function transform(opts: Options): Promise<void> {
+  const { markModule } = await import('../src/plugin/marks.js')
+  const block = (i: number) =>
+    [
+      `export function Row${i}({ items, onPick }: { items: string[]; onPick: (s: string) => void }) {`,
+      `  const label = items.length > 0 ? \`\${items.length} items\` : 'none'`,
+      '  return (',
+      `    <section className="row row-${i}">`,
+      '      <h3 title={label}>{label}</h3>',
+      '      <ul>',
+      '        {items.map((it) => (',
+      '          <li key={it} onClick={() => onPick(it)}>',
+      '            <span className="name">{it}</span>',
+      '          </li>',
+      '        ))}',
+      '      </ul>',
+      '      <Button variant="ghost">More</Button>',
+      '    </section>',
+      '  )',
+      '}',
+      '',
+      '',
+      '',
+      '',
+    ].join('\n')
+  const code = Array.from({ length: 100 }, (_, i) => block(i)).join('\n')
+  const lines = code.split('\n').length
+  const runs = opts.smoke ? 5 : 50
+  const times: number[] = []
+  for (let i = 0; i < runs + 3; i++) {
+    const t = performance.now()
+    const out = await markModule(code, '/app/src/Rows.tsx', '/app')
+    if (i >= 3) times.push(performance.now() - t)
+    if (!out?.code.includes('data-marginalia-source="src/Rows.tsx:4:5"')) throw new Error('the transform did not mark the file')
+  }
+  record(opts, `source marks, ${lines.toLocaleString('en')}-line TSX`, 'transform', round(median(times)), 'ms', { op: '<=', limit: 20 })
+}
+
 // ---- main -----------------------------------------------------------------------------------
+
+// ---- the scripted agent session (issue 17): what the model reads -----------------------------
+
+/** Measured on main before issue 17 with `tsx bench/agent-session.ts <main's dist/marginalia.mjs>`. */
+const SESSION_BEFORE = { toolCalls: 13, resultTextBytes: 6_422, toolsListBytes: 61_941 }
+
+async function agentSessionScenario(opts: Options): Promise<void> {
+  const f = await agentSession()
+  record(opts, 'agent session', 'tool calls', f.toolCalls, 'calls', { op: '<=', limit: SESSION_BEFORE.toolCalls - 1 })
+  record(opts, 'agent session', 'text read, without tools/list', f.resultTextBytes, 'bytes', { op: '<=', limit: Math.floor(0.4 * SESSION_BEFORE.resultTextBytes) })
+  record(opts, 'agent session', 'tools/list', f.toolsListBytes, 'bytes', { op: '<=', limit: Math.floor(0.25 * SESSION_BEFORE.toolsListBytes) })
+  record(opts, 'agent session', 'text read, with tools/list', f.totalBytes, 'bytes')
+}
 
 const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
   'wake-one': async (opts) => {
@@ -245,10 +301,20 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'wake, one process', 'p50 when POSTing with fetch()', r.fetchP50, 'ms')
   },
   'wake-cross': wakeAcrossProcesses,
+  'agent-session': agentSessionScenario,
   query,
   writes,
   startup,
   memory,
+  transform,
+  postgres: (opts) => postgresBench(opts.smoke, (...args) => record(opts, ...args)),
+  screenshot: async (opts) => {
+    const r = await screenshotTimes(opts.smoke ? 2 : 20)
+    if (!r) return void process.stderr.write('  screenshot: skipped (no Chromium)\n')
+    record(opts, 'element screenshot (Chromium)', 'p50', r.p50, 'ms', { op: '<=', limit: 300 })
+    record(opts, 'element screenshot (Chromium)', 'p95', r.p95, 'ms')
+    record(opts, 'element screenshot (Chromium)', 'size', r.bytes / 1024, 'KB', { op: '<=', limit: 400 })
+  },
 }
 
 function table(): string {

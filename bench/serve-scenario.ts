@@ -8,7 +8,7 @@ import { CLI, median, percentile, realisticAnnotation, sleep, tempDir } from './
 
 /** Start the bundled `marginalia serve --port 0` in `dir`; resolve with its base URL. */
 export async function startServe(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--burst-ms', '0'] /* the wake itself, without the burst window */, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 15_000)

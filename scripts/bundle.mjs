@@ -27,7 +27,8 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  minify: process.env.MARGINALIA_BUNDLE_MINIFY !== "0",
+  // Not minified: error class names and stack traces in users' logs stay readable.
+  minify: process.env.MARGINALIA_BUNDLE_MINIFY === '1',
   legalComments: 'none',
   define: { __MARGINALIA_BUILTIN_SCHEMAS__: JSON.stringify(schemas) },
   // rxjs resolves to its CommonJS build under the "node" condition, which cannot be
@@ -38,3 +39,26 @@ await build({
   logLevel: 'warning',
 })
 chmodSync('dist/marginalia.mjs', 0o755)
+
+// The library for CommonJS: `require('marginalia')` and `require('marginalia/vite')` (a vite.config
+// in a project without "type": "module"). Dependencies stay external except the ESM-only ones
+// (lowdb, steno, magic-string), which require() cannot load on every Node 20 — and whose default
+// export a require() of the ESM build would hand over as the module namespace, not the class.
+const cjsShim = "const __marginaliaImportMetaUrl = require('node:url').pathToFileURL(__filename).href;"
+for (const entry of ['index', 'vite']) {
+  await build({
+    entryPoints: [`dist/${entry}.js`],
+    outfile: `dist/${entry}.cjs`,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    external: ['vite'],
+    alias: { lowdb: './node_modules/lowdb/lib/index.js', 'lowdb/node': './node_modules/lowdb/lib/node.js', steno: './node_modules/steno/lib/index.js', 'magic-string': './node_modules/magic-string/dist/index.mjs' },
+    define: { 'import.meta.url': '__marginaliaImportMetaUrl', __MARGINALIA_BUILTIN_SCHEMAS__: 'undefined' },
+    banner: { js: cjsShim },
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+}

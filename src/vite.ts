@@ -12,6 +12,8 @@ import { isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE } from './store/file/file-adapter.js'
 import { openStore } from './store/open.js'
 import type { Store } from './store/store.js'
+import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
+import { writeManifest } from './plugin/unplugin.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -25,6 +27,19 @@ export interface MarginaliaViteOptions {
    * false the plugin only injects the overlay and expects `marginalia serve` to be running.
    */
   start?: boolean
+  /**
+   * Source marks (issue 19): 'paths' (default) adds `data-marginalia-source="file:line:col"` to
+   * every element of the app's JSX/TSX, Vue and Svelte source in dev; 'ids' also marks
+   * production builds, with short `data-mid` ids and a `marginalia-sources.json` manifest
+   * beside the build (for `marginalia serve --sources`); false turns marking off.
+   */
+  sourceLocations?: 'paths' | 'ids' | false
+  /** Globs (relative to the root) of files to mark (default: all app source outside node_modules). */
+  include?: string[]
+  /** Globs of files never to mark. */
+  exclude?: string[]
+  /** Where an 'ids' build writes its manifest (default `<root>/marginalia-sources.json`, outside the build output). */
+  sourcesManifest?: string
 }
 
 /** What the plugin is using, for tests and tools: the overlay's server and whether this process runs it. */
@@ -106,11 +121,18 @@ function release(key: string, running: Running): Promise<void> {
 }
 
 export default function marginalia(options: MarginaliaViteOptions = {}): MarginaliaVitePlugin {
-  const port = options.port ?? DEFAULT_PORT
+  const envPort = process.env.MARGINALIA_PORT?.trim()
+  const port = options.port ?? (envPort ? Number(envPort) : DEFAULT_PORT)
   const host = options.host ?? DEFAULT_HOST
   const shouldStart = options.start ?? true
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`marginalia(): port must be a whole number from 0 to 65535 (got ${String(options.port)})`)
   let state: MarginaliaViteState | undefined
+  const sourceLocations = options.sourceLocations ?? 'paths'
+  if (sourceLocations !== false && sourceLocations !== 'paths' && sourceLocations !== 'ids') throw new Error(`marginalia(): sourceLocations must be 'paths', 'ids' or false (got ${String(sourceLocations)})`)
+  const markOptions: MarkOptions = { sourceLocations, ...(options.include ? { include: options.include } : {}), ...(options.exclude ? { exclude: options.exclude } : {}) }
+  let root = process.cwd()
+  let building = false
+  const ids = new Map<string, string>()
   const leases: (() => Promise<void>)[] = []
 
   const releaseAll = async (): Promise<void> => {
@@ -119,8 +141,27 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
   const plugin: MarginaliaVitePlugin = {
     name: 'marginalia',
-    apply: 'serve',
+    // Dev only; a build is touched only when it asks for 'ids' marks (else its output is byte-identical).
+    apply: sourceLocations === 'ids' ? () => true : 'serve',
+    enforce: 'pre',
     marginalia: () => state,
+
+    configResolved(config) {
+      root = config.root
+      building = config.command === 'build'
+    },
+
+    async transform(code, id) {
+      if (sourceLocations === false) return undefined
+      const out = await markModule(code, id, root, markOptions)
+      if (!out) return undefined
+      if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)
+      return { code: out.code, map: out.map }
+    },
+
+    buildEnd() {
+      if (building && sourceLocations === 'ids') writeManifest(path.resolve(root, options.sourcesManifest ?? MANIFEST_FILE), ids)
+    },
 
     async configureServer(server: ViteDevServer) {
       const logger = server.config.logger
@@ -129,14 +170,14 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       const base = `http://${displayHost}:${port}`
       if (!shouldStart) {
         state = { url: base, mode: 'external', storeFile }
-        logger.info(`  marginalia: overlay from ${base} (start: false — run \`npx marginalia serve --store ${path.relative(process.cwd(), storeFile) || storeFile}\`)`)
+        logger.info(`  marginalia: overlay from ${base} (start: false — run \`npx --no-install marginalia serve --port ${port} --store ${path.relative(process.cwd(), storeFile) || storeFile}\`)`)
         return
       }
       const key = `${displayHost}:${port}:${storeFile}`
       const startHere = async () => {
         const store = await openStore({ file: storeFile })
         try {
-          const http = await startHttpServer(store, { port, host, log: (m) => logger.warn(`marginalia: ${m}`) })
+          const http = await startHttpServer(store, { port, host, storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root: server.config.root } })
           return { http, store }
         } catch (e) {
           await store.close()
@@ -148,6 +189,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
           state = { url: base, mode: 'reused', storeFile }
           logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
+          logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${base}/mcp`)
           return
         }
         running = await acquire(key, startHere)
@@ -159,7 +201,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
           return
         }
         state = undefined
-        logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected.`)
+        logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected. Use another port with the plugin's \`port\` option, e.g. marginalia({ port: ${port === 0 ? DEFAULT_PORT + 1 : port + 1} }).`)
         return
       }
       const lease = running

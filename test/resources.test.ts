@@ -56,7 +56,7 @@ describe('resources', () => {
     }
     expect(resources[1]).toMatchObject({ name: 'http://localhost:5173/', title: 'home', description: `Session ${home.id}: 1 pending annotation(s).` })
     const { resourceTemplates } = await mcp.client.listResourceTemplates()
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['marginalia://sessions/{id}', 'marginalia://annotations/{id}'])
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['marginalia://sessions/{id}', 'marginalia://annotations/{id}', 'marginalia://attachments/{id}'])
     for (const t of resourceTemplates) expect(t.description).toBeTruthy()
   })
 
@@ -235,7 +235,7 @@ describe('the work_loop prompt', () => {
     expect(prompt.messages[0]!.role).toBe('user')
     const text = (prompt.messages[0]!.content as { text: string }).text
     expect(text).toContain('Work on every session. There are 2 pending annotations right now.')
-    expect(text).toMatch(/1\. watch_annotations — [\s\S]*2\. acknowledge — [\s\S]*3\. Fix the code[\s\S]*4\. resolve [\s\S]*reply[\s\S]*dismiss[\s\S]*5\. watch_annotations again\./)
+    expect(text).toMatch(/1\. watch_annotations — [\s\S]*2\. acknowledge — [\s\S]*3\. Fix the code[\s\S]*4\. resolve [\s\S]*dismiss[\s\S]*5\. watch_annotations again\./)
     expect(text).not.toContain('sessionId "')
   })
 

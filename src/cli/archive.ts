@@ -1,4 +1,5 @@
 /** `marginalia archive`: move finished annotations out of the live store. */
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { DEFAULT_ARCHIVE_AGE_MS, listArchive, openStore } from '../store/index.js'
 import { parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
@@ -15,6 +16,8 @@ export const archive: Command = {
     'Moves resolved and dismissed annotations last changed before the cut-off into',
     '<store dir>/archive/YYYY-MM-DD.jsonl (one JSON line per annotation, with its replies).',
     'Safe to re-run: an interrupted run is completed by the next one, nothing is duplicated.',
+    'Then removes attachment files (<store dir>/attachments/) that no annotation, reply or archived',
+    'annotation references and that are older than an hour (orphans of an interrupted upload).',
     '',
     'Options:',
     '      --older-than D  cut-off age: 30m, 12h, 7d, 2w, or 0 for every finished one (default 7d)',
@@ -50,7 +53,25 @@ async function run(values: Values): Promise<void> {
       const earlier = result.completedEarlierRun > 0 ? ` (${result.completedEarlierRun} completed from an interrupted run)` : ''
       process.stdout.write(`Archived ${result.archived} annotation(s)${earlier}${result.file ? ` to ${result.file}` : ''}.\n`)
     }
+    const gc = await store.gcAttachments({ alsoReferenced: archivedAttachments(directory) })
+    if (gc.removed.length > 0) process.stdout.write(`Removed ${gc.removed.length} unreferenced attachment(s).\n`)
   } finally {
     await closeStore(store)
   }
+}
+
+/** The attachment sha256s archived annotations still reference (kept by the gc). */
+export function archivedAttachments(directory: string): Set<string> {
+  const out = new Set<string>()
+  let names: string[]
+  try {
+    names = readdirSync(directory)
+  } catch {
+    return out
+  }
+  for (const name of names) {
+    if (!name.endsWith('.jsonl')) continue
+    for (const m of readFileSync(path.join(directory, name), 'utf8').matchAll(/"sha256":"([0-9a-f]{64})"/g)) out.add(m[1]!)
+  }
+  return out
 }

@@ -1,16 +1,28 @@
 /** Option values shared by the commands: the store file, whole numbers, lists, durations. */
 import path from 'node:path'
-import { DEFAULT_STORE_FILE } from '../store/index.js'
+import { DEFAULT_PORT } from '../http/defaults.js'
 import { UsageError, type Values } from './command.js'
+import { defaultStoreFile } from './project.js'
 
 export const storeOption = { store: { type: 'string', short: 's' } } as const
-export const STORE_USAGE = `store file (default: $MARGINALIA_STORE or ${DEFAULT_STORE_FILE})`
+export const STORE_USAGE = 'store file or postgres:// URL (default: $MARGINALIA_STORE, else $DATABASE_URL if it is postgres://, else .marginalia/store.json in the project: the nearest directory up from here with .marginalia/, else with package.json or .git)'
 
-/** The store file: --store, else $MARGINALIA_STORE, else the default; as an absolute path. */
+const DATABASE_URL = /^postgres(ql)?:\/\//i
+
+/** Whether a --store value names a PostgreSQL database rather than a file. */
+export function isDatabaseUrl(store: string): boolean {
+  return DATABASE_URL.test(store)
+}
+
+/**
+ * The store: --store, else $MARGINALIA_STORE, else a postgres:// $DATABASE_URL, else the project's
+ * default file; a file as an absolute path, a postgres:// URL as it is (openStore dispatches on it).
+ */
 export function storeFile(values: Values): string {
-  const file = (values.store as string | undefined) ?? (process.env.MARGINALIA_STORE || DEFAULT_STORE_FILE)
-  if (file.trim() === '') throw new UsageError('--store needs a file path')
-  return path.resolve(file)
+  const database = process.env.DATABASE_URL && isDatabaseUrl(process.env.DATABASE_URL) ? process.env.DATABASE_URL : undefined
+  const file = (values.store as string | undefined) ?? (process.env.MARGINALIA_STORE || database || defaultStoreFile())
+  if (file.trim() === '') throw new UsageError('--store needs a file path or a postgres:// URL')
+  return isDatabaseUrl(file) ? file : path.resolve(file)
 }
 
 export function integerOption(values: Values, name: string, fallback: number, min: number, max: number): number {
@@ -35,4 +47,13 @@ export function parseDuration(text: string): number {
   const factor: Record<string, number> = { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8 }
   if (!(unit in factor)) throw new Error(`"${text}" needs a unit: ms, s, m, h, d or w`)
   return Number(m[1]) * factor[unit]!
+}
+
+/** The port from $MARGINALIA_PORT, else the default (4848). */
+export function envPort(): number {
+  const raw = process.env.MARGINALIA_PORT
+  if (raw === undefined || raw.trim() === '') return DEFAULT_PORT
+  const n = Number(raw.trim())
+  if (!/^\d+$/.test(raw.trim()) || n > 65_535) throw new UsageError(`MARGINALIA_PORT must be a port number from 0 to 65535 (got "${raw}")`)
+  return n
 }

@@ -19,11 +19,12 @@ export function releaseLoadGarbage(store: Store): void {
 
 /**
  * The one way a server command stops: once, closing what serves, then the store (flushing its
- * writes), then exiting 0 — or 1 if that takes over ten seconds.
+ * writes), then exiting with `exitCode` (0 unless a failure stopped it) — or 1 if that takes
+ * over ten seconds.
  */
-export function stopper(store: Store, closeServing: () => Promise<void>): (why: string) => Promise<void> {
+export function stopper(store: Store, closeServing: () => Promise<void>): (why: string, exitCode?: number) => Promise<void> {
   let stopping = false
-  return async (why) => {
+  return async (why, exitCode = 0) => {
     if (stopping) return
     stopping = true
     log(`stopping (${why})`)
@@ -31,7 +32,7 @@ export function stopper(store: Store, closeServing: () => Promise<void>): (why: 
     force.unref()
     await closeServing()
     await closeStore(store)
-    process.exit(0)
+    process.exit(exitCode)
   }
 }
 

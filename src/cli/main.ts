@@ -6,12 +6,15 @@
 import { parseArgs } from 'node:util'
 import { VERSION } from '../version.js'
 import { archive } from './archive.js'
+import { doctor } from './doctor.js'
+import { init } from './init.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { help } from './help.js'
 import { mcp } from './mcp.js'
+import { migrate } from './migrate.js'
 import { serve } from './serve.js'
 
-const COMMANDS: Readonly<Record<string, Command>> = { mcp, serve, archive }
+const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate }
 
 /** The exit code, or -1 for a command that keeps serving. */
 async function main(argv: string[]): Promise<number> {
@@ -26,7 +29,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[first]
   if (!command) {
-    log(`unknown command "${first}". Commands: ${Object.keys(COMMANDS).join(', ')}. See marginalia --help.`)
+    const near = closest(first, Object.keys(COMMANDS))
+    log(`unknown command "${first}".${near ? ` Did you mean "${near}"?` : ''} Commands: ${Object.keys(COMMANDS).join(', ')}. See marginalia --help.`)
     return 2
   }
   if (rest.includes('-h') || rest.includes('--help')) {
@@ -37,16 +41,38 @@ async function main(argv: string[]): Promise<number> {
   try {
     ;({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }))
   } catch (e) {
-    log(`${e instanceof Error ? e.message : String(e)}\n\nUsage: ${command.usage.split('\n')[0]}`)
+    const message = e instanceof Error ? e.message : String(e)
+    const unknown = /Unknown option '-{1,2}([^']+)'/.exec(message)?.[1]
+    const near = unknown === undefined ? undefined : closest(unknown, Object.keys(command.options))
+    log(`${message}${near ? `. Did you mean --${near}?` : ''}\n\nUsage: ${command.usage.split('\n')[0]}`)
     return 2
   }
   try {
     await command.run(values)
-    return command.oneShot ? 0 : -1 // servers keep running
+    return command.oneShot ? Number(process.exitCode ?? 0) : -1 // servers keep running
   } catch (e) {
     log(e instanceof Error ? e.message : String(e))
     return e instanceof UsageError ? 2 : 1
   }
+}
+
+/** The candidate nearest to `word` (edit distance ≤ 2, or a prefix), if any. */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j)
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]!
+      row[0] = i
+      for (let j = 1; j <= b.length; j++) {
+        const here = row[j]!
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+        prev = here
+      }
+    }
+    return row[b.length]!
+  }
+  const scored = candidates.map((c) => ({ c, d: c.startsWith(word) ? 0 : distance(word, c) })).sort((x, y) => x.d - y.d)
+  return scored[0] !== undefined && scored[0].d <= 2 ? scored[0].c : undefined
 }
 
 const code = await main(process.argv.slice(2))

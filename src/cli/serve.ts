@@ -10,21 +10,21 @@ import {
   DEFAULT_SSE_MAX_BUFFERED_BYTES,
 } from '../http/defaults.js'
 import { openStore } from '../store/index.js'
-import { integerOption, listOption, STORE_USAGE, storeFile, storeOption } from './args.js'
+import { envPort, integerOption, listOption, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
-import { parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
+import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
 
 export const serve: Command = {
   summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
   usage: [
-    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE] [--token T] [--allow-origin O ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b]',
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
     '',
     'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
     'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
     '',
     'Options:',
-    `  -p, --port PORT        port (default ${DEFAULT_PORT}; 0 = any free port)`,
+    `  -p, --port PORT        port (default $MARGINALIA_PORT or ${DEFAULT_PORT}; 0 = any free port)`,
     `      --host HOST        address to bind (default ${DEFAULT_HOST}); beyond loopback needs a token`,
     `  -s, --store FILE       ${STORE_USAGE}`,
     '      --token T          require "Authorization: Bearer T" (default: $MARGINALIA_TOKEN)',
@@ -35,6 +35,9 @@ export const serve: Command = {
     `      --headers-timeout MS  a request's headers must arrive within this (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
     `      --request-timeout MS  a whole request must arrive within this (default ${DEFAULT_REQUEST_TIMEOUT_MS}); open streams are not cut`,
     `      --sse-buffer BYTES drop an event-stream client that owes more than this; it resumes with Last-Event-ID (default ${DEFAULT_SSE_MAX_BUFFERED_BYTES})`,
+    '      --root DIR         the app\'s project root: inbox links open files in the editor, get_annotation shows the lines around a location',
+    '      --sources FILE     a marginalia-sources.json from a sourceLocations: \'ids\' build: resolves data-mid ids to file:line',
+    '      --editor NAME      editor links: vscode (default), cursor, windsurf, idea, none',
     ...TOOL_POLICY_USAGE,
   ].join('\n'),
   options: {
@@ -49,6 +52,9 @@ export const serve: Command = {
     'headers-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
     'sse-buffer': { type: 'string' },
+    root: { type: 'string' },
+    sources: { type: 'string' },
+    editor: { type: 'string' },
     ...TOOL_POLICY_OPTIONS,
   },
   run,
@@ -56,7 +62,7 @@ export const serve: Command = {
 
 async function run(values: Values): Promise<void> {
   const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
-  const port = integerOption(values, 'port', DEFAULT_PORT, 0, 65_535)
+  const port = integerOption(values, 'port', envPort(), 0, 65_535)
   const host = (values.host as string | undefined) ?? DEFAULT_HOST
   if (host.trim() === '') throw new UsageError('--host needs an address')
   const token = (values.token as string | undefined) ?? (process.env.MARGINALIA_TOKEN || undefined)
@@ -67,6 +73,7 @@ async function run(values: Values): Promise<void> {
   const headersTimeoutMs = integerOption(values, 'headers-timeout', Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs), 100, 3_600_000)
   if (headersTimeoutMs > requestTimeoutMs) throw new UsageError(`--headers-timeout (${headersTimeoutMs}) must not be longer than --request-timeout (${requestTimeoutMs})`)
   const sseMaxBufferedBytes = integerOption(values, 'sse-buffer', DEFAULT_SSE_MAX_BUFFERED_BYTES, 1024, 1024 ** 3)
+  const sources = await sourceOptions(values)
   const { assertSafeBinding, startHttpServer } = await import('../http/app.js')
   const { isWildcardHost } = await import('../http/security.js')
   try {
@@ -90,8 +97,10 @@ async function run(values: Values): Promise<void> {
       headersTimeoutMs,
       requestTimeoutMs,
       sseMaxBufferedBytes,
-      tools: policy,
+      tools: { ...policy, ...parseBurstFlag(values) },
       log,
+      storeLocation: store.location,
+      ...(sources ? { sources } : {}),
     })
   } catch (e) {
     await closeStore(store)
@@ -105,11 +114,38 @@ async function run(values: Values): Promise<void> {
   const auth = token === undefined ? '' : ' --header "Authorization: Bearer <token>"'
   log(
     [
-      `serving store ${file}`,
+      `serving store ${store.location}`,
       `  URL:     ${http.url}/${isWildcardHost(host) ? `  (listening on every interface, ${host})` : ''}`,
       `  API:     ${http.url}/api   events: ${http.url}/api/events   health: ${http.url}/health`,
       `  MCP:     ${http.mcpUrl}${token === undefined ? '' : '   (needs Authorization: Bearer <token>)'}`,
       `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
+      `  Overlay: paste into your page: <script src="${http.url}/overlay.js" defer data-marginalia></script>`,
     ].join('\n'),
   )
+}
+
+/** --root, --sources, --editor (issue 19); bad values fail before the store is opened. */
+async function sourceOptions(values: Values): Promise<import('../plugin/resolve.js').SourceOptions | undefined> {
+  const { EDITORS, loadManifest } = await import('../plugin/resolve.js')
+  const root = values.root as string | undefined
+  const manifestFile = values.sources as string | undefined
+  const editor = values.editor as string | undefined
+  if (editor !== undefined && !(EDITORS as readonly string[]).includes(editor)) throw new UsageError(`--editor must be one of ${EDITORS.join(', ')} (got ${editor})`)
+  if (root === undefined && manifestFile === undefined && editor === undefined) return undefined
+  const { existsSync } = await import('node:fs')
+  const path = await import('node:path')
+  if (root !== undefined && !existsSync(root)) throw new UsageError(`--root ${root}: no such directory; pass the app's project root`)
+  let manifest: Record<string, string> | undefined
+  if (manifestFile !== undefined) {
+    try {
+      manifest = loadManifest(manifestFile)
+    } catch (e) {
+      throw new UsageError(e instanceof Error ? e.message : String(e))
+    }
+  }
+  return {
+    ...(root !== undefined ? { root: path.resolve(root) } : manifestFile !== undefined ? { root: path.dirname(path.resolve(manifestFile)) } : {}),
+    ...(manifest ? { manifest } : {}),
+    ...(editor !== undefined ? { editor } : {}),
+  }
 }

@@ -11,6 +11,7 @@ export const TOOL_POLICY_OPTIONS = {
   profile: { type: 'string' },
   allow: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
+  'burst-ms': { type: 'string' },
 } as const
 
 /** Help lines for the policy flags, aligned with the other options of a command's usage. */
@@ -18,7 +19,17 @@ export const TOOL_POLICY_USAGE: readonly string[] = [
   `      --profile NAME   which tools to expose: ${TOOL_PROFILES.join(', ')} (default: default)`,
   '      --allow a,b      also expose these tools (privileged ones need this or --profile full)',
   '      --deny a,b       never expose these tools',
+  '      --burst-ms N     watch_annotations answers once no annotation arrived for N ms (default 250; 0: at the first)',
 ]
+
+/** `--burst-ms N` → RegistryOptions.burstSettleMs (the registry checks the range). */
+export function parseBurstFlag(values: Readonly<Record<string, unknown>>): { burstSettleMs?: number } {
+  const raw = values['burst-ms']
+  if (raw === undefined) return {}
+  const n = Number(raw)
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || n > 1_000) throw new Error(`--burst-ms: "${String(raw)}" is not a whole number of ms from 0 to 1000`)
+  return { burstSettleMs: n }
+}
 
 const FLAG_LABELS: PolicyLabels = { profile: '--profile', allow: '--allow', deny: '--deny' }
 

@@ -7,10 +7,12 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import path from 'node:path'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Store } from '../store/store.js'
 import { createToolRegistry, type RegistryOptions } from '../tools/registry.js'
 import { VERSION } from '../version.js'
+import { storeId } from './store-id.js'
 import { DEFAULT_MAX_BODY_BYTES } from './body.js'
 import { DEFAULT_MAX_MCP_SESSIONS, DEFAULT_MCP_IDLE_TIMEOUT_MS, McpEndpoint } from './mcp.js'
 import { PresenceTracker, reportingCalls, type Presence } from './presence.js'
@@ -25,6 +27,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 // node's defaults are 60 s for the headers and 5 min for the whole request.
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults.js'
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults.js'
+import { editorBase, registerSourceRoot, type SourceOptions } from '../plugin/resolve.js'
 /**
  * Connections the kernel may hold before the server accepts them (node's default is 511; the
  * system caps it at net.core.somaxconn). A burst beyond it has SYNs dropped (retried a second
@@ -33,6 +36,8 @@ import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaul
 const LISTEN_BACKLOG = 4_096
 
 export interface HttpServerOptions {
+  /** The app's source (issue 19): project root (editor links, get_annotation's snippet), a preview build's id manifest, the editor. */
+  sources?: SourceOptions
   /** Port to listen on (default 4848; 0 = any free port). */
   port?: number
   /** Address to bind (default 127.0.0.1). Anything beyond loopback needs `token`. */
@@ -49,7 +54,7 @@ export interface HttpServerOptions {
   keepAliveMs?: number
   /** An event-stream client whose unsent backlog exceeds this many bytes is disconnected (default 1 MiB). */
   sseMaxBufferedBytes?: number
-  /** Close an MCP session idle this long with no open stream (default 1 h; 0 = never). */
+  /** Close an MCP session idle this long with no open stream (default 5 min; 0 = never). A client that comes back later starts a new session. */
   mcpIdleTimeoutMs?: number
   /**
    * At most this many MCP sessions (default 100). A new session replaces the least recently
@@ -73,6 +78,8 @@ export interface HttpServerOptions {
   extendServer?: (server: McpServer) => void
   /** Where log lines go (default: stderr). */
   log?: (message: string) => void
+  /** Where the store lives (a file path, a database location without secrets), reported by /health with its id. */
+  storeLocation?: string
   /** The clock for presence timestamps. */
   clock?: () => Date
 }
@@ -103,11 +110,16 @@ export function assertSafeBinding(host: string, token: string | undefined): void
 
 const SHORT_API_ROUTE = /^\/(?:events|questions|sessions\/[^/]+\/events)$/
 
+/** The inbox's icon: a margin note (a page with a pin), as SVG. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="5" y="3" width="18" height="26" rx="2" fill="#fff" stroke="#334155" stroke-width="2"/><path d="M9 10h10M9 15h10M9 20h6" stroke="#94a3b8" stroke-width="2"/><circle cx="24" cy="22" r="6" fill="#e11d48"/><text x="24" y="25.5" font-family="sans-serif" font-size="9" font-weight="700" fill="#fff" text-anchor="middle">1</text></svg>'
+
 export async function startHttpServer(store: Store, options: HttpServerOptions = {}): Promise<HttpServer> {
   const given = options.host ?? DEFAULT_HOST
   const host = given.startsWith('[') && given.endsWith(']') ? given.slice(1, -1) : given
   const token = options.token === '' ? undefined : options.token
   assertSafeBinding(host, token)
+  if (options.sources?.root) registerSourceRoot(store, options.sources.root)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error('maxBodyBytes must be a positive whole number of bytes')
   const allowOrigins = (options.allowOrigins ?? []).map(normalizeOrigin)
@@ -124,7 +136,9 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
 
   let port = options.port ?? DEFAULT_PORT
   const security = createSecurity({ host, port: () => port, token, allowOrigins, allowHosts: options.allowHosts ?? [] })
-  const tracker = new PresenceTracker(options.clock)
+  // Presence files of stdio agents live beside a file store; a database store has no directory.
+  const tracker = new PresenceTracker(options.clock, options.storeLocation === undefined || !path.isAbsolute(options.storeLocation) ? {} : { storeDir: path.dirname(options.storeLocation) })
+  const storeInfo = options.storeLocation === undefined ? undefined : { location: options.storeLocation, id: storeId(options.storeLocation) }
   const registry = reportingCalls(createToolRegistry(store, { ...options.tools, validateOutput: options.validateOutput ?? false }), tracker)
   const mcp = new McpEndpoint({
     store,
@@ -146,6 +160,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     presence$: tracker.presence$,
     streams,
     log,
+    ...(options.sources ? { sources: options.sources } : {}),
   })
 
   const baseUrl = (): string => `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}`
@@ -168,7 +183,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       }
       if (pathname === '/health') {
         if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on /health (allowed: GET).`, undefined, { Allow: 'GET' })
-        sendJson(res, 200, { status: 'ok', name: 'marginalia', version: VERSION, rev: store.rev, pending: store.countPending(), agent: tracker.current() }, cors)
+        sendJson(res, 200, { status: 'ok', name: 'marginalia', version: VERSION, rev: store.rev, pending: store.countPending(), agent: tracker.current(), ...(storeInfo ? { store: storeInfo } : {}), ...editorBase(options.sources) }, cors)
         return
       }
       if (isMcp) {
@@ -184,11 +199,18 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         const route = api.match(method, apiPath)
         if (!route) throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${pathname}. GET /api lists the routes.`)
         const ctx: ApiContext = { req, res, url, params: route.params, headers: cors }
+        const catchingUp = method === 'GET' || method === 'HEAD' ? store.catchUp() : undefined // read-after-write across processes
+        if (catchingUp) await catchingUp
         await route.handler(ctx)
         return
       }
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathname} (allowed: GET).`, undefined, { Allow: 'GET' })
       if (staticDir !== null && (await serveStatic(staticDir, pathname, req, res, cors))) return
+      if (pathname === '/favicon.ico' || pathname === '/favicon.svg') {
+        res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Content-Length': String(Buffer.byteLength(FAVICON)), 'Cache-Control': 'max-age=86400', ...cors })
+        res.end(req.method === 'HEAD' ? undefined : FAVICON)
+        return
+      }
       if (pathname === '/' || pathname === '/index.html') {
         const page = landingPage({ url: baseUrl(), mcpUrl: `${baseUrl()}/mcp`, requiresToken: security.requiresToken })
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(page)), 'Cache-Control': 'no-cache', ...cors })

@@ -43,7 +43,12 @@ function abandon(req: IncomingMessage, res: ServerResponse): void {
  * Read the whole body as UTF-8 text, up to `limit` bytes. On 413 the response is marked
  * `Connection: close` so the unread remainder is never consumed.
  */
-export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string> {
+export async function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string> {
+  return (await readBytes(req, res, limit)).toString('utf8')
+}
+
+/** Read the whole body as bytes, up to `limit` bytes (as `readBody`). */
+export function readBytes(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length']
   if (declared !== undefined && Number(declared) > limit) {
     abandon(req, res)
@@ -70,7 +75,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
     }
     const onEnd = (): void => {
       cleanup()
-      resolve(Buffer.concat(chunks, received).toString('utf8'))
+      resolve(Buffer.concat(chunks, received))
     }
     // The client broke the request off (or sent a malformed chunk): its fault, not the server's,
     // so a 400 (which it will not read) rather than an internal error with a stack in the log.

@@ -17,7 +17,7 @@ import { parseJson, readBody, requireJsonContentType } from './body.js'
 import type { PresenceTracker } from './presence.js'
 import { HttpError, sendRpcError } from './respond.js'
 
-export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 60 * 60 * 1000
+export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 5 * 60 * 1000
 /** At most this many MCP sessions at once (each holds an MCP server, ~44 KB of heap, until it ends). */
 export { DEFAULT_MAX_MCP_SESSIONS } from './defaults.js'
 
@@ -142,10 +142,11 @@ export class McpEndpoint {
   private async serve(session: McpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     session.open++
     session.lastActivity = Date.now()
-    this.options.presence.seen()
+    this.options.presence.streamOpened()
     res.once('close', () => {
       session.open--
       session.lastActivity = Date.now()
+      this.options.presence.streamClosed()
     })
     await session.transport.handleRequest(req, res, body)
   }

@@ -1,44 +1,87 @@
 /**
- * Agent presence, as the HTTP MCP endpoint sees it: how many MCP sessions are open, how many
- * calls are waiting for the person right now (inside a tool tagged `listening`: watch_annotations,
- * watch_changes, ask, await_reply), and when a tool was last called. The overlay shows it
- * ("agent listening"). Stdio agents run in another process and are not seen here.
+ * Agent presence, as the server sees it: MCP sessions over HTTP, how many calls are waiting for the
+ * person right now (inside a tool tagged `listening`: watch_annotations, watch_changes, ask,
+ * await_reply), and stdio agents (`marginalia mcp`) in other processes, which leave a presence file
+ * beside the store. The overlay shows it ("agent listening").
+ *
+ * Honest: an HTTP session counts as connected only while it has an open request or stream, or made
+ * a request in the last RECENT_MS; a session a client left without DELETE stops counting after that.
  */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
 import type { ToolRegistry, ToolService } from '../tools/registry.js'
 
+/** An HTTP MCP session with nothing open counts as connected this long after its last request. */
+export const PRESENCE_RECENT_MS = 60_000
+/** How often the presence files of stdio agents are looked at. */
+const STDIO_POLL_MS = 5_000
+
 export interface Presence {
-  /** At least one MCP session is open. */
+  /** An agent is connected now: an MCP session with an open stream or a recent request, or a running stdio agent. */
   connected: boolean
-  /** Open MCP sessions. */
+  /** Open MCP sessions over HTTP (including idle ones not counted as connected). */
   sessions: number
   /** Calls currently waiting for the person (inside a listening tool). */
   watching: number
+  /** `marginalia mcp` processes (stdio agents) running on this store. */
+  stdio?: number
   /** When an MCP request or tool call was last seen (ISO-8601 UTC). */
   lastSeenAt?: string
+}
+
+export interface PresenceOptions {
+  /** The store's directory: stdio agents' presence files are read from `<dir>/presence/`. */
+  storeDir?: string
 }
 
 export class PresenceTracker {
   private sessions = 0
   private watching = 0
-  private lastSeenAt: string | undefined
+  private open = 0
+  private stdio = 0
+  private lastSeenMs: number | undefined
+  private staleTimer: ReturnType<typeof setTimeout> | undefined
+  private pollTimer: ReturnType<typeof setInterval> | undefined
   private readonly subject: BehaviorSubject<Presence>
-  /** The current presence, then every change of `connected`, `sessions` or `watching` (lastSeenAt alone does not emit). */
+  /** The current presence, then every change of `connected`, `sessions`, `watching` or `stdio` (lastSeenAt alone does not emit). */
   readonly presence$: Observable<Presence>
 
-  constructor(private readonly clock: () => Date = () => new Date()) {
+  constructor(
+    private readonly clock: () => Date = () => new Date(),
+    private readonly options: PresenceOptions = {},
+  ) {
     this.subject = new BehaviorSubject(this.current())
-    this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.sessions === b.sessions && a.watching === b.watching))
+    this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.connected === b.connected && a.sessions === b.sessions && a.watching === b.watching && a.stdio === b.stdio))
+    if (options.storeDir !== undefined) {
+      this.stdio = countStdioAgents(options.storeDir)
+      this.pollTimer = setInterval(() => {
+        const n = countStdioAgents(options.storeDir!)
+        if (n !== this.stdio) {
+          this.stdio = n
+          this.emit()
+        }
+      }, STDIO_POLL_MS)
+      this.pollTimer.unref?.()
+    }
   }
 
   current(): Presence {
-    const p: Presence = { connected: this.sessions > 0, sessions: this.sessions, watching: this.watching }
-    if (this.lastSeenAt !== undefined) p.lastSeenAt = this.lastSeenAt
+    const recent = this.lastSeenMs !== undefined && this.clock().getTime() - this.lastSeenMs < PRESENCE_RECENT_MS
+    const http = this.sessions > 0 && (this.open > 0 || this.watching > 0 || recent)
+    const p: Presence = { connected: http || this.stdio > 0, sessions: this.sessions, watching: this.watching }
+    if (this.options.storeDir !== undefined) p.stdio = this.stdio
+    if (this.lastSeenMs !== undefined) p.lastSeenAt = new Date(this.lastSeenMs).toISOString()
     return p
   }
 
   seen(): void {
-    this.lastSeenAt = this.clock().toISOString()
+    this.lastSeenMs = this.clock().getTime()
+    // When nothing more happens, "connected" goes stale RECENT_MS from now: say so then.
+    if (this.staleTimer) clearTimeout(this.staleTimer)
+    this.staleTimer = setTimeout(() => this.emit(), PRESENCE_RECENT_MS + 10)
+    this.staleTimer.unref?.()
+    if (!this.subject.value.connected) this.emit()
   }
 
   sessionOpened(): void {
@@ -49,6 +92,19 @@ export class PresenceTracker {
 
   sessionClosed(): void {
     this.sessions = Math.max(0, this.sessions - 1)
+    this.emit()
+  }
+
+  /** An MCP request or stream opened (it counts as connected while open). */
+  streamOpened(): void {
+    this.open++
+    this.seen()
+    this.emit()
+  }
+
+  streamClosed(): void {
+    this.open = Math.max(0, this.open - 1)
+    this.seen()
     this.emit()
   }
 
@@ -65,12 +121,59 @@ export class PresenceTracker {
   }
 
   complete(): void {
+    if (this.staleTimer) clearTimeout(this.staleTimer)
+    if (this.pollTimer) clearInterval(this.pollTimer)
     this.subject.complete()
   }
 
   private emit(): void {
-    this.subject.next(this.current())
+    if (!this.subject.closed) this.subject.next(this.current())
   }
+}
+
+/** Whether process `pid` is running. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Running stdio agents with a presence file in `<storeDir>/presence/` (files of dead processes are removed). */
+export function countStdioAgents(storeDir: string): number {
+  let names: string[]
+  try {
+    names = readdirSync(path.join(storeDir, 'presence'))
+  } catch {
+    return 0
+  }
+  let n = 0
+  for (const name of names) {
+    const pid = Number(/^(\d+)\.json$/.exec(name)?.[1])
+    if (!Number.isInteger(pid) || pid <= 0) continue
+    if (alive(pid)) n++
+    else rmSync(path.join(storeDir, 'presence', name), { force: true })
+  }
+  return n
+}
+
+/**
+ * Announce this process as a stdio agent on the store in `storeDir` until the returned function is
+ * called (or the process exits). Best effort: a store directory that cannot be written is skipped.
+ */
+export function announceStdioAgent(storeDir: string): () => void {
+  const file = path.join(storeDir, 'presence', `${process.pid}.json`)
+  try {
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n')
+  } catch {
+    return () => {}
+  }
+  const remove = (): void => rmSync(file, { force: true })
+  process.once('exit', remove)
+  return remove
 }
 
 /**

@@ -4,7 +4,7 @@
  * reaches the client for an unexpected error: that goes to the log.
  */
 import type { ServerResponse } from 'node:http'
-import { MarginaliaError } from '../store/errors.js'
+import { MarginaliaError, StoreBusyError, StoreUnavailableError } from '../store/errors.js'
 
 export const HTTP_ERROR_CODES = [
   'NOT_FOUND',
@@ -57,6 +57,8 @@ export function toErrorResponse(thrown: unknown, log: (message: string) => void)
     return { status: thrown.status, headers: thrown.headers, body: { error } }
   }
   if (thrown instanceof MarginaliaError) {
+    const store = storeErrorResponse(thrown)
+    if (store) return store
     const status = STATUS_OF_CODE[thrown.code]
     if (status !== undefined) {
       if (status === 503) return { status, headers: {}, body: { error: { code: 'UNAVAILABLE', message: 'The server is shutting down.' } } }
@@ -65,6 +67,31 @@ export function toErrorResponse(thrown: unknown, log: (message: string) => void)
   }
   log(`internal error: ${thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown)}`)
   return { status: 500, headers: {}, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal server error (details are in the server log).' } } }
+}
+
+/**
+ * The store's own failures, with the reason and a status a client can act on: busy (503 and
+ * Retry-After, naming the lock holder), unavailable (503), a full disk (507), a read-only or
+ * forbidden store file (503), any other store-file problem (500). Never a masked INTERNAL_ERROR.
+ */
+function storeErrorResponse(error: MarginaliaError): { status: number; headers: Record<string, string>; body: ErrorBody } | undefined {
+  const body = { error: error.toJSON() }
+  if (error instanceof StoreBusyError) return { status: 503, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body }
+  if (error instanceof StoreUnavailableError) return { status: 503, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body }
+  if (error.code !== 'STORE_FILE') return undefined
+  const errno = errnoOf(error)
+  if (errno === 'ENOSPC' || errno === 'EDQUOT') return { status: 507, headers: {}, body }
+  if (errno === 'EROFS' || errno === 'EACCES' || errno === 'EPERM' || /\bread-only\b/.test(error.message)) return { status: 503, headers: {}, body }
+  return { status: 500, headers: {}, body }
+}
+
+/** The first errno code along an error's cause chain. */
+function errnoOf(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  }
+  return undefined
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor } from '../store/cursor.js'
 import type { Page, Store } from '../store/store.js'
 import { Cursor, DEFAULT_PAGE_LIMIT, Limit } from '../views/page.js'
 import { readJson } from './body.js'
+import { attachmentRoutes } from './attachments.js'
 import type { Presence } from './presence.js'
 import { sendJson } from './respond.js'
 import { Router, type RouteContext } from './router.js'
@@ -21,6 +22,8 @@ export interface ApiContext extends RouteContext {
   headers: Record<string, string>
 }
 
+import { resolveSource, type SourceOptions } from '../plugin/resolve.js'
+
 export interface ApiOptions {
   store: Store
   maxBodyBytes: number
@@ -30,10 +33,12 @@ export interface ApiOptions {
   /** The open event streams (so the server can end them on close). */
   streams: Set<EventStream>
   log(message: string): void
+  /** The app's source: a preview build's id manifest to resolve marks through (issue 19). */
+  sources?: SourceOptions
 }
 
 const NewAnnotationBody = AddAnnotationInput.omit({ sessionId: true })
-const ReplyBody = ReplyInput.pick({ message: true, expectedRev: true })
+const ReplyBody = ReplyInput.pick({ message: true, attachments: true, expectedRev: true })
 const PageQuery = {
   limit: z.coerce.number().pipe(Limit).optional(),
   cursor: Cursor.optional(),
@@ -50,7 +55,9 @@ function paged<T extends { createdAt: string; id: string }>(page: Page<T>): { co
 }
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value)
+  // A top-level `null` means absent, as in the MCP tools (clients in strict mode send every field).
+  const input = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value
+  const result = schema.safeParse(input)
   if (!result.success) throw ValidationError.fromZod(result.error, where)
   return result.data
 }
@@ -92,7 +99,7 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
     stream.start()
   }
 
-  return new Router<ApiContext>()
+  return attachmentRoutes(new Router<ApiContext>(), () => store.blobs)
     .on('GET', '/api', (ctx) =>
       ok(ctx, 200, {
         routes: [
@@ -108,6 +115,8 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
           'POST /api/annotations/:id/reopen',
           'GET /api/questions',
           'GET /api/events',
+          'POST /api/attachments',
+          'GET /api/attachments/:sha256',
         ],
         aliases: { '/events': '/api/events', '/sessions/:id/events': '/api/sessions/:id/events', '/questions': '/api/questions' },
       }),
@@ -129,6 +138,7 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
     })
     .on('POST', '/api/sessions/:id/annotations', async (ctx) => {
       const input = parse(NewAnnotationBody, await body(ctx), 'body')
+      if (input.source && options.sources?.manifest) input.source = resolveSource(input.source, options.sources.manifest)
       ok(ctx, 201, await store.addAnnotation({ ...input, sessionId: ctx.params.id! }))
     })
     .on('GET', '/api/sessions/:id/events', (ctx) => events(ctx, ctx.params.id!))

@@ -80,6 +80,10 @@ export function createSecurity(options: SecurityOptions): Security {
     requiresToken: tokenDigest !== undefined,
 
     checkHost(req) {
+      // Node keeps the first of several Host headers; a proxy may route by another. Refuse the ambiguity.
+      let hostHeaders = 0
+      for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hostHeaders++
+      if (hostHeaders > 1) throw new HttpError(400, 'INVALID_PARAMS', `The request has ${hostHeaders} Host headers; send exactly one.`)
       const header = req.headers.host
       const name = header === undefined ? undefined : hostOf(header)
       if (name === undefined || !hosts.has(name)) {

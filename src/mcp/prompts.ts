@@ -10,7 +10,7 @@ import { NotFoundError } from '../store/errors.js'
 import type { Store } from '../store/store.js'
 import { toToolError } from '../tools/result.js'
 import { completeSessionIds } from './complete.js'
-import { workLoopSteps } from './instructions.js'
+import { workLoopRules, workLoopSteps } from './instructions.js'
 
 export const WORK_LOOP_PROMPT = 'work_loop'
 
@@ -34,8 +34,8 @@ export function renderWorkLoop(store: Store, toolNames: readonly string[], sessi
     'Repeat this loop until the person stops you:',
     ...workLoopSteps(toolNames, session?.id),
     '',
+    ...workLoopRules(toolNames),
     'Keep replies short and concrete: they appear next to the element in the page.',
-    `Tools available: ${toolNames.join(', ')}.`,
   ].join('\n')
   return {
     description: session ? `Marginalia work loop for session ${session.id}` : 'Marginalia work loop for every session',

@@ -14,7 +14,8 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Subscription } from 'rxjs'
-import { NotFoundError } from '../store/errors.js'
+import { clipEcho, NotFoundError } from '../store/errors.js'
+import { SHA256 } from '../store/blobs/blob-store.js'
 import type { StoreEvent } from '../store/events.js'
 import type { Store } from '../store/store.js'
 import { toToolError } from '../tools/result.js'
@@ -25,6 +26,9 @@ export const RESOURCE_MIME_TYPE = 'application/json'
 export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
+const ATTACHMENT_TEMPLATE = 'marginalia://attachments/{id}'
+/** The resource URI of an attachment's bytes. */
+export const attachmentUri = (sha256: string): string => `marginalia://attachments/${sha256}`
 /** The MCP error code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002
 
@@ -120,6 +124,19 @@ export function registerResources(mcp: McpServer, store: Store): void {
     new ResourceTemplate(ANNOTATION_TEMPLATE, { list: undefined }),
     { title: 'Annotation', description: 'One annotation with its status and replies: { annotation }.', mimeType: RESOURCE_MIME_TYPE },
     (uri, variables) => read(uri.href, () => ({ annotation: store.getAnnotation(variable(variables, uri.href)) })),
+  )
+
+  mcp.registerResource(
+    'attachment',
+    // Not enumerated: annotations name theirs (attachments[].sha256). Immutable, so never updated.
+    new ResourceTemplate(ATTACHMENT_TEMPLATE, { list: undefined }),
+    { title: 'Attachment', description: 'An image attached to an annotation or reply (a screenshot or a pasted image), by its sha256.' },
+    async (uri, variables) => {
+      const sha = variable(variables, uri.href)
+      const blob = SHA256.test(sha) ? await store.blobs.get(sha) : undefined
+      if (!blob) throw new McpError(RESOURCE_NOT_FOUND, `No attachment ${clipEcho(sha)}.`, { uri: uri.href })
+      return { contents: [{ uri: uri.href, mimeType: blob.mime, blob: Buffer.from(blob.bytes).toString('base64') }] }
+    },
   )
 
   server.setRequestHandler(SubscribeRequestSchema, (request) => {

@@ -19,6 +19,9 @@ import { registerResources } from './resources.js'
 
 export { instructionsFor } from './instructions.js'
 
+/** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
+export const ERROR_META_KEY = 'marginalia/error'
+
 /**
  * Registry options (tool policy `profile`/`allow`/`deny`, `plugins`, `name`, …) plus an optional
  * ready-made registry. Invalid policy options throw ToolPolicyError here, before anything runs.
@@ -29,6 +32,11 @@ export interface ServerOptions extends RegistryOptions {
    * shares it across connections.
    */
   registry?: ToolService
+  /**
+   * List output schemas in tools/list (default true). `false` (the CLI's `--lean`) leaves them out
+   * for clients that never read them: results still carry structured content, unvalidated.
+   */
+  outputSchemas?: boolean
 }
 
 /**
@@ -74,7 +82,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object' },
-      outputSchema: t.outputSchema as { type: 'object' },
+      ...(options.outputSchemas === false ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
       annotations: t.annotations,
     })),
   }))
@@ -109,14 +117,15 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
 
 /**
  * A call's outcome as MCP sends it. Success: the structured result, and its text rendering (or
- * the tool's own content blocks). Failure: `isError`, the message as text, and `{ error }` as
- * the structured part, for clients that read the code.
+ * the tool's own content blocks). Failure: `isError`, the message as text, and the error `{ code, message, details? }` as
+ * `_meta["marginalia/error"]`, for clients that read the code.
  */
 function toCallToolResult(outcome: CallOutcome): CallToolResult {
   if (!outcome.ok) {
     const { code, message, details } = outcome.error
     const error: ToolError = details ? { code, message, details } : { code, message }
-    return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error } }
+    // No structured content: the output schema describes the success shape only, and clients validate whatever structured content they get.
+    return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], _meta: { [ERROR_META_KEY]: error } }
   }
   return { content: outcome.content ?? [{ type: 'text', text: outcome.text }], structuredContent: outcome.result }
 }

@@ -4,6 +4,7 @@
  * I/O, no clock, ids from `newId`. A refusal is a thrown typed error, and then nothing happens.
  */
 import type { z } from 'zod'
+import { normalizeSource, type SourceLocation } from './source-location.js'
 import type { AddAnnotationInput, CreateSessionInput, DeleteInput, ReplyInput } from './model.js'
 import type { Annotation, Author, Reply, Session } from './model.js'
 import { ConflictError, NotFoundError, ValidationError } from './errors.js'
@@ -48,6 +49,7 @@ export function addAnnotation({ state, now, newId }: DecideContext, args: z.outp
     status: 'pending',
     comment,
     ...(JSON.parse(JSON.stringify(optional)) as Partial<Annotation>),
+    ...(optional.source ? { source: normalizeSource(JSON.parse(JSON.stringify(optional.source)) as SourceLocation) } : {}),
     replies: [],
     createdAt: now,
     updatedAt: now,
@@ -78,6 +80,7 @@ export function reply({ state, now, newId }: DecideContext, id: string, args: z.
   const current = mustGetFrom(state, id, args.expectedRev)
   const reply: Reply = { id: newId('reply'), author: args.author, message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
+  if (args.attachments !== undefined && args.attachments.length > 0) reply.attachments = args.attachments
   return {
     drafts: [{ type: 'annotation.replied', sessionId: current.sessionId, annotationId: id, reply }],
     result: (after) => shardGet(after.annotations, id)!,

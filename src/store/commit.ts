@@ -27,6 +27,7 @@ import { coalesceBatches } from './coalesce.js'
 import type { Decision, StoreAdapter } from './persistence.js'
 import type { LiveState } from './live.js'
 import type { Verdict } from './commands.js'
+import { StoreDataError } from './errors.js'
 
 /**
  * A command, decided inside the transaction. Async because a command may first make something
@@ -56,6 +57,8 @@ export class CommitEngine {
   private readonly work = new Subject<WorkItem>()
   private readonly drained: Promise<void>
   private syncRequested = false
+  /** Set once an event read from the adapter was refused: no more writes (see `refuse`). */
+  private refused: StoreDataError | undefined
   private closed = false
 
   constructor(
@@ -94,9 +97,14 @@ export class CommitEngine {
   private async runBatch(batch: WorkItem[]): Promise<void> {
     const commands = batch.filter((item): item is Command<unknown> => item.kind === 'command')
     this.syncRequested = false
+    if (this.refused) {
+      for (const c of commands) c.reject(this.refused)
+      for (const item of batch) if (item.kind === 'sync') item.done()
+      return
+    }
     try {
       if (commands.length > 0) await this.commit(commands)
-      else this.live.publishExternal(await this.adapter.poll(), this.adapter.location)
+      else this.publishExternal(await this.adapter.poll())
     } catch (error) {
       if (commands.length === 0) this.onError(error)
       for (const c of commands) c.reject(error)
@@ -105,11 +113,35 @@ export class CommitEngine {
     }
   }
 
+  /**
+   * Fail closed: another process's event could not be applied, so this process's state is behind
+   * its adapter. Deciding from it would stamp revs the log already has; from now on every command
+   * is refused with this error (nothing is written) until the process is restarted.
+   */
+  private refuse(error: unknown): never {
+    if (error instanceof StoreDataError && !this.refused) {
+      this.refused = new StoreDataError(
+        error.location,
+        `${error.problem}. This process stopped writing so that no rev is written twice (it is at rev ${this.live.state.rev}); repair or remove the damaged event, then restart it`,
+        { cause: error },
+      )
+    }
+    throw this.refused ?? error
+  }
+
+  private publishExternal(events: StoreEvent[]): void {
+    try {
+      this.live.publishExternal(events, this.adapter.location)
+    } catch (error) {
+      this.refuse(error)
+    }
+  }
+
   private async commit(commands: Command<unknown>[]): Promise<void> {
     let steps: Step[] = []
     let outcomes: { command: Command<unknown>; ok: boolean; value: unknown }[] = []
     const decide = async (external: StoreEvent[]): Promise<Decision> => {
-      this.live.publishExternal(external, this.adapter.location)
+      this.publishExternal(external)
       steps = []
       outcomes = []
       let tentative = this.live.state

@@ -29,7 +29,7 @@ import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
 import { defaultIds, type IdKind } from './ids.js'
 import { openQuestionOf } from './questions.js'
-import { shardGet } from './shards.js'
+import { shardGet, shardValues } from './shards.js'
 import { LiveState } from './live.js'
 import { CommitEngine } from './commit.js'
 import * as decide from './commands.js'
@@ -47,6 +47,8 @@ import {
 } from './queries.js'
 import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type ArchiveSink } from './archive.js'
 import type { LoadResult, StoreAdapter } from './persistence.js'
+import { MemoryBlobStore, requireBlobs, type BlobStore } from './blobs/blob-store.js'
+import { gcBlobs, referencedBlobs, type GcResult } from './blobs/gc.js'
 
 export interface StoreOptions {
   /** The clock; inject a fixed one for deterministic tests. */
@@ -57,6 +59,8 @@ export interface StoreOptions {
   eventWindow?: number
   /** Where background errors go (default: a line on stderr). */
   onError?: (error: unknown) => void
+  /** Where attachment bytes are kept (default: in memory). */
+  blobs?: BlobStore
 }
 
 export const DEFAULT_EVENT_WINDOW = 1_000
@@ -72,6 +76,8 @@ export class Store {
   readonly changes$: Observable<StoreEvent>
   /** The current state, replayed to new subscribers, then each new state. */
   readonly state$: Observable<StoreState>
+  /** Attachment bytes, content-addressed; records on annotations and replies point into it. */
+  readonly blobs: BlobStore
 
   /** A store over what `adapter.load()` returned. Stored events that do not make a store are a StoreDataError. */
   constructor(
@@ -82,6 +88,7 @@ export class Store {
     const clock = options.clock ?? (() => new Date())
     const onError = options.onError ?? ((error) => console.error(`marginalia: ${error instanceof Error ? error.message : String(error)}`))
     this.ids = options.ids ?? defaultIds
+    this.blobs = options.blobs ?? new MemoryBlobStore()
     this.live = LiveState.restore(loaded, adapter.location, Math.max(DEFAULT_EVENT_WINDOW, options.eventWindow ?? DEFAULT_EVENT_WINDOW))
     this.changes$ = this.live.changes.asObservable()
     this.state$ = this.live.states.asObservable()
@@ -92,6 +99,11 @@ export class Store {
   // ---- queries ------------------------------------------------------------------------------
 
   /** The store revision: the number of mutations ever committed. */
+  /** Where the store lives, without secrets (a file path; a database URL without its password). */
+  get location(): string {
+    return this.adapter.location
+  }
+
   get rev(): number {
     return this.live.state.rev
   }
@@ -178,6 +190,14 @@ export class Store {
   }
 
   addAnnotation(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
+    // The bytes are durable before the reference is committed (a crash leaves an orphan, never a
+    // dangling reference). Without attachments the command is queued at once (call order kept).
+    const attachments = attachmentsOf(input)
+    if (attachments?.length) return requireBlobs(this.blobs, attachments, 'annotation').then(() => this.addAnnotationNow(input))
+    return this.addAnnotationNow(input)
+  }
+
+  private addAnnotationNow(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
     return this.command('addAnnotation', AddAnnotationInput, input, (ctx, args) => decide.addAnnotation(ctx, args))
   }
 
@@ -203,6 +223,12 @@ export class Store {
 
   /** Append a reply without changing the status. */
   reply(id: string, input: z.input<typeof ReplyInput>): Promise<Annotation> {
+    const attachments = attachmentsOf(input)
+    if (attachments?.length) return requireBlobs(this.blobs, attachments, 'reply').then(() => this.replyNow(id, input))
+    return this.replyNow(id, input)
+  }
+
+  private replyNow(id: string, input: z.input<typeof ReplyInput>): Promise<Annotation> {
     return this.command('reply', ReplyInput, input, (ctx, args) => decide.reply(ctx, id, args))
   }
 
@@ -228,6 +254,29 @@ export class Store {
       options.onArchiveWritten?.()
       return decide.archive(due, kept)
     })
+  }
+
+  /**
+   * Read-after-write across processes: call before answering a query. Resolves at once when the
+   * adapter says nothing can be new (microseconds: returns undefined); otherwise catches up first, so a read that
+   * begins after another process's write resolved sees it.
+   */
+  catchUp(): Promise<void> | undefined {
+    // Undefined when already up to date: the caller need not await (a query stays synchronous).
+    if (this.closing) return undefined
+    if (this.adapter.mayHaveNews && !this.adapter.mayHaveNews()) return undefined
+    return this.engine.sync()
+  }
+
+  /**
+   * Remove attachment blobs no annotation or reply references (older than `graceMs`, so an
+   * upload whose annotation is on its way is kept). `alsoReferenced`: blobs kept elsewhere (the archive).
+   */
+  async gcAttachments(options: { graceMs?: number; alsoReferenced?: Iterable<string> } = {}): Promise<GcResult> {
+    await this.sync()
+    const refs = referencedBlobs(shardValues(this.live.state.annotations))
+    for (const sha of options.alsoReferenced ?? []) refs.add(sha)
+    return gcBlobs(this.blobs, refs, { graceMs: options.graceMs })
   }
 
   /** Catch up now with changes made by other processes (also happens in the background). */
@@ -278,4 +327,11 @@ export class Store {
     const args = parsed.data as z.output<S>
     return this.engine.submit(async (state, now) => decideWith({ state, now, newId: this.ids }, args))
   }
+}
+
+/** The attachment records of an unvalidated input (validation proper happens in the command). */
+function attachmentsOf(input: unknown): { sha256: string }[] | undefined {
+  const list = typeof input === 'object' && input !== null ? (input as { attachments?: unknown }).attachments : undefined
+  if (!Array.isArray(list)) return undefined
+  return list.filter((a): a is { sha256: string } => typeof a === 'object' && a !== null && typeof (a as { sha256?: unknown }).sha256 === 'string')
 }

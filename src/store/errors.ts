@@ -12,6 +12,8 @@ export const ERROR_CODES = [
   'CONFLICT',
   'CURSOR_EXPIRED',
   'STORE_FILE',
+  'STORE_BUSY',
+  'STORE_UNAVAILABLE',
   'STORE_CLOSED',
   'INTERNAL_ERROR',
 ] as const
@@ -151,5 +153,47 @@ export class StoreDataError extends MarginaliaError {
 export class StoreClosedError extends MarginaliaError {
   constructor() {
     super('STORE_CLOSED', 'The store is closed.')
+  }
+}
+
+/** Who holds the store's write lock, as far as the lock says. */
+export interface LockHolder {
+  pid?: number
+  host?: string
+  /** The holder's process start time (OS-specific ticks on Linux), to tell a reused pid apart. */
+  started?: string
+  /** When it took the lock (ISO time). */
+  since?: string
+}
+
+/**
+ * Another live process holds the store's write lock and did not let go within the bounded wait.
+ * Nothing was written; retry after `retryAfterSeconds`. REST answers 503 with Retry-After.
+ */
+export class StoreBusyError extends MarginaliaError {
+  readonly retryAfterSeconds: number
+  readonly holder: LockHolder | undefined
+  constructor(location: string, waitedMs: number, holder: LockHolder | undefined, retryAfterSeconds = 1) {
+    const who = holder?.pid !== undefined ? `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}` : 'another process'
+    super(
+      'STORE_BUSY',
+      `${location}: the store is busy: ${who} has held its write lock for over ${waitedMs} ms (stopped, suspended, or very slow). Nothing was written; try again in a moment.`,
+      { location, waitedMs, retryAfterSeconds, ...(holder ? { holder: { ...holder } } : {}) },
+    )
+    this.retryAfterSeconds = retryAfterSeconds
+    this.holder = holder
+  }
+}
+
+/**
+ * The store's database cannot be reached (refused, timed out, restarted, connection dropped).
+ * Nothing of the command was written; the adapter reconnects with backoff, so retry shortly.
+ */
+export class StoreUnavailableError extends MarginaliaError {
+  /** Seconds after which a retry is worth it (HTTP `Retry-After`). */
+  readonly retryAfterSeconds: number
+  constructor(location: string, problem: string, retryAfterSeconds = 1, options?: ErrorOptions) {
+    super('STORE_UNAVAILABLE', `The store at ${location} is unavailable (${problem}); nothing was written. Retry in ${retryAfterSeconds} s.`, { location, retryAfterSeconds }, options)
+    this.retryAfterSeconds = retryAfterSeconds
   }
 }

@@ -41,6 +41,10 @@ export class MemoryAdapter implements StoreAdapter {
     return []
   }
 
+  mayHaveNews(): boolean {
+    return false // nobody else writes here
+  }
+
   watch(): () => void {
     return () => {}
   }

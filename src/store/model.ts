@@ -4,8 +4,8 @@
  */
 import { z } from 'zod'
 
-import { ANNOTATION_STATUSES, AUTHORS, INTENTS, LIMITS, REPLY_KINDS, SEVERITIES } from './vocabulary.js'
-export { ANNOTATION_STATUSES, AUTHORS, INTENTS, LIMITS, REPLY_KINDS, SEVERITIES }
+import { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_KINDS, SEVERITIES } from './vocabulary.js'
+export { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_KINDS, SEVERITIES }
 
 export const AnnotationStatus = z.enum(ANNOTATION_STATUSES)
 export type AnnotationStatus = z.infer<typeof AnnotationStatus>
@@ -24,10 +24,61 @@ const text = (max: number) => z.string().max(max, `must be at most ${max} charac
 /** Non-empty once surrounding whitespace is ignored. */
 const nonBlank = (max: number) =>
   text(max).refine((s) => s.trim().length > 0, { message: 'must not be empty or only whitespace' })
+/** Whether `s` is an absolute http: or https: URL (the inbox renders these as links: never javascript:, data:, file:). */
+function isWebUrl(s: string): boolean {
+  try {
+    const { protocol } = new URL(s)
+    return protocol === 'http:' || protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+const WEB_URL = { message: 'must be an absolute http: or https: URL, e.g. http://localhost:5173/' }
 const finite = z.number().refine(Number.isFinite, { message: 'must be a finite number' })
 
 export const Rect = z.object({ x: finite, y: finite, width: finite.min(0), height: finite.min(0) })
 export type Rect = z.infer<typeof Rect>
+
+/**
+ * An image kept beside the store (content-addressed by sha256, see `store/blobs`): the record
+ * lives on the annotation or reply, the bytes in the blob store. Written before the reference.
+ */
+export const Attachment = z.object({
+  id: Id,
+  kind: z.enum(ATTACHMENT_KINDS),
+  mime: z.enum(IMAGE_MIMES),
+  bytes: z.number().int().min(1).max(LIMITS.attachmentBytes, `must be at most ${LIMITS.attachmentBytes} bytes`),
+  width: z.number().int().min(1).max(100_000),
+  height: z.number().int().min(1).max(100_000),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
+})
+export type Attachment = z.infer<typeof Attachment>
+const Attachments = z
+  .array(Attachment)
+  .max(LIMITS.attachmentsPerMessage, `must have at most ${LIMITS.attachmentsPerMessage} attachments`)
+  .describe('Images: an element screenshot and/or images the person pasted')
+
+/** One thing the page logged before the annotation: a console call, an uncaught error, a failed request. */
+export const PageEntry = z.object({
+  kind: z.enum(PAGE_ENTRY_KINDS),
+  at: Timestamp,
+  message: text(LIMITS.pageEntryMessage),
+  stack: text(LIMITS.pageEntryStack).optional(),
+  method: text(16).optional(),
+  url: text(LIMITS.url).optional(),
+  /** HTTP status of a failed request (0 or absent: a network error). */
+  status: z.number().int().min(0).max(999).optional(),
+  durationMs: finite.min(0).optional(),
+})
+export type PageEntry = z.infer<typeof PageEntry>
+export const PageContext = z.object({
+  entries: z.array(PageEntry).max(LIMITS.pageEntries, `must have at most ${LIMITS.pageEntries} entries`),
+})
+export type PageContext = z.infer<typeof PageContext>
+
+const Styles = z
+  .record(text(64), text(LIMITS.styleValue))
+  .refine((r) => Object.keys(r).length <= LIMITS.styleProperties, { message: `must have at most ${LIMITS.styleProperties} properties` })
 
 export const ElementInfo = z.object({
   selector: nonBlank(LIMITS.selector).describe('A CSS selector that matches the element'),
@@ -36,6 +87,9 @@ export const ElementInfo = z.object({
   text: text(LIMITS.text).optional().describe('A short snippet of the element text'),
   html: text(LIMITS.html).optional().describe('Trimmed outerHTML'),
   rect: Rect.optional(),
+  styles: Styles.optional().describe('Computed styles that matter for visual bugs'),
+  role: text(LIMITS.tag).optional().describe('Accessible role'),
+  accessibleName: text(LIMITS.accessibleName).optional().describe('Accessible name'),
 })
 export type ElementInfo = z.infer<typeof ElementInfo>
 
@@ -45,12 +99,8 @@ export const Viewport = z.object({
 })
 export type Viewport = z.infer<typeof Viewport>
 
-export const SourceLocation = z.object({
-  file: text(LIMITS.file).optional(),
-  line: z.number().int().min(0).optional(),
-  component: text(LIMITS.component).optional(),
-})
-export type SourceLocation = z.infer<typeof SourceLocation>
+export { SourceLocation } from './source-location.js'
+import { SourceLocation } from './source-location.js'
 
 export const Reply = z.object({
   id: Id,
@@ -58,6 +108,7 @@ export const Reply = z.object({
   message: text(LIMITS.message),
   /** An agent reply that asks the person something (see the `ask` tool). */
   kind: z.enum(REPLY_KINDS).optional(),
+  attachments: Attachments.optional(),
   createdAt: Timestamp,
 })
 export type Reply = z.infer<typeof Reply>
@@ -86,6 +137,8 @@ export const Annotation = z.object({
   severity: Severity.optional(),
   viewport: Viewport.optional(),
   source: SourceLocation.optional(),
+  attachments: Attachments.optional(),
+  context: PageContext.optional().describe('What the page logged before the annotation (console, failed requests)'),
   replies: z.array(Reply),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -100,7 +153,7 @@ export type SessionWithAnnotations = Session & { annotations: Annotation[] }
 // ---- Command inputs -------------------------------------------------------------------------
 
 export const CreateSessionInput = z.strictObject({
-  url: nonBlank(LIMITS.url).describe('URL of the page the person is annotating'),
+  url: nonBlank(LIMITS.url).refine(isWebUrl, WEB_URL).describe('URL of the page the person is annotating'),
   name: text(LIMITS.name).optional(),
 })
 export type CreateSessionInput = z.input<typeof CreateSessionInput>
@@ -108,13 +161,17 @@ export type CreateSessionInput = z.input<typeof CreateSessionInput>
 export const AddAnnotationInput = z.strictObject({
   sessionId: Id,
   comment: nonBlank(LIMITS.comment),
-  url: text(LIMITS.url).optional(),
+  url: text(LIMITS.url)
+    .refine((s) => s === '' || isWebUrl(s), WEB_URL)
+    .optional(),
   element: ElementInfo.optional(),
   selectedText: text(LIMITS.selectedText).optional(),
   intent: Intent.optional(),
   severity: Severity.optional(),
   viewport: Viewport.optional(),
   source: SourceLocation.optional(),
+  attachments: Attachments.optional(),
+  context: PageContext.optional(),
 })
 export type AddAnnotationInput = z.input<typeof AddAnnotationInput>
 
@@ -137,6 +194,7 @@ export const ReplyInput = z.strictObject({
   author: Author,
   message: nonBlank(LIMITS.message),
   kind: z.enum(REPLY_KINDS).optional(),
+  attachments: Attachments.optional(),
   expectedRev: ExpectedRev,
 })
 export type ReplyInput = z.input<typeof ReplyInput>

@@ -2,18 +2,28 @@
 import { FileAdapter, DEFAULT_STORE_FILE, type FileAdapterOptions } from './file/file-adapter.js'
 import { asFileError } from './file/errors.js'
 import { Store, type StoreOptions } from './core.js'
+import { ValidationError } from './errors.js'
 import type { StoreAdapter } from './persistence.js'
+import path from 'node:path'
+import { FileBlobStore } from './blobs/file-blob-store.js'
 
 export interface OpenStoreOptions extends StoreOptions, Omit<FileAdapterOptions, 'file' | 'onError'> {
   /** The store file (default `.marginalia/store.json` under the current directory). */
   file?: string
   /** Use another persistence adapter instead of the file (e.g. a database). */
   adapter?: StoreAdapter
+  /** A PostgreSQL connection URL (`postgres://user@host:5432/db`): the shared store instead of the file. */
+  url?: string
+  /** The PostgreSQL schema for `url` (default `marginalia`). */
+  schema?: string
 }
 
 /** Open (or lazily create) a persistent store. Nothing is written until the first mutation. */
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
-  const { file, adapter: custom, lockStaleMs, lockTimeoutMs, compactMinBytes, watchFiles, pollIntervalMs, archiveDirectory, io, ...storeOptions } = options
+  const { file, adapter: given, url, schema, lockStaleMs, lockTimeoutMs, compactMinBytes, watchFiles, pollIntervalMs, archiveDirectory, io, ...storeOptions } = options
+  // A postgres:// URL given as the file (the CLI's --store) selects the database too.
+  const target = url ?? (file !== undefined && /^postgres(ql)?:\/\//i.test(file) ? file : undefined)
+  const custom = given ?? (target !== undefined ? await openUrl(target, { schema, pollIntervalMs, onError: options.onError }) : undefined)
   const adapter =
     custom ??
     new FileAdapter({
@@ -29,11 +39,23 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     })
   const loaded = await adapter.load()
   try {
-    return new Store(adapter, loaded, storeOptions)
+    // Attachments beside the store file: `.marginalia/attachments/<sha256>.<ext>`.
+    const blobs = storeOptions.blobs ?? (custom ? undefined : new FileBlobStore(path.join(path.dirname(file ?? DEFAULT_STORE_FILE), 'attachments')))
+    return new Store(adapter, loaded, { ...storeOptions, ...(blobs ? { blobs } : {}) })
   } catch (e) {
     // The store's data was read but does not make a store (a log event that does not fit): close
     // what load() opened (the log's file handle) instead of leaving it to the garbage collector.
     await adapter.dispose?.().catch(() => {})
     throw custom ? e : asFileError(e)
   }
+}
+
+/** The adapter for a store URL: `postgres://…` (loaded only when used), or a file path / `file:` URL. */
+async function openUrl(url: string, o: { schema?: string; pollIntervalMs?: number; onError?: (e: unknown) => void }): Promise<StoreAdapter | undefined> {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    const { PostgresAdapter } = await import('./postgres/postgres-adapter.js')
+    return new PostgresAdapter({ url, schema: o.schema, pollIntervalMs: o.pollIntervalMs, onError: o.onError })
+  }
+  if (url.startsWith('file:')) return new FileAdapter({ file: new URL(url).pathname, pollIntervalMs: o.pollIntervalMs, onError: o.onError })
+  throw new ValidationError([{ path: 'url', message: `must start with postgres:// or file: (got "${url.slice(0, 60)}")` }])
 }

@@ -94,6 +94,15 @@ export interface StoreAdapter {
   /** Events written elsewhere since the last read, in rev order (no exclusive access needed). */
   poll(): Promise<StoreEvent[]>
   /**
+   * Read-after-write across processes: whether events written elsewhere may be waiting, checked
+   * right now and cheaply (the file adapter: one fstat and one stat, microseconds). The store
+   * calls it before answering a query (`Store.catchUp()`) and, when true, catches up through
+   * `poll` first, so a read that begins after another process's write resolved sees that write.
+   * False only when nothing can be new. An adapter without it is polled before every query (a
+   * database adapter may do that, or compare a cheap max(rev)); the memory adapter says false.
+   */
+  mayHaveNews?(): boolean
+  /**
    * Call `onChange` whenever something may have been written elsewhere, by whatever means the
    * adapter has (fs.watch and a timer; LISTEN/NOTIFY). An adapter that no other process writes
    * to never calls it. Returns a stop function.

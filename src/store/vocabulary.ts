@@ -41,4 +41,21 @@ export const LIMITS = {
   selectedText: 5_000,
   file: 1_000,
   component: 200,
+  /** Attachments: bytes per image, images per message (+1 screenshot on an annotation). */
+  attachmentBytes: 5 * 1024 * 1024,
+  attachmentsPerMessage: 6,
+  /** Page context: console/network entries per annotation, and the size of each part. */
+  pageEntries: 20,
+  pageEntryMessage: 1_000,
+  pageEntryStack: 2_000,
+  styleProperties: 30,
+  styleValue: 500,
+  accessibleName: 500,
 } as const
+
+/** What an attachment is: the overlay's element screenshot or an image the person pasted. */
+export const ATTACHMENT_KINDS = ['screenshot', 'image'] as const
+/** The image types an attachment may have (sniffed from the bytes, never taken from a header). */
+export const IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
+/** What the overlay's page log records: console calls, uncaught errors, failed requests. */
+export const PAGE_ENTRY_KINDS = ['console.error', 'console.warn', 'error', 'unhandledrejection', 'network'] as const

@@ -1,27 +1,46 @@
 /** The query and command tools on sessions and annotations: one registration each, schema beside handler. */
+import { readSnippet, sourceRootOf } from '../plugin/resolve.js'
 import { z } from 'zod'
 import { AcknowledgeInput, Annotation, AnnotationStatus, DismissInput, Id, ReplyInput, ResolveInput, Session, type Annotation as AnnotationT } from '../store/model.js'
 import { fitAnnotation, pageOutput } from '../views/page.js'
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js'
+import type { Store } from '../store/store.js'
 import { defineTool, type ToolContext } from './define.js'
 import { AnnotationId, commandInput, EXPECTED_REV } from './inputs.js'
-import { detailOf, listPage, pageHeader, pagingInput, renderPage } from './paging.js'
+import { detailOf, listPage, pageHeader, pagingInput, renderPage, RevOut } from './paging.js'
 
 const AnnotationOut = z.object({
   annotation: Annotation,
+  rev: RevOut,
   omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget'),
+  sourceLines: z.string().optional().describe('A few numbered lines of annotation.source.file around its line (">" marks it), read from the project root'),
 })
 
 /** A command's result: the annotation as it is now (trimmed to the byte budget if it must be). */
 function annotationResult(a: AnnotationT, ctx: ToolContext): z.input<typeof AnnotationOut> {
-  return fitAnnotation(a, ctx.limits.byteBudget)
+  return { ...fitAnnotation(a, ctx.limits.byteBudget), rev: ctx.store.rev }
+}
+
+/** What comes next after each command, in the one line a mutation answers with. */
+const NEXT: Readonly<Record<string, string>> = {
+  acknowledged: 'the person sees it. Next: fix it, then resolve (or reply, or dismiss).',
+  replied: 'the person sees your reply. To ask and wait for an answer, use ask.',
+  resolved: 'the person sees your summary and may reopen it. Next: watch_annotations.',
+  dismissed: 'the person sees your reason. Next: watch_annotations.',
+}
+
+/**
+ * A mutation's text: one line with what changed, the new status and rev, and the next step. The
+ * whole record stays in the structured content for clients that read it.
+ */
+export function mutationLine(done: keyof typeof NEXT & string): (r: z.output<typeof AnnotationOut>) => string {
+  return (r) => `${r.annotation.id} ${done} (status ${r.annotation.status}, rev ${r.annotation.rev}); ${NEXT[done]}`
 }
 
 export const listSessions = defineTool({
   name: 'list_sessions',
   title: 'List sessions',
-  description:
-    'List every annotation session (one per page a person is annotating), oldest first. Use it to find a session id; ' +
-    'to find work, get_all_pending or watch_annotations is usually better.',
+  description: 'The annotation sessions, one per annotated page. To find work use get_all_pending or watch_annotations.',
   input: z.strictObject({}),
   output: z.object({ sessions: z.array(Session), count: z.number().int() }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -34,11 +53,11 @@ export const listSessions = defineTool({
 export const getSession = defineTool({
   name: 'get_session',
   title: 'Get a session',
-  description:
-    'Get one session and its annotations of any status, oldest first, as summaries (comment, element, status, ' +
-    'reply count and latest reply). Pages of `limit` (default 100) with `nextCursor`; detail:"full" for whole records.',
-  input: z.strictObject({ id: Id.describe('Session id (from list_sessions or an annotation)'), status: AnnotationStatus.optional().describe('Only annotations with this status'), ...pagingInput }),
-  output: z.object({ session: Session, ...pageOutput }),
+  description: 'One session and its annotations of any status, as summaries: everything on one page.',
+  input: z.strictObject({ id: Id.describe('Session id'), status: AnnotationStatus.optional().describe('Only annotations with this status'), ...pagingInput }),
+  output: z.object({ session: Session, ...pageOutput, rev: RevOut }),
+  aliases: { sessionId: 'id' },
+  sessionKeys: ['id'],
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id, status, ...args }, ctx) => {
     const session = ctx.store.getSession(id)
@@ -51,11 +70,9 @@ export const getSession = defineTool({
 export const getPending = defineTool({
   name: 'get_pending',
   title: 'Get pending annotations of a session',
-  description:
-    'Pending annotations of one session, oldest first: the work nobody has acknowledged yet on that page. Summaries by ' +
-    'default (get_annotation for a whole record); pages of `limit` (default 100) with `nextCursor` when more exist.',
+  description: 'Pending annotations of one session, oldest first, as summaries.',
   input: z.strictObject({ sessionId: Id.describe('Session id'), ...pagingInput }),
-  output: z.object({ sessionId: z.string(), ...pageOutput }),
+  output: z.object({ sessionId: z.string(), ...pageOutput, rev: RevOut }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ sessionId, ...args }, ctx) => ({ sessionId, ...listPage(ctx.store, { sessionId, status: 'pending' }, args, ctx) }),
   render: (r) => renderPage(r, `${pageHeader(`pending annotations in session ${r.sessionId}`, r)}`, detailOf(r)),
@@ -64,75 +81,79 @@ export const getPending = defineTool({
 export const getAllPending = defineTool({
   name: 'get_all_pending',
   title: 'Get all pending annotations',
-  description:
-    'Pending annotations of every session, oldest first. Each summary has the comment (what the person wants), the page ' +
-    'url, the element (CSS selector and text), intent/severity and the latest reply; get_annotation gives the whole record ' +
-    '(HTML, position, every reply). Pages of `limit` (default 100) with `nextCursor` and `total`. Acknowledge one before working on it.',
+  description: 'Pending annotations of every session, oldest first, as summaries.',
   input: z.strictObject({ ...pagingInput }),
-  output: z.object({ ...pageOutput }),
+  output: z.object({ ...pageOutput, rev: RevOut }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: (args, ctx) => listPage(ctx.store, { status: 'pending' }, args, ctx),
   render: (r) => renderPage(r, pageHeader('pending annotations', r), detailOf(r)),
 })
 
+/** The annotation's images (its own, then its replies'), as MCP image content; a blob gone missing is left out. */
+async function imageContent(store: Store, a: AnnotationT): Promise<ContentBlock[]> {
+  const out: ContentBlock[] = []
+  for (const att of [...(a.attachments ?? []), ...a.replies.flatMap((r) => r.attachments ?? [])]) {
+    const blob = await store.blobs.get(att.sha256)
+    if (blob) out.push({ type: 'image', data: Buffer.from(blob.bytes).toString('base64'), mimeType: blob.mime })
+  }
+  return out
+}
+
 export const getAnnotation = defineTool({
   name: 'get_annotation',
   title: 'Get one annotation in full',
-  description:
-    'The whole record of one annotation: comment, element (selector, DOM path, tag, text, trimmed HTML, position), ' +
-    'selected text, viewport, source location and every reply. Use it when a summary is not enough to locate or fix the issue.',
-  input: z.strictObject({ id: AnnotationId }),
+  description: 'The whole record of one annotation: HTML, position, source location, attachments, every reply.',
+  input: z.strictObject({ id: AnnotationId, images: z.boolean().optional().describe('Include screenshots and images as image content (default true)') }),
   output: AnnotationOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ id }, ctx) => annotationResult(ctx.store.getAnnotation(id), ctx),
+  handler: ({ id }, ctx) => {
+    const a = ctx.store.getAnnotation(id)
+    const sourceLines = readSnippet(a.source, sourceRootOf(ctx.store))
+    return { ...annotationResult(a, ctx), ...(sourceLines !== undefined ? { sourceLines } : {}) }
+  },
+  content: async (result, ctx, args) => [{ type: 'text', text: JSON.stringify(result) }, ...(args.images === false ? [] : await imageContent(ctx.store, ctx.store.getAnnotation(args.id)))],
 })
 
 export const acknowledge = defineTool({
   name: 'acknowledge',
   title: 'Acknowledge an annotation',
-  description:
-    'Take a pending annotation before working on it (pending → acknowledged), so the person sees it is being handled and ' +
-    'no other agent takes it. Fails if it is not pending (already taken, resolved or dismissed): then pick another one. ' +
-    'An optional message is shown to the person as your reply.',
-  input: commandInput(AcknowledgeInput, { message: 'Optional note to the person, e.g. what you are about to do', expectedRev: EXPECTED_REV }),
+  description: 'Take a pending annotation before you work on it, so the person sees it and no other agent takes it.',
+  input: commandInput(AcknowledgeInput, { message: 'Note to the person', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.acknowledge(id, input), ctx),
+  render: mutationLine('acknowledged'),
 })
 
 export const resolve = defineTool({
   name: 'resolve',
   title: 'Resolve an annotation',
-  description:
-    'Mark an annotation as done (any status → resolved) after you changed the code. Give a short summary of what you ' +
-    'changed: it is shown to the person, who can reopen it if it is not right.',
-  input: commandInput(ResolveInput, { summary: 'What you changed, in a sentence or two', expectedRev: EXPECTED_REV }),
+  description: 'Mark an annotation done after you changed the code; the summary is shown to the person, who may reopen it.',
+  input: commandInput(ResolveInput, { summary: 'What you changed', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.resolve(id, input), ctx),
+  render: mutationLine('resolved'),
 })
 
 export const dismiss = defineTool({
   name: 'dismiss',
   title: 'Dismiss an annotation',
-  description:
-    'Decline an annotation (any status → dismissed): it will not be done, e.g. it is intended behaviour or out of scope. ' +
-    'A reason is required and is shown to the person.',
+  description: 'Decline an annotation that will not be done, with a reason shown to the person.',
   input: commandInput(DismissInput, { reason: 'Why it will not be done', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.dismiss(id, input), ctx),
+  render: mutationLine('dismissed'),
 })
 
 export const reply = defineTool({
   name: 'reply',
   title: 'Reply to an annotation',
-  description:
-    'Add a reply to an annotation thread without changing its status: ask a clarifying question, report progress, ' +
-    'or explain a decision. The person sees it live in the page.',
-  // The author is always the agent, and questions go through `ask`.
+  description: 'Post a message on the thread without changing the status. To ask a question and wait for the answer, use ask.',
   input: commandInput(ReplyInput.pick({ message: true, expectedRev: true }), { message: 'Your reply', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.reply(id, { ...input, author: 'agent' }), ctx),
+  render: mutationLine('replied'),
 })

@@ -5,10 +5,10 @@ import { STORE_EVENT_TYPES } from '../store/events.js'
 import { ValidationError } from '../store/errors.js'
 import { AnnotationStatus, Id, Reply, Session } from '../store/model.js'
 import type { Store } from '../store/store.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
 import { AnnotationSummary, toSummary } from '../views/summary.js'
 import { defineTool, type ToolContext } from './define.js'
-import { TimeoutMs, waitWithProgress } from './wait.js'
+import { SAFE_WAIT_MS, TimeoutParam, waitWithProgress } from './wait.js'
 
 const DEFAULT_CHANGES_LIMIT = 100
 const MAX_CHANGES_LIMIT = 1_000
@@ -47,8 +47,8 @@ const changesOutput = {
   more: z.boolean().describe('More events follow toRev (the page was limited)'),
 }
 
-const SinceRev = z.number().int('must be a whole number').min(0, 'must be ≥ 0').describe('Return events after this store rev (0 = from the start of the kept window)')
-const Limit = z.number().int().min(1).max(MAX_CHANGES_LIMIT).describe(`At most this many events (default ${DEFAULT_CHANGES_LIMIT})`)
+const SinceRev = z.number().int('must be a whole number').min(0, 'must be ≥ 0').describe('Store rev to continue from (0: the start)')
+const Limit = z.number().int().min(1).max(MAX_CHANGES_LIMIT).describe(`Max events (default ${DEFAULT_CHANGES_LIMIT})`)
 
 type ChangesPage = z.infer<z.ZodObject<typeof changesOutput>>
 
@@ -102,10 +102,7 @@ function renderChanges(r: ChangesPage & { status?: string }): string {
 export const getChanges = defineTool({
   name: 'get_changes',
   title: 'Get changes since a rev',
-  description:
-    'Every change after a store rev, in order: new annotations, human replies, reopens, status changes, deletions. ' +
-    'Use it to follow conversations, not only new work. Continue with sinceRev = toRev. If sinceRev is older than the ' +
-    'kept history you get CURSOR_EXPIRED: then take a snapshot with get_all_pending / get_session and continue from currentRev.',
+  description: 'Every change after a store rev (new annotations, replies, reopens, status changes). Continue with sinceRev = toRev.',
   input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
   output: z.object(changesOutput),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -116,14 +113,11 @@ export const getChanges = defineTool({
 export const watchChanges = defineTool({
   name: 'watch_changes',
   title: 'Wait for changes since a rev',
-  description:
-    'Like get_changes, but waits: returns at once if anything happened after sinceRev, otherwise wakes within ' +
-    'milliseconds of the next change (a new annotation, a human reply, a reopen …) or returns {status:"timeout"} after ' +
-    `timeoutMs (default ${DEFAULT_WATCH_TIMEOUT_MS} ms, max ${MAX_WATCH_TIMEOUT_MS}). Continue with sinceRev = toRev.`,
+  description: `Like get_changes, but waits for the next change. Many clients abort a call at 60 s: keep timeoutMs ≤ ${SAFE_WAIT_MS} (default ${DEFAULT_WATCH_TIMEOUT_MS}).`,
   input: z.strictObject({
     sinceRev: SinceRev,
     sessionId: Id.optional().describe('Only this session'),
-    timeoutMs: TimeoutMs.optional().describe(`How long to wait (default ${DEFAULT_WATCH_TIMEOUT_MS} ms)`),
+    timeoutMs: TimeoutParam,
     limit: Limit.optional(),
   }),
   output: z.object({ status: z.enum(['changes', 'timeout']), ...changesOutput }),

@@ -3,10 +3,10 @@ import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
 import { Id, Reply, ReplyInput, type Annotation, type Reply as ReplyT } from '../store/model.js'
 import type { Store } from '../store/store.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
 import { defineTool, type ToolContext } from './define.js'
 import { AnnotationId, described } from './inputs.js'
-import { TimeoutMs, waitWithProgress } from './wait.js'
+import { TimeoutParam, waitWithProgress } from './wait.js'
 
 const AnswerOut = z.object({
   status: z.enum(['answered', 'timeout']),
@@ -38,15 +38,12 @@ function render(r: AnswerOut): string {
     : `No answer yet on ${r.annotationId} (timeout). Call await_reply with questionId "${r.questionId}" to keep waiting; an answer that arrives meanwhile is kept.`
 }
 
-const Timeout = TimeoutMs.optional().describe(`How long to wait, 1…${MAX_WATCH_TIMEOUT_MS} ms (default ${DEFAULT_WATCH_TIMEOUT_MS})`)
+const Timeout = TimeoutParam
 
 export const ask = defineTool({
   name: 'ask',
   title: 'Ask the person and wait for the answer',
-  description:
-    'Post a question on an annotation thread (shown to the person as a question) and wait for their reply. Returns ' +
-    '{status:"answered", answer} or {status:"timeout", questionId}; after a timeout call await_reply with the questionId ' +
-    'instead of asking again — an answer given meanwhile is not lost.',
+  description: 'Ask the person a question on an annotation and wait for the answer. After a timeout call await_reply; never ask twice.',
   input: z.strictObject({
     id: AnnotationId,
     question: described(ReplyInput.shape.message, 'Your question'),
@@ -66,12 +63,10 @@ export const ask = defineTool({
 export const awaitReply = defineTool({
   name: 'await_reply',
   title: 'Wait for the answer to a question',
-  description:
-    'Keep waiting for the person to answer a question asked earlier with ask (without asking again). An answer that ' +
-    'arrived while nobody was waiting is returned at once. Without questionId, waits on the latest question on the annotation.',
+  description: 'Keep waiting for the answer to a question asked with ask (an answer given meanwhile is returned at once).',
   input: z.strictObject({
     id: AnnotationId,
-    questionId: Id.optional().describe('The questionId that ask returned (default: the latest question)'),
+    questionId: Id.optional().describe('From ask (default: the latest question)'),
     timeoutMs: Timeout,
   }),
   output: AnswerOut,

@@ -1,5 +1,5 @@
 import type { ContentBlock, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
-import type { z } from 'zod'
+import { z as zod, type z } from 'zod'
 import type { Store } from '../store/store.js'
 
 export interface ToolContext {
@@ -34,6 +34,8 @@ export interface McpCallContext {
 export interface ToolLimits {
   /** No result may exceed this many bytes on the wire (structured content plus text). */
   byteBudget: number
+  /** watch_annotations answers once no annotation arrived for this long (0: at the first one). */
+  burstSettleMs: number
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -58,14 +60,63 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * listening in the presence that `serve` reports to the page.
    */
   listening?: boolean
+  /** Other names accepted for parameters (`{ alias: name }`), besides the common ones (tools/inputs.ts). */
+  aliases?: Readonly<Record<string, string>>
+  /** Parameters holding a session id, where a page URL is accepted too (default: `sessionId`). */
+  sessionKeys?: readonly string[]
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>
   /** The text part of a result (default: the same JSON, compact). */
   render?: (result: z.output<O>) => string
   /** Content blocks for the result instead of the text part (images, audio, embedded resources …). */
-  content?: (result: z.output<O>) => ContentBlock[]
+  content?: (result: z.output<O>, ctx: ToolContext, args: z.output<I>) => ContentBlock[] | Promise<ContentBlock[]>
 }
 
 /** Keeps each tool's handler typed against its own schemas. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition {
   return tool as unknown as ToolDefinition
+}
+
+/**
+ * A plugin tool in the shape most MCP and agent frameworks use. `inputSchema` may be a zod
+ * object, a zod raw shape (`{ city: z.string() }`) or a JSON Schema object; `title` defaults from
+ * the name; without `outputSchema` the result is any object (published as `{ type: "object" }`).
+ */
+export interface CommonTool {
+  name: string
+  description: string
+  inputSchema: z.ZodObject | Readonly<Record<string, z.ZodType>> | Readonly<Record<string, unknown>>
+  handler: (args: Record<string, unknown>, ctx: ToolContext) => Promise<Record<string, unknown>> | Record<string, unknown>
+  title?: string
+  outputSchema?: z.ZodObject
+  annotations?: ToolAnnotations
+}
+
+/** `get_weather` → `Get weather`. */
+export function titleFromName(name: string): string {
+  const words = String(name).replace(/[_-]+/g, ' ').trim()
+  return words.length === 0 ? String(name) : words[0]!.toUpperCase() + words.slice(1)
+}
+
+/** A tool in either shape as a ToolDefinition (a ToolDefinition is returned as is). */
+export function toToolDefinition(tool: ToolDefinition | CommonTool): ToolDefinition {
+  if (!tool || typeof tool !== 'object' || !('inputSchema' in tool) || 'input' in tool) return tool as ToolDefinition
+  const { inputSchema, outputSchema, title, annotations, handler, name, description } = tool
+  return {
+    name,
+    title: title ?? titleFromName(name),
+    description,
+    input: inputOf(inputSchema, name),
+    output: outputSchema ?? zod.looseObject({}),
+    annotations: annotations ?? {},
+    handler: handler as ToolDefinition['handler'],
+  }
+}
+
+function inputOf(schema: CommonTool['inputSchema'], name: string): z.ZodObject {
+  if (schema instanceof zod.ZodObject) return schema
+  const values = Object.values(schema)
+  if (values.length > 0 && values.every((v) => v instanceof zod.ZodType)) return zod.object(schema as Record<string, z.ZodType>)
+  const fromJson = zod.fromJSONSchema(schema as Parameters<typeof zod.fromJSONSchema>[0])
+  if (!(fromJson instanceof zod.ZodObject)) throw new Error(`Tool "${name}": inputSchema must describe an object (type: "object").`)
+  return fromJson
 }

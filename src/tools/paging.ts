@@ -2,7 +2,7 @@
  * The list tools' side of paging: their paging arguments, the query they run, and the text part
  * of a page. The page itself (shape, limits, byte budget) is in views/page.ts.
  */
-import type { z } from 'zod'
+import { z } from 'zod'
 import type { AnnotationStatus } from '../store/model.js'
 import { decodeCursor } from '../store/cursor.js'
 import type { Store } from '../store/store.js'
@@ -15,10 +15,14 @@ export const pagingInput = { detail: Detail.optional(), limit: Limit.optional(),
 type ListArgs = z.output<z.ZodObject<typeof pagingInput>>
 
 /** Run a paged annotation query for a list tool. */
-export function listPage(store: Store, query: { sessionId?: string | undefined; status?: AnnotationStatus | undefined }, args: ListArgs, ctx: ToolContext): PageResult {
+export function listPage(store: Store, query: { sessionId?: string | undefined; status?: AnnotationStatus | undefined }, args: ListArgs, ctx: ToolContext): PageResult & { rev: number } {
   const page = store.pageAnnotations(query, { after: decodeCursor(args.cursor), limit: args.limit ?? DEFAULT_PAGE_LIMIT })
-  return fitPage(page, args.detail ?? 'summary', ctx.limits.byteBudget)
+  // The store rev this page reflects: watch_changes / get_changes continue from it.
+  return { ...fitPage(page, args.detail ?? 'summary', ctx.limits.byteBudget), rev: store.rev }
 }
+
+/** The store rev, for list and watch results: where get_changes / watch_changes continue. */
+export const RevOut = z.number().int().describe('Store rev of this answer: pass it as sinceRev to watch_changes')
 
 /** Whether a page holds full records (the text part is then the JSON itself). */
 export function detailOf(r: { annotations?: readonly object[] | undefined }): Detail {
@@ -30,14 +34,15 @@ export function detailOf(r: { annotations?: readonly object[] | undefined }): De
  * The text part of a page. Summaries: a header line, one line per annotation, and how to
  * continue. Full records: the same JSON as the structured content.
  */
-export function renderPage(result: PageResult, header: string, detail: Detail = 'summary'): string {
+export function renderPage(result: PageResult, header: string, detail: Detail = 'summary', more: (cursor: string) => string = (c) => `call again with cursor "${c}"`): string {
   if (detail === 'full') return JSON.stringify(result)
   const lines = [header, ...renderItems(result.annotations)]
   if (result.truncated) lines.push('(page cut short to stay under the response size budget)')
-  if (result.nextCursor) lines.push(`More: call again with cursor "${result.nextCursor}".`)
+  if (result.nextCursor) lines.push(`More: ${more(result.nextCursor)}.`)
   return lines.join('\n')
 }
 
-export function pageHeader(what: string, result: { count: number; total: number }): string {
-  return result.total === 0 ? `No ${what}.` : `${what[0]!.toUpperCase()}${what.slice(1)}: ${result.count} of ${result.total} (oldest first).`
+export function pageHeader(what: string, result: { count: number; total: number; rev?: number | undefined }): string {
+  const rev = result.rev === undefined ? '' : ` (rev ${result.rev})`
+  return result.total === 0 ? `No ${what}${rev}.` : `${what[0]!.toUpperCase()}${what.slice(1)}: ${result.count} of ${result.total}, oldest first${rev}.`
 }

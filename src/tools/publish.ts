@@ -6,7 +6,6 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { BUILTIN_TOOLS } from './builtin.js'
 import type { ToolDefinition } from './define.js'
-import { ToolErrorSchema } from './result.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -19,14 +18,72 @@ export interface ToolInfo {
   annotations: ToolAnnotations
 }
 
-/** A tool in the shape OpenAI-style function calling expects. */
+/** A tool in the shape OpenAI's Chat Completions function calling expects. */
 export interface OpenAITool {
   type: 'function'
-  function: { name: string; description: string; parameters: JsonSchema }
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean }
 }
 
-export function toOpenAITool(info: ToolInfo): OpenAITool {
-  return { type: 'function', function: { name: info.name, description: info.description, parameters: withoutNulls(info.inputSchema) as JsonSchema } }
+/** A tool in the shape OpenAI's Responses API expects (flat). */
+export interface OpenAIResponsesTool {
+  type: 'function'
+  name: string
+  description: string
+  parameters: JsonSchema
+  strict: boolean
+}
+
+export interface OpenAIToolsOptions {
+  /**
+   * Strict function calling: every parameter is listed as required, optional ones accept `null`
+   * (which the registry reads as absent), no additional properties, only keywords strict mode
+   * supports. Default false.
+   */
+  strict?: boolean
+  /** `chat` (default): `{ type, function: { … } }`; `responses`: the Responses API's flat `{ type, name, … }`. */
+  format?: 'chat' | 'responses'
+}
+
+export function toOpenAITool(info: ToolInfo, strict = false): OpenAITool {
+  const parameters = withoutNulls(info.inputSchema) as JsonSchema
+  return strict
+    ? { type: 'function', function: { name: info.name, description: info.description, parameters: strictParameters(parameters), strict: true } }
+    : { type: 'function', function: { name: info.name, description: info.description, parameters: { ...parameters, additionalProperties: false } } }
+}
+
+export function toOpenAIResponsesTool(info: ToolInfo, strict = false): OpenAIResponsesTool {
+  const { function: f } = toOpenAITool(info, strict)
+  return { type: 'function', name: f.name, description: f.description, parameters: f.parameters, strict }
+}
+
+/** Keywords OpenAI's strict mode does not take on parameters (the registry still checks them). */
+const NOT_STRICT = new Set(['minLength', 'maxLength', 'format', 'pattern', 'default'])
+
+/**
+ * Parameters for strict mode: all properties required, the optional ones nullable (`null` means
+ * absent to the registry), `additionalProperties: false`.
+ */
+function strictParameters(schema: JsonSchema): JsonSchema {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
+  const required = new Set((schema.required as string[] | undefined) ?? [])
+  const strictProps = Object.fromEntries(
+    Object.entries(properties).map(([key, prop]) => {
+      const plain = Object.fromEntries(Object.entries(prop).filter(([k]) => !NOT_STRICT.has(k))) as JsonSchema
+      return [key, required.has(key) ? plain : nullable(plain)]
+    }),
+  )
+  return { type: 'object', properties: strictProps, required: Object.keys(properties), additionalProperties: false }
+}
+
+function nullable(schema: JsonSchema): JsonSchema {
+  const { description, ...rest } = schema
+  const type = rest.type
+  if (typeof type === 'string') {
+    const out: JsonSchema = { ...rest, type: [type, 'null'] }
+    if (Array.isArray(rest.enum)) out.enum = [...(rest.enum as unknown[]), null]
+    return description === undefined ? out : { ...out, description }
+  }
+  return { anyOf: [rest, { type: 'null' }], ...(description === undefined ? {} : { description }) }
 }
 
 /** A deep copy without `null` values (dropped from objects and arrays) and without `$schema`. */
@@ -66,9 +123,9 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    // Inputs keep their dialect ($schema: draft 2020-12, the MCP default) and $defs, as SEP-1613 asks.
-    inputSchema: { ...z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any', override: plainDateTime }) },
-    outputSchema: withErrorBranch(jsonSchema(tool.output, 'output')),
+    inputSchema: leanInput(jsonSchema(tool.input, 'input')),
+    // Success shape only: a failure is an `isError` result without structured content, so no client validates it.
+    outputSchema: outlineSchema(jsonSchema(tool.output, 'output')) as JsonSchema,
     annotations: { title: tool.title, ...tool.annotations },
   }
 }
@@ -83,23 +140,82 @@ function plainDateTime(ctx: { jsonSchema: Record<string, unknown> }): void {
 }
 
 /**
- * Output schemas drop `$schema`: SDK clients compile them with a draft-07 Ajv, which cannot
- * resolve the 2020-12 meta-schema URI.
+ * A tool schema as the model reads it: no `$schema` (SDK clients compile with a draft-07 Ajv, and
+ * the dialect is MCP's default anyway), schemas used more than once as shared `$defs`, and none of
+ * the words that say nothing (see {@link leanSchema}).
  */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: plainDateTime }) as JsonSchema
-  return rest
+  return leanSchema(rest) as JsonSchema
 }
 
+const JS_SAFE_BOUNDS: Readonly<Record<string, number>> = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }
+
 /**
- * A failed call carries `{ error: { code, message } }` as its structured content, and clients
- * validate structured content against the output schema even for errors. So the published
- * output schema accepts either the success shape or the error shape: the properties of both,
- * with `anyOf` over their required sets.
+ * Drops what only restates JavaScript (integer bounds at ±2^53−1), and turns an empty
+ * `additionalProperties: {}` (any value, but without a keyword that says so) into `true`.
  */
-function withErrorBranch(success: JsonSchema): JsonSchema {
-  const properties = { ...(success.properties as Record<string, unknown>), error: jsonSchema(ToolErrorSchema, 'output') }
-  const required = (success.required as string[] | undefined) ?? []
-  const { required: _r, ...rest } = success
-  return { ...rest, type: 'object', properties, anyOf: [{ required }, { required: ['error'] }] }
+export function leanSchema(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(leanSchema)
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    if (key in JS_SAFE_BOUNDS && v === JS_SAFE_BOUNDS[key]) continue
+    if (key === 'additionalProperties' && typeof v === 'object' && v !== null && Object.keys(v).length === 0) {
+      out[key] = true
+      continue
+    }
+    if (key === 'propertyNames' && typeof v === 'object' && v !== null && JSON.stringify(v) === '{"type":"string"}') continue
+    out[key] = leanSchema(v)
+  }
+  return out
+}
+
+/** Keywords an output schema keeps: the shape (types, fields, enums), not the limits the server enforces on input. */
+const OUTLINE_KEYWORDS = new Set(['type', 'properties', 'required', 'items', 'enum', 'anyOf', 'oneOf', 'const', 'additionalProperties'])
+/** Below this depth an output object is published as `{ type: "object" }`: a client learns the shape of a result, not of every nested record. */
+const OUTLINE_DEPTH = 1
+
+/**
+ * An output schema as an outline of the success shape: types, fields, required sets and enums
+ * of the top-level fields (nested records are `{ type: "object" }`). What the server produces is still checked
+ * against the full zod schema in tests (`validateOutput`).
+ */
+export function outlineSchema(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => outlineSchema(v, depth))
+  if (typeof value !== 'object' || value === null) return value
+  const schema = value as Record<string, unknown>
+  if (schema.type === 'object' && depth >= OUTLINE_DEPTH) return { type: 'object' }
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(schema)) {
+    if (!OUTLINE_KEYWORDS.has(key)) continue
+    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, p]) => [k, outlineSchema(p, depth + 1)]))
+    else if (key === 'additionalProperties') { if (v !== false) out[key] = outlineSchema(v, depth + 1) }
+    else if (key === 'items' || key === 'anyOf' || key === 'oneOf') out[key] = outlineSchema(v, depth)
+    else out[key] = v
+  }
+  return out
+}
+
+/** Input keywords left out of tools/list: maximum lengths, which the server checks and explains in its error anyway. */
+const INPUT_OMITTED = new Set(['maxLength'])
+
+/**
+ * An input schema without `maxLength`, and without `additionalProperties: false` at the top: the
+ * registry accepts common aliases of parameter names (tools/inputs.ts), and refuses any other
+ * unknown key itself with a "did you mean". `toOpenAITools({ strict: true })` puts it back.
+ */
+function leanInput(schema: JsonSchema): JsonSchema {
+  const { additionalProperties, ...rest } = leanKeywords(schema) as JsonSchema
+  return additionalProperties === false ? rest : { ...rest, ...(additionalProperties === undefined ? {} : { additionalProperties }) }
+}
+
+function leanKeywords(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(leanKeywords)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, v]) => !(INPUT_OMITTED.has(key) && typeof v === 'number'))
+      .map(([key, v]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([k, p]) => [k, leanKeywords(p)])) : leanKeywords(v)]),
+  )
 }

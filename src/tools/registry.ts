@@ -3,6 +3,7 @@
  * all built from a registry, so a tool is defined exactly once: name, title, description,
  * zod input and output schemas, annotations, handler.
  */
+import { assertZod4Tool } from './zod-version.js'
 import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
@@ -10,13 +11,29 @@ import { ValidationError, clipEcho } from '../store/errors.js'
 import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from '../views/page.js'
 import { PACKAGE_NAME, VERSION } from '../version.js'
 import { BUILTIN_TOOLS } from './builtin.js'
-import type { McpCallContext, ToolContext, ToolDefinition } from './define.js'
+import { toToolDefinition, type CommonTool, type McpCallContext, type ToolContext, type ToolDefinition } from './define.js'
 import { resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
-import { describeTool, toOpenAITool, type OpenAITool, type ToolInfo } from './publish.js'
+import { describeTool, toOpenAIResponsesTool, toOpenAITool, type OpenAIResponsesTool, type OpenAITool, type OpenAIToolsOptions, type ToolInfo } from './publish.js'
 import { toToolError, type ToolError } from './result.js'
+import { prepareArgs } from './inputs.js'
+import { BURST_MAX_MS, BURST_QUIET_MS } from './watch.js'
 
 export { BUILTIN_TOOLS } from './builtin.js'
-export type { JsonSchema, OpenAITool, ToolInfo } from './publish.js'
+export type { JsonSchema, OpenAIResponsesTool, OpenAITool, OpenAIToolsOptions, ToolInfo } from './publish.js'
+
+/** A tool call as an OpenAI model emits it (Chat Completions `tool_calls[i]`). */
+export interface OpenAIToolCall {
+  id: string
+  type?: 'function'
+  function: { name: string; arguments: string | Record<string, unknown> }
+}
+
+/** The message that answers a tool call. */
+export interface OpenAIToolMessage {
+  role: 'tool'
+  tool_call_id: string
+  content: string
+}
 
 /**
  * What every Marginalia MCP server declares. createServer builds its server from this, and
@@ -51,9 +68,13 @@ export interface CallOptions {
   mcp?: McpCallContext
 }
 
-/** One call of a batch: a tool name and its arguments (default `{}`). */
+/**
+ * One call of a batch: a tool name and its arguments (default `{}`), as `arguments` (the MCP and
+ * OpenAI shape; a JSON string too, as OpenAI sends it) or `args`.
+ */
 export interface BatchCall {
   name: string
+  arguments?: unknown
   args?: unknown
 }
 
@@ -85,14 +106,22 @@ export interface ToolService {
 export interface RegistryOptions extends ToolPolicy {
   /** The tool catalogue (default: the built-in tools). Plugins are added to it. */
   tools?: readonly ToolDefinition[]
-  /** An embedder's own tools: listed after the built-in ones and filtered by the same policy. */
-  plugins?: readonly ToolDefinition[]
+  /**
+   * An embedder's own tools: listed after the built-in ones and filtered by the same policy. A
+   * ToolDefinition, or the common `{ name, description, inputSchema, handler, title?, outputSchema? }`.
+   */
+  plugins?: readonly (ToolDefinition | CommonTool)[]
   /** Check every result against its output schema (tests turn this on; it costs time on big lists). */
   validateOutput?: boolean
   /** No tool result may exceed this many bytes (default 256 KiB, at least 16 KiB). */
   byteBudget?: number
   /** Server name reported to clients (default: marginalia). */
   name?: string
+  /**
+   * watch_annotations lets a burst settle: it answers once no annotation arrived for this many
+   * ms (default 250, bounded at 1 s after the first; 0 answers at the first one).
+   */
+  burstSettleMs?: number
 }
 
 export class ToolRegistry implements ToolService {
@@ -103,6 +132,7 @@ export class ToolRegistry implements ToolService {
   private readonly infos: ToolInfo[]
   private readonly validateOutput: boolean
   private readonly byteBudget: number
+  private readonly burstSettleMs: number
   private readonly serverName: string
   readonly profile: ToolProfile
 
@@ -110,7 +140,8 @@ export class ToolRegistry implements ToolService {
     readonly store: Store,
     options: RegistryOptions = {},
   ) {
-    for (const tool of [...(options.tools ?? BUILTIN_TOOLS), ...(options.plugins ?? [])]) {
+    for (const plugin of options.plugins ?? []) assertZod4Tool(plugin)
+    for (const tool of [...(options.tools ?? BUILTIN_TOOLS), ...(options.plugins ?? []).map(toToolDefinition)]) {
       checkDefinition(tool)
       if (this.catalogue.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name} (every tool, plugin tools included, needs its own name)`)
       this.catalogue.set(tool.name, tool)
@@ -121,6 +152,10 @@ export class ToolRegistry implements ToolService {
     this.byteBudget = options.byteBudget ?? DEFAULT_BYTE_BUDGET
     if (!Number.isInteger(this.byteBudget) || this.byteBudget < MIN_BYTE_BUDGET) {
       throw new ValidationError([{ path: 'byteBudget', message: `must be an integer of at least ${MIN_BYTE_BUDGET} bytes` }])
+    }
+    this.burstSettleMs = options.burstSettleMs ?? BURST_QUIET_MS
+    if (!Number.isInteger(this.burstSettleMs) || this.burstSettleMs < 0 || this.burstSettleMs > BURST_MAX_MS) {
+      throw new ValidationError([{ path: 'burstSettleMs', message: `must be a whole number of ms from 0 to ${BURST_MAX_MS}` }])
     }
     this.serverName = options.name ?? PACKAGE_NAME
     this.infos = [...this.tools.values()].map(describeTool)
@@ -149,23 +184,32 @@ export class ToolRegistry implements ToolService {
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined
     if (!tool) return { ok: false, error: this.unknownTool(name) }
-    const parsed = tool.input.safeParse(args ?? {})
+    const prepared = prepareArgs(tool.input, args, {
+      tool: tool.name,
+      ...(tool.aliases ? { aliases: tool.aliases } : {}),
+      sessionKeys: tool.sessionKeys ?? ['sessionId'],
+      resolveUrl: (url) => sessionForUrl(this.store, url),
+    })
+    if (prepared instanceof ValidationError) return { ok: false, error: toToolError(prepared) }
+    const parsed = tool.input.safeParse(prepared)
     if (!parsed.success) return { ok: false, error: toToolError(ValidationError.fromZod(parsed.error, tool.name)) }
     const ctx: ToolContext = {
       store: this.store,
       signal: options.signal ?? new AbortController().signal,
       progress: (progress, message) => options.onProgress?.(progress, message),
-      limits: { byteBudget: this.byteBudget },
+      limits: { byteBudget: this.byteBudget, burstSettleMs: this.burstSettleMs },
       ...(options.mcp ? { mcp: options.mcp } : {}),
     }
     try {
+      const catchingUp = this.store.catchUp() // read-after-write: see what other processes wrote first
+      if (catchingUp) await catchingUp
       const result = (await tool.handler(parsed.data, ctx)) as Record<string, unknown>
       if (this.validateOutput) {
         const checked = tool.output.safeParse(result)
         if (!checked.success) return { ok: false, error: { code: 'INTERNAL_ERROR', message: `${tool.name} produced output that does not match its schema: ${checked.error.message}` } }
       }
       const text = tool.render ? tool.render(result as never) : JSON.stringify(result)
-      return tool.content ? { ok: true, result, text, content: tool.content(result as never) } : { ok: true, result, text }
+      return tool.content ? { ok: true, result, text, content: await tool.content(result as never, ctx, parsed.data as never) } : { ok: true, result, text }
     } catch (thrown) {
       return { ok: false, error: toToolError(thrown) }
     }
@@ -178,16 +222,30 @@ export class ToolRegistry implements ToolService {
   async callBatch(calls: readonly BatchCall[], options: CallOptions = {}): Promise<CallOutcome[]> {
     const outcomes: CallOutcome[] = []
     // `?.`: an in-process caller may pass anything; a malformed slot fails on its own.
-    for (const call of calls) outcomes.push(await this.call(call?.name, call?.args, options))
+    for (const call of calls) outcomes.push(await this.call(call?.name, call?.arguments ?? call?.args, options))
     return outcomes
   }
 
   /**
-   * The exposed tools for OpenAI-style function calling: the input JSON Schema as
-   * `parameters` (an object schema, without `$schema` and without any `null` value).
+   * The exposed tools for OpenAI-style function calling: the input JSON Schema as `parameters`.
+   * `{ strict: true }` makes them strict function tools (optional parameters nullable; a `null`
+   * argument means absent); `format: 'responses'` gives the Responses API's flat shape.
    */
-  toOpenAITools(): OpenAITool[] {
-    return this.infos.map(toOpenAITool)
+  toOpenAITools(options?: OpenAIToolsOptions & { format?: 'chat' }): OpenAITool[]
+  toOpenAITools(options: OpenAIToolsOptions & { format: 'responses' }): OpenAIResponsesTool[]
+  toOpenAITools(options: OpenAIToolsOptions = {}): OpenAITool[] | OpenAIResponsesTool[] {
+    const strict = options.strict ?? false
+    return options.format === 'responses' ? this.infos.map((i) => toOpenAIResponsesTool(i, strict)) : this.infos.map((i) => toOpenAITool(i, strict))
+  }
+
+  /**
+   * Run one OpenAI-style tool call (`{ id, function: { name, arguments } }`, arguments as the
+   * JSON string the model produced) and return the tool message to append to the conversation.
+   * Never throws: a failure comes back as the message content `CODE: message`.
+   */
+  async runOpenAIToolCall(call: OpenAIToolCall, options: CallOptions = {}): Promise<OpenAIToolMessage> {
+    const outcome = await this.call(call?.function?.name, call?.function?.arguments, options)
+    return { role: 'tool', tool_call_id: call?.id, content: outcome.ok ? outcome.text : `${outcome.error.code}: ${outcome.error.message}` }
   }
 
   /** Who this server is and what it offers, as an MCP client would learn it on initialize. */
@@ -213,6 +271,13 @@ export class ToolRegistry implements ToolService {
         : `Unknown tool ${shown}. ${listed}`
     return { code: 'UNKNOWN_TOOL', message, details: typeof name === 'string' ? { tool: clipEcho(name), available } : { available } }
   }
+}
+
+/** The session of a page: exact url first, then ignoring a trailing slash, query and hash. */
+function sessionForUrl(store: Store, url: string): string | undefined {
+  const sessions = store.listSessions()
+  const bare = (u: string) => u.replace(/[?#].*$/, '').replace(/\/+$/, '')
+  return (sessions.findLast((s) => s.url === url) ?? sessions.findLast((s) => bare(s.url) === bare(url)))?.id
 }
 
 export function createToolRegistry(store: Store, options: RegistryOptions = {}): ToolRegistry {

@@ -49,6 +49,17 @@ function toolMessage(e: MarginaliaError): string {
         `Take a fresh snapshot (get_all_pending / get_session) and continue from the current rev ${currentRev}.`
       )
     }
+    case 'INVALID_TRANSITION': {
+      const { action, annotationId, currentStatus } = d
+      if (typeof action !== 'string' || typeof annotationId !== 'string' || typeof currentStatus !== 'string') return e.message
+      if (currentStatus === 'acknowledged') {
+        return `Cannot ${action} ${annotationId}: it is already acknowledged, by you or another agent. If it is yours, go on with resolve, reply or dismiss; otherwise pick another pending annotation.`
+      }
+      if (currentStatus === 'resolved' || currentStatus === 'dismissed') {
+        return `Cannot ${action} ${annotationId}: it is ${currentStatus}, so it is finished; nothing to do — the person can reopen it.`
+      }
+      return `Cannot ${action} ${annotationId}: it is ${currentStatus}.`
+    }
     default:
       return e.message
   }

@@ -1,7 +1,7 @@
 /** How a tool waits: the timeout argument, progress while waiting, and cancellation. */
 import { z } from 'zod'
 import { firstValueFrom, fromEvent, interval, takeUntil, tap, type Observable } from 'rxjs'
-import { MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
 import type { ToolContext } from './define.js'
 
 /** While a long call waits, a progress notification this often keeps clients with idle timeouts patient. */
@@ -12,6 +12,15 @@ export const TimeoutMs = z
   .int('must be a whole number of milliseconds')
   .min(1, 'must be at least 1 ms')
   .max(MAX_WATCH_TIMEOUT_MS, `must be at most ${MAX_WATCH_TIMEOUT_MS} ms (5 minutes)`)
+
+/**
+ * The longest wait that survives clients with a fixed 60 s request timeout (the official SDK's
+ * default, the OpenAI Agents SDK): the descriptions recommend it, and no default wait reaches it.
+ */
+export const SAFE_WAIT_MS = 55_000
+
+/** The `timeoutMs` parameter of every waiting tool. */
+export const TimeoutParam = TimeoutMs.optional().describe(`Wait at most this many ms (default ${DEFAULT_WATCH_TIMEOUT_MS})`)
 
 /**
  * Wait for the first value of `watch$`, sending a progress notification every

@@ -1,30 +1,29 @@
 /** Wait for new work: the long-poll form of get_all_pending / get_pending. */
+import { asyncScheduler, filter, map, race, startWith, switchMap, take, timer, type Observable, type SchedulerLike } from 'rxjs'
 import { z } from 'zod'
+import type { Store } from '../store/store.js'
 import { Id } from '../store/model.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { DEFAULT_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
 import { Limit, pageOutput } from '../views/page.js'
 import { Detail } from '../views/summary.js'
 import { defineTool } from './define.js'
-import { detailOf, listPage, pageHeader, renderPage } from './paging.js'
-import { TimeoutMs, waitWithProgress } from './wait.js'
+import { detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
+import { SAFE_WAIT_MS, TimeoutParam, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
   name: 'watch_annotations',
   title: 'Wait for new annotations',
-  description:
-    'Wait until there are pending annotations, then return them (oldest first, as summaries; a page of `limit` with ' +
-    '`total` and `nextCursor` for get_all_pending/get_pending when there are more). Returns at once if some are already ' +
-    'pending; otherwise wakes within milliseconds of a new one, or returns {status:"timeout"} after timeoutMs ' +
-    `(default ${DEFAULT_WATCH_TIMEOUT_MS} ms). Call it again after a timeout to keep listening. Optionally limited to one session.`,
+  description: `Wait for pending annotations and return them (at once if some are pending; a burst comes back in one answer). Many clients abort a call at 60 s: keep timeoutMs ≤ ${SAFE_WAIT_MS} (default ${DEFAULT_WATCH_TIMEOUT_MS}).`,
   input: z.strictObject({
     sessionId: Id.optional().describe('Only this session (default: every session)'),
-    timeoutMs: TimeoutMs.optional().describe(`How long to wait, 1…${MAX_WATCH_TIMEOUT_MS} ms (default ${DEFAULT_WATCH_TIMEOUT_MS})`),
+    timeoutMs: TimeoutParam,
     detail: Detail.optional(),
     limit: Limit.optional(),
   }),
   output: z.object({
     status: z.enum(['annotations', 'timeout']),
     ...partial(pageOutput),
+    rev: RevOut,
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   listening: true,
@@ -35,14 +34,43 @@ export const watchAnnotations = defineTool({
       if (store.countPending(sessionId) === 0) return undefined
       return listPage(store, { sessionId, status: 'pending' }, { detail, limit }, ctx)
     }
+    const now = pendingPage()
+    if (now && !ctx.signal.aborted) return { status: 'annotations' as const, ...now } // work exists at call time: no added latency
     const outcome = await waitWithProgress(watchFor(store, pendingPage, { timeoutMs: timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS }), ctx, 'Waiting for annotations')
-    return outcome.status === 'found' ? { status: 'annotations' as const, ...outcome.value } : { status: 'timeout' as const }
+    if (outcome.status === 'timeout') return { status: 'timeout' as const, rev: store.rev }
+    // A person often leaves several comments in a row: let the burst settle, so it comes back in one answer.
+    if (ctx.limits.burstSettleMs > 0) await waitWithProgress(burstSettled(store, sessionId, ctx.limits.burstSettleMs), ctx, 'Waiting for the burst to settle')
+    return { status: 'annotations' as const, ...(pendingPage() ?? outcome.value) }
   },
   render: (r) =>
     r.status === 'timeout'
-      ? 'No pending annotations yet (timeout). Call watch_annotations again to keep listening.'
-      : renderPage({ annotations: r.annotations ?? [], count: r.count ?? 0, total: r.total ?? 0, nextCursor: r.nextCursor, truncated: r.truncated }, pageHeader('pending annotations', { count: r.count ?? 0, total: r.total ?? 0 }), detailOf(r)),
+      ? `No pending annotations yet (timeout, rev ${r.rev}). Call watch_annotations again to keep listening.`
+      : renderPage(
+          { annotations: r.annotations ?? [], count: r.count ?? 0, total: r.total ?? 0, nextCursor: r.nextCursor, truncated: r.truncated },
+          pageHeader('pending annotations', { count: r.count ?? 0, total: r.total ?? 0, rev: r.rev }),
+          detailOf(r),
+          // watch_annotations has no cursor: the rest is a page of get_all_pending.
+          (cursor) => `get_all_pending with cursor "${cursor}"`,
+        ),
 })
+
+/** A burst has settled when no annotation arrived for this long (default; RegistryOptions.burstSettleMs) … */
+export const BURST_QUIET_MS = 250
+/** … or this long after the first one, whichever comes first. */
+export const BURST_MAX_MS = 1_000
+
+/** Emits once: when no annotation was created (in the session, if given) for `quietMs`, at most BURST_MAX_MS from now. */
+export function burstSettled(store: Pick<Store, 'changes$'>, sessionId: string | undefined, quietMs = BURST_QUIET_MS, scheduler: SchedulerLike = asyncScheduler): Observable<void> {
+  const created$ = store.changes$.pipe(filter((e) => e.type === 'annotation.created' && (sessionId === undefined || e.sessionId === sessionId)))
+  const quiet$ = created$.pipe(
+    startWith(undefined),
+    switchMap(() => timer(quietMs, scheduler)),
+  )
+  return race(quiet$, timer(BURST_MAX_MS, scheduler)).pipe(
+    take(1),
+    map(() => undefined),
+  )
+}
 
 function partial<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> }

@@ -11,17 +11,17 @@ import { AnnotationItem, type Detail, groupLine, itemOf, renderLine, type Annota
 
 export const DEFAULT_PAGE_LIMIT = 100
 const MAX_PAGE_LIMIT = 500
-export const DEFAULT_BYTE_BUDGET = 256 * 1024
+export const DEFAULT_BYTE_BUDGET = 80 * 1024
 /** Big enough for any one full record without its replies (about 32 KB of fields, sent twice). */
-export const MIN_BYTE_BUDGET = 100 * 1024
+export const MIN_BYTE_BUDGET = 16 * 1024
 
 export const Limit = z
   .number()
   .int('must be a whole number')
   .min(1, 'must be at least 1')
   .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`)
-  .describe(`Page size (default ${DEFAULT_PAGE_LIMIT}, max ${MAX_PAGE_LIMIT})`)
-export const Cursor = z.string().min(1).max(1_000).describe('nextCursor from the previous page, to continue')
+  .describe(`Page size (default ${DEFAULT_PAGE_LIMIT})`)
+export const Cursor = z.string().min(1).max(1_000).describe('nextCursor of the previous page')
 
 export const pageOutput = {
   annotations: z.array(AnnotationItem),

@@ -4,6 +4,7 @@
  * `detail: "full"`) gives the whole record.
  */
 import { z } from 'zod'
+import { sourceHint } from '../store/source-location.js'
 import { Annotation, AnnotationStatus, Author, Id, Intent, REPLY_KINDS, Severity, Timestamp, type Annotation as AnnotationT } from '../store/model.js'
 
 export const SNIPPET_CHARS = 120
@@ -22,11 +23,13 @@ export const AnnotationSummary = z.object({
   url: z.string().optional(),
   selector: z.string().optional().describe('CSS selector of the annotated element'),
   text: z.string().optional().describe(`Start of the element text (≤ ${SNIPPET_CHARS} characters)`),
+  source: z.string().optional().describe('Where the element is written: file:line (and the call site of a shared UI component); open it first'),
   intent: Intent.optional(),
   severity: Severity.optional(),
   createdAt: Timestamp,
   rev: z.number().int(),
   replyCount: z.number().int(),
+  images: z.number().int().optional().describe('How many images (screenshot, pasted images) it and its replies have: get_annotation shows them'),
   lastReply: z
     .object({
       author: Author,
@@ -42,7 +45,7 @@ export type AnnotationSummary = z.infer<typeof AnnotationSummary>
 export const AnnotationItem = z.union([AnnotationSummary, Annotation])
 export type AnnotationItem = z.infer<typeof AnnotationItem>
 
-export const Detail = z.enum(['summary', 'full']).describe('"summary" (default): the fields needed to act; "full": whole records')
+export const Detail = z.enum(['summary', 'full']).describe('"summary" (default) or "full" records')
 export type Detail = z.infer<typeof Detail>
 
 function clip(text: string, max: number): string {
@@ -77,8 +80,12 @@ function summarize(a: AnnotationT): AnnotationSummary {
     const t = text.trim()
     if (t !== '') s.text = clip(/\s\s|[\n\t\r]/.test(t) ? t.replace(/\s+/g, ' ') : t, SNIPPET_CHARS)
   }
+  const source = a.source ? sourceHint(a.source) : undefined
+  if (source !== undefined) s.source = clip(source, SUMMARY_SELECTOR_CHARS)
   if (a.intent !== undefined) s.intent = a.intent
   if (a.severity !== undefined) s.severity = a.severity
+  const images = (a.attachments?.length ?? 0) + a.replies.reduce((n, r) => n + (r.attachments?.length ?? 0), 0)
+  if (images > 0) s.images = images
   const last = a.replies.at(-1)
   if (last) {
     s.lastReply = { author: last.author, message: clip(last.message, LAST_REPLY_CHARS), createdAt: last.createdAt }
@@ -108,7 +115,7 @@ export function renderLine(s: AnnotationSummary): string {
   const tags = s.intent ? (s.severity ? `${s.intent}/${s.severity}` : s.intent) : (s.severity ?? '')
   const selector = s.selector ? `\`${oneLine(s.selector)}\`` : ''
   const text = s.text ? `"${oneLine(s.text)}"` : ''
-  const where = selector && text ? `${selector} ${text}` : selector || text
+  const where = (selector && text ? `${selector} ${text}` : selector || text) + (s.source ? `${selector || text ? ' ' : ''}in ${oneLine(s.source)}` : '')
   const replies = s.lastReply ? ` | ${s.replyCount} repl${s.replyCount === 1 ? 'y' : 'ies'}, last ${s.lastReply.author}${s.lastReply.kind === 'question' ? ' (question)' : ''}: "${oneLine(s.lastReply.message)}"` : ''
   line = `- ${s.id} [${s.status}${tags ? ` ${tags}` : ''}] rev ${s.rev} ${s.createdAt}${where ? ` at ${where}` : ''}: ${oneLine(s.comment)}${replies}`
   lineCache.set(s, line)

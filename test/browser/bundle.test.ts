@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
-/** overlay.js, minified. 59 448 bytes when this was set; issue #20 (screenshots) raises it to 120 KB. */
-const OVERLAY_BUDGET = 64 * 1024
+/** overlay.js, minified. 59 448 bytes when this was set; issue #19 (source locations) and issue #20 (screenshots) raise it to the issue's 120 KB. */
+const OVERLAY_BUDGET = 120 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set. */
 const INBOX_BUDGET = 24 * 1024
 
@@ -55,8 +55,9 @@ describe('browser bundles', () => {
     it(`${entry} bundles no package and, of the store, only its zod-free modules`, async () => {
       const inputs = await bundledInputs(entry)
       expect(inputs).toContain(entry)
-      expect(inputs.filter((p) => p.includes('node_modules/'))).toEqual([])
-      expect(inputs.filter((p) => !p.startsWith('src/browser/') && !ZOD_FREE_STORE.includes(p))).toEqual([])
+      // One package, for the element screenshot (issue #20): modern-screenshot, and nothing else.
+      expect(inputs.filter((p) => p.includes('node_modules/') && !p.startsWith('node_modules/modern-screenshot/'))).toEqual([])
+      expect(inputs.filter((p) => !p.startsWith('src/browser/') && !p.startsWith('node_modules/modern-screenshot/') && !ZOD_FREE_STORE.includes(p))).toEqual([])
     })
   }
 })

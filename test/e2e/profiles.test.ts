@@ -34,7 +34,7 @@ describe('marginalia mcp --profile/--allow/--deny (built, over stdio)', () => {
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
     const refused = (await client.callTool({ name: 'acknowledge', arguments: { id: 'ann_1' } })) as CallToolResult
     expect(refused.isError).toBe(true)
-    expect(refused.structuredContent).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+    expect(refused._meta).toMatchObject({ 'marginalia/error': { code: 'UNKNOWN_TOOL' } })
     expect(stderr()).toContain('tool profile read-only')
 
     const exited = once(child, 'exit')

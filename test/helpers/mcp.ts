@@ -30,5 +30,5 @@ export function structured<T = Record<string, unknown>>(result: CallToolResult):
 
 export function errorOf(result: CallToolResult): { code: string; message: string; details?: Record<string, unknown> } {
   if (!result.isError) throw new Error(`expected an error result, got ${JSON.stringify(result.structuredContent)}`)
-  return (result.structuredContent as { error: { code: string; message: string } }).error
+  return (result._meta as Record<string, { code: string; message: string; details?: Record<string, unknown> }>)['marginalia/error']!
 }

@@ -65,7 +65,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(ack.isError).toBeFalsy()
     const again = (await client.callTool({ name: 'acknowledge', arguments: { id: posted.json.id } })) as CallToolResult
     expect(again.isError).toBe(true)
-    expect(again.structuredContent).toMatchObject({ error: { code: 'INVALID_TRANSITION' } })
+    expect(again._meta).toMatchObject({ 'marginalia/error': { code: 'INVALID_TRANSITION' } })
     const got = (await request(`${server.url}/api/annotations/${posted.json.id}`)).json as Annotation
     expect(got.status).toBe('acknowledged')
     expect(got.replies).toMatchObject([{ author: 'agent', message: 'Looking' }])
@@ -187,6 +187,6 @@ describe('MCP over HTTP: tool policy', () => {
     expect(names).toEqual(BUILTIN_TOOLS.filter((t) => t.annotations.readOnlyHint === true).map((t) => t.name))
     const refused = (await client.callTool({ name: 'acknowledge', arguments: { id: 'x' } })) as CallToolResult
     expect(refused.isError).toBe(true)
-    expect(refused.structuredContent).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+    expect(refused._meta).toMatchObject({ 'marginalia/error': { code: 'UNKNOWN_TOOL' } })
   })
 })

@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
-import { openStore, parseDuration, listArchive, type StoreEvent } from '../../src/index.js'
+import { openStore, type StoreEvent } from '../../src/index.js'
+import { parseDuration } from '../../src/cli/args.js'
+import { listArchive } from '../../src/store/file/archive-directory.js'
 import { counterIds, tempDir } from '../helpers/store.js'
 
 const cleanups: (() => unknown)[] = []

@@ -3,13 +3,13 @@ import {
   BUILTIN_TOOLS,
   createServer,
   createToolRegistry,
-  parseToolPolicyFlags,
   resolveToolPolicy,
   TOOL_PROFILES,
   ToolPolicyError,
   type ToolPolicy,
   type ToolProfile,
 } from '../../src/index.js'
+import { parseToolPolicyFlags } from '../../src/cli/tool-flags.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf } from '../helpers/mcp.js'
 import { acknowledgeAt, countPending, deleteAnnotation } from '../helpers/plugins.js'

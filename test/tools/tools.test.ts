@@ -122,7 +122,11 @@ describe('command tools', () => {
     ] as const) {
       const err = errorOf(await mcp.call('acknowledge', { id }))
       expect(err.code).toBe('INVALID_TRANSITION')
-      expect(err.message).toContain(`it is ${status}`)
+      expect(err.message).toContain(
+        status === 'acknowledged'
+          ? 'it is already acknowledged, by you or another agent. If it is yours, go on with resolve, reply or dismiss; otherwise pick another pending annotation.'
+          : `it is ${status}, so it is finished; nothing to do — the person can reopen it.`,
+      )
       expect(err.details).toMatchObject({ currentStatus: status })
     }
     expect(errorOf(await mcp.call('acknowledge', { id: 'ann_missing' })).code).toBe('NOT_FOUND')

@@ -3,6 +3,7 @@ import type { Annotation } from '../../src/index.js'
 import { openStore } from '../../src/index.js'
 import { DEFAULT_WATCH_TIMEOUT_MS, WATCH_POLL_INTERVAL_MS } from '../../src/store/watch.js'
 import { PROGRESS_INTERVAL_MS } from '../../src/tools/wait.js'
+import { BURST_MAX_MS, BURST_QUIET_MS } from '../../src/tools/watch.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
 
@@ -44,9 +45,55 @@ describe('watch_annotations', () => {
     const pending = mcp.call('watch_annotations', { sessionId: session.id })
     await vi.advanceTimersByTimeAsync(10) // the call is now waiting; no poll tick has happened
     await store.addAnnotation({ sessionId: session.id, comment: 'New one' })
+    await vi.advanceTimersByTimeAsync(BURST_QUIET_MS) // the burst window: nothing else came
     const r = structured<Watch>(await pending)
     expect(r.status).toBe('annotations')
     expect(r.annotations!.map((a) => a.comment)).toEqual(['New one'])
+  })
+
+  it('a burst comes back in one answer: 250 ms after the last annotation, without a poll tick', async () => {
+    const { store, session, mcp } = await setup()
+    fakeTimers()
+    let answered = false
+    const pending = mcp.call('watch_annotations', {}).then((r) => ((answered = true), r))
+    await vi.advanceTimersByTimeAsync(10)
+    for (let i = 0; i < 3; i++) {
+      await store.addAnnotation({ sessionId: session.id, comment: `Burst ${i}` })
+      await vi.advanceTimersByTimeAsync(150)
+    }
+    // The last came 150 ms ago: still inside the quiet window.
+    expect(answered).toBe(false)
+    await vi.advanceTimersByTimeAsync(BURST_QUIET_MS - 150 - 1)
+    expect(answered).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    const r = structured<Watch>(await pending)
+    expect(r.annotations!.map((a) => a.comment)).toEqual(['Burst 0', 'Burst 1', 'Burst 2'])
+  })
+
+  it('a stream that never pauses is answered 1 s after the first annotation', async () => {
+    const { store, session, mcp } = await setup()
+    fakeTimers()
+    let answered = false
+    const pending = mcp.call('watch_annotations', {}).then((r) => ((answered = true), r))
+    await vi.advanceTimersByTimeAsync(10)
+    for (let t = 0; t < BURST_MAX_MS; t += 200) {
+      await store.addAnnotation({ sessionId: session.id, comment: `At ${t}` })
+      await vi.advanceTimersByTimeAsync(200)
+    }
+    expect(answered).toBe(true)
+    expect(structured<Watch>(await pending).annotations).toHaveLength(5)
+  })
+
+  it('with burstSettleMs: 0 it answers at the first annotation', async () => {
+    const store = memoryStore()
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    const mcp = await connect(store, { burstSettleMs: 0 })
+    closers.push(() => mcp.close())
+    fakeTimers()
+    const pending = mcp.call('watch_annotations', {})
+    await vi.advanceTimersByTimeAsync(10)
+    await store.addAnnotation({ sessionId: session.id, comment: 'First' })
+    expect(structured<Watch>(await pending).annotations!.map((a) => a.comment)).toEqual(['First'])
   })
 
   it('wakes on the poll for a change written by another store instance on the same file', async () => {
@@ -58,7 +105,7 @@ describe('watch_annotations', () => {
     const session = await served.createSession({ url: 'http://localhost:5173/' })
     const other = await openStore({ file, pollIntervalMs: 0, watchFiles: false })
     closers.push(() => other.close())
-    const mcp = await connect(served)
+    const mcp = await connect(served, { burstSettleMs: 0 }) // this test is about the poll; bursts have their own
     closers.push(() => mcp.close())
 
     fakeTimers()
@@ -77,7 +124,7 @@ describe('watch_annotations', () => {
   })
 
   it('times out with {status: "timeout"}', async () => {
-    const { mcp } = await setup()
+    const { mcp, store } = await setup()
     fakeTimers()
     const pending = mcp.call('watch_annotations', { timeoutMs: 3_000 })
     await vi.advanceTimersByTimeAsync(2_999)
@@ -86,7 +133,7 @@ describe('watch_annotations', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(settled).toBe(false)
     await vi.advanceTimersByTimeAsync(1)
-    expect(structured<Watch>(await pending)).toEqual({ status: 'timeout' })
+    expect(structured<Watch>(await pending)).toEqual({ status: 'timeout', rev: store.rev })
   })
 
   it('uses 25 s by default', async () => {

@@ -7,6 +7,8 @@
 import { h } from '../shared/dom.js'
 import { STATUS_LABEL, clip, openQuestionOf, shortUrl } from '../shared/format.js'
 import { confirmButton, messageBox, messageForm, replyList, timeEl } from '../shared/thread.js'
+import { sourceView } from '../shared/source.js'
+import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
 import type { Annotation } from '../shared/types.js'
 
 export interface CardEvents {
@@ -95,16 +97,19 @@ export class Cards {
         h('span', { class: 'when' }, ...when),
       ),
       h('p', { class: 'comment' }, a.comment),
-      a.element || a.url
+      a.element || a.url || a.source
         ? h(
             'div',
             { class: 'where' },
+            sourceView(a.source),
             a.element ? h('code', { title: a.element.path ?? a.element.selector }, clip(a.element.selector, 140)) : null,
             a.element?.text ? h('span', { class: 'snippet' }, `“${clip(a.element.text, 80)}”`) : null,
             a.url ? h('a', { href: a.url, target: '_blank', rel: 'noopener', class: 'page-link' }, shortUrl(a.url)) : null,
           )
         : null,
       a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
+      attachmentStrip(a.attachments),
+      pageContextView(a.context),
       replyList(a),
       h(
         'div',

@@ -7,6 +7,7 @@
  * This is the page's controller: the feed holds the data, the filter bar, the questions panel and
  * the cards draw it, and the controller wires them and runs the person's actions.
  */
+import { setEditorBase } from '../shared/source.js'
 import { Api, describeError } from '../shared/api.js'
 import { h, replace } from '../shared/dom.js'
 import { AGENT_DETAIL, AGENT_LABEL, agentState, timeAgo } from '../shared/format.js'
@@ -63,6 +64,11 @@ class Inbox {
       },
       stale: (what) => this.soon(what),
     })
+    // Editor links for source locations once the server says where the project is.
+    void this.api.health().then((health) => {
+      setEditorBase(health)
+      if (health.sourceRoot) this.renderList()
+    }, () => undefined)
     this.filters = new FilterBar(byId('filters'), (f) => this.setFilter(f))
     this.questions = new QuestionsPanel(byId('questions'), (id, message) => void this.act(id, () => this.api.reply(id, message), 'Answer sent to the agent.').then(() => this.refresh('questions')))
     this.cards = new Cards(this.el.list, {

@@ -7,12 +7,14 @@ import { INTENTS, LIMITS, SEVERITIES } from '../../store/vocabulary.js'
 import { h, replace } from '../shared/dom.js'
 import { clip } from '../shared/format.js'
 import { submitOnCtrlEnter } from '../shared/thread.js'
+import { findSource } from './source/index.js'
 import type { Intent, NewAnnotation, Severity } from '../shared/types.js'
 import type { Target } from './picker.js'
+import { ImageTray } from './capture/image-tray.js'
 
 export interface ComposerEvents {
   /** The person sent an annotation (the box closes right after). */
-  send(body: NewAnnotation): void
+  send(body: NewAnnotation, extras: { target: Target; screenshot: boolean; images: File[] }): void
   /** The box closed; `restoreFocus` when focus should go back where it was. */
   closed(restoreFocus: boolean): void
 }
@@ -28,6 +30,9 @@ export class Composer {
   private readonly text: HTMLTextAreaElement
   private readonly error: HTMLDivElement
   private discardArmed = false
+  /** Pasted or dropped images, sent with the annotation. */
+  readonly tray: ImageTray
+  private readonly shot: HTMLInputElement
 
   constructor(private readonly events: ComposerEvents) {
     this.about = h('div', { class: 'target' })
@@ -43,12 +48,17 @@ export class Composer {
       },
     })
     this.error = h('div', { class: 'error', role: 'alert', hidden: true })
+    this.tray = new ImageTray((message) => this.showError(message))
+    this.tray.bind(this.text)
+    this.shot = h('input', { type: 'checkbox', name: 'screenshot', checked: screenshotDefault() })
+    const shotToggle = h('label', { class: 'shot-toggle', title: 'Attach a picture of the element (remembered for this site)' }, this.shot, h('span', {}, 'Screenshot'))
+    this.shot.addEventListener('change', () => rememberScreenshot(this.shot.checked))
     const close = () => this.close(true)
     this.element = h(
       'form',
       { class: 'panel composer', role: 'dialog', 'aria-label': 'New annotation', hidden: true, novalidate: true, onsubmit: (e: Event) => this.submit(e) },
       h('div', { class: 'panel-head' }, h('div', { class: 'panel-title' }, 'New annotation'), h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: close }, '×')),
-      h('div', { class: 'panel-body' }, this.about, this.text, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
+      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, shotToggle, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
       h(
         'div',
         { class: 'panel-foot' },
@@ -67,6 +77,8 @@ export class Composer {
       this.text.value = ''
       this.check('intent', DEFAULT_INTENT)
       this.check('severity', DEFAULT_SEVERITY)
+      this.tray.clear()
+      this.shot.checked = screenshotDefault()
     }
     this.target = target
     this.discardArmed = false
@@ -130,8 +142,11 @@ export class Composer {
       severity: (data.get('severity') as Severity | null) ?? DEFAULT_SEVERITY,
       viewport: { width: Math.round(window.innerWidth), height: Math.round(window.innerHeight) },
     }
+    const source = findSource(target.element)
+    if (source) body.source = source
     if (target.selectedText) body.selectedText = clip(target.selectedText, LIMITS.selectedText)
-    this.events.send(body)
+    this.events.send(body, { target, screenshot: this.shot.checked, images: this.tray.images })
+    this.tray.clear()
     this.close(true)
   }
 }
@@ -144,4 +159,21 @@ function choice(name: string, legend: string, values: readonly string[], checked
     h('legend', {}, legend),
     h('div', { class: 'seg' }, ...values.map((v) => h('label', {}, h('input', { type: 'radio', name, value: v, checked: v === checked }), h('span', {}, v)))),
   )
+}
+
+const SHOT_KEY = 'marginalia:screenshot'
+/** The screenshot toggle, remembered per origin (on unless turned off here). */
+function screenshotDefault(): boolean {
+  try {
+    return localStorage.getItem(SHOT_KEY) !== 'off'
+  } catch {
+    return true
+  }
+}
+function rememberScreenshot(on: boolean): void {
+  try {
+    localStorage.setItem(SHOT_KEY, on ? 'on' : 'off')
+  } catch {
+    // not remembered
+  }
 }

@@ -25,6 +25,9 @@ import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
+import { withExtras } from './capture/attach.js'
+import { setAttachmentBase } from '../shared/attachments-view.js'
+import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
 const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
@@ -35,6 +38,8 @@ export class Overlay {
   private readonly sender: Sender
   private readonly sync: PageSync
   private readonly host = document.createElement('marginalia-overlay')
+  /** What the page logged (console errors, failed requests), unless turned off for this origin. */
+  private readonly pageLog: PageLog | undefined
   private readonly shadow = this.host.attachShadow({ mode: 'open' })
   private readonly picker: Picker
   private readonly marks = new Marks()
@@ -50,6 +55,8 @@ export class Overlay {
   private destroyed = false
 
   constructor(readonly server: string) {
+    setAttachmentBase(server)
+    this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     this.api = new Api(server)
@@ -108,14 +115,14 @@ export class Overlay {
     })
     this.pins = new Pins(this.host, (id) => (this.thread.openId === id ? this.closeThread() : this.openThread(id)))
     this.composer = new Composer({
-      send: (body) => this.queue(body),
+      send: (body, extras) => this.sendWithExtras(body, extras),
       closed: (restoreFocus) => {
         this.schedulePosition()
         if (restoreFocus) this.restoreFocus()
       },
     })
     this.thread = new ThreadPanel(this.shadow, {
-      reply: async (id, message) => this.update(await this.api.reply(id, message)),
+      reply: async (id, message, attachments) => this.update(await this.api.reply(id, message, attachments)),
       reopen: async (id, message) => {
         this.update(await this.api.reopen(id, message))
         this.dock.say(`#${this.sync.numberOf(id)} is pending again.`)
@@ -130,7 +137,7 @@ export class Overlay {
       },
       close: () => this.closeThread(),
       unreachable: () => this.sync.setReachable(false),
-    })
+    }, server)
     this.list = new ListPanel(server, {
       open: (id) => this.openThread(id),
       close: () => this.toggleList(false),
@@ -219,6 +226,14 @@ export class Overlay {
   }
 
   // ------------------------------------------------------------------ what the sync and the sender report
+
+  /** Screenshot, pasted images, page log, styles: gathered (≤ 1 s for the screenshot), then queued. */
+  private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; images: File[] }): void {
+    this.dock.say('Sending…')
+    void withExtras(body, { server: this.server, element: extras.target.element, ...(extras.target.rect ? { rect: extras.target.rect } : {}), screenshot: extras.screenshot, images: extras.images, log: this.pageLog, exclude: this.host })
+      .catch(() => body)
+      .then((full) => this.queue(full))
+  }
 
   /** Into the outbox first: from here on, nothing the person wrote can be lost. */
   private queue(body: NewAnnotation): void {

@@ -3,14 +3,18 @@
  * question stands out), a reply box, Reopen and Delete. A live update re-renders it without
  * losing what the person is typing or where the focus is.
  */
+import { sourceView } from '../shared/source.js'
 import { UnreachableError, describeError } from '../shared/api.js'
 import { h, replace } from '../shared/dom.js'
 import { STATUS_LABEL, clip, openQuestionOf } from '../shared/format.js'
 import { confirmButton, messageBox, messageForm, replyList, timeEl, typedMessage } from '../shared/thread.js'
-import type { Annotation } from '../shared/types.js'
+import type { Annotation, Attachment } from '../shared/types.js'
+import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
+import { ImageTray } from './capture/image-tray.js'
+import { upload } from './capture/attach.js'
 
 export interface ThreadEvents {
-  reply(id: string, message: string): Promise<void>
+  reply(id: string, message: string, attachments?: Attachment[]): Promise<void>
   /** Reopen; a typed reply goes with it. */
   reopen(id: string, message: string | undefined): Promise<void>
   remove(id: string): Promise<void>
@@ -23,11 +27,15 @@ export class ThreadPanel {
   readonly element = h('section', { class: 'panel thread', role: 'dialog', 'aria-label': 'Annotation thread', hidden: true, tabindex: -1 })
   /** The annotation shown; undefined while closed. */
   openId: string | undefined
+  private tray: ImageTray | undefined
+  private trayFor: string | undefined
 
   constructor(
     /** Where focus is read from (the overlay's shadow root). */
     private readonly root: DocumentOrShadowRoot,
     private readonly events: ThreadEvents,
+    /** The server, for image uploads. */
+    private readonly server = '',
   ) {}
 
   /** Show annotation `a` (number `n`) with an empty reply box, and focus the box when the agent asks something. */
@@ -61,12 +69,22 @@ export class ThreadPanel {
       if (e instanceof UnreachableError) this.events.unreachable()
     }
     const box = messageBox(question ? 'Answer the agent' : 'Reply', question ? 'Answer the agent…' : 'Reply…', draft)
+    // Images pasted or dropped into the reply box: kept across re-renders of the same thread.
+    if (this.trayFor !== a.id) {
+      this.tray = new ImageTray((message) => fail(new Error(message)))
+      this.trayFor = a.id
+    }
+    const tray = this.tray!
+    tray.bind(box)
     const send = h('button', { type: 'submit', class: 'btn primary' }, question ? 'Answer' : 'Reply')
-    const form = messageForm({ class: 'reply-form' }, box, h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl+Enter to send'), h('span', { class: 'spacer' }), send), async (message) => {
+    const form = messageForm({ class: 'reply-form' }, box, h('div', { class: 'row' }, tray.element, h('span', { class: 'hint' }, 'Ctrl+Enter to send'), h('span', { class: 'spacer' }), send), async (message) => {
       send.disabled = true
       try {
-        await this.events.reply(a.id, message)
+        const images = tray.images
+        const attachments = images.length > 0 ? await Promise.all(images.map((f) => upload(this.server, f, 'image'))) : undefined
+        await this.events.reply(a.id, message, attachments)
         box.value = ''
+        tray.clear()
       } catch (err) {
         fail(err)
       } finally {
@@ -103,7 +121,10 @@ export class ThreadPanel {
           h('span', { class: 'meta' }, timeEl(a.createdAt)),
         ),
         a.element ? h('div', { class: 'meta' }, h('span', { class: 'mono', title: a.element.path ?? '' }, clip(a.element.selector, 160))) : null,
+        a.source ? h('div', { class: 'meta mono' }, sourceView(a.source)) : null,
         a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
+        attachmentStrip(a.attachments),
+        pageContextView(a.context),
         replyList(a) ?? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.'),
         form,
         error,

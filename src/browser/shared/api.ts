@@ -3,7 +3,7 @@
  * kinds of failure the UI treats differently — the server could not be reached at all
  * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
  */
-import type { Annotation, AnnotationList, AnnotationStatus, Health, NewAnnotation, QuestionList, Session, SessionList, SessionPage } from './types.js'
+import type { Annotation, AnnotationList, Attachment, AnnotationStatus, Health, NewAnnotation, QuestionList, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
   constructor(
@@ -97,8 +97,8 @@ export class Api {
     return this.request('GET', '/api/questions')
   }
 
-  reply(id: string, message: string): Promise<Annotation> {
-    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, { message })
+  reply(id: string, message: string, attachments?: Attachment[]): Promise<Annotation> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, attachments && attachments.length > 0 ? { message, attachments } : { message })
   }
 
   reopen(id: string, message?: string): Promise<Annotation> {

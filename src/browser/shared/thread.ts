@@ -7,6 +7,7 @@ import { LIMITS } from '../../store/vocabulary.js'
 import { h, type Attrs, type Child } from './dom.js'
 import { clip, fullTime, openQuestionOf, timeAgo } from './format.js'
 import type { Annotation, Reply } from './types.js'
+import { attachmentStrip } from './attachments-view.js'
 
 /** A `<time>` that says "5 min ago", with the full local time as its tooltip. */
 export function timeEl(iso: string): HTMLTimeElement {
@@ -27,6 +28,7 @@ function replyItem(r: Reply, open: boolean): HTMLLIElement {
     { class: 'reply', 'data-author': r.author, 'data-kind': r.kind ?? 'message', 'data-open': open },
     h('div', { class: 'who' }, h('b', {}, author(r, open)), timeEl(r.createdAt)),
     h('p', {}, r.message),
+    attachmentStrip(r.attachments),
   )
 }
 

@@ -3,10 +3,11 @@
  * imports: nothing of zod reaches the bundle); presence is the `/health` `agent` field and the
  * `presence` event.
  */
-import type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, Viewport } from '../../store/model.js'
+import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Intent, PageEntry, Reply, Session, Severity, Viewport } from '../../store/model.js'
+import type { SourceLocation } from '../../store/source-location.js'
 import type { StoreEvent } from '../../store/events.js'
 
-export type { Annotation, AnnotationStatus, ElementInfo, Intent, Reply, Session, Severity, StoreEvent, Viewport }
+export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Intent, PageEntry, Reply, Session, Severity, StoreEvent, Viewport }
 
 export interface Presence {
   connected: boolean
@@ -22,6 +23,9 @@ export interface Health {
   rev: number
   pending: number
   agent?: Presence
+  /** The app's project root and editor, when the server knows them (editor links for source locations). */
+  sourceRoot?: string
+  editor?: string
 }
 
 export interface PageInfo {
@@ -48,5 +52,8 @@ export interface NewAnnotation {
   selectedText?: string
   intent?: Intent
   severity?: Severity
+  attachments?: Attachment[]
+  context?: { entries: PageEntry[] }
   viewport?: Viewport
+  source?: SourceLocation
 }

@@ -29,6 +29,8 @@ interface Cursor {
 }
 
 const CHUNK = 8 * 1024 * 1024
+/** Whether this platform has O_DSYNC (not Windows); without it each append calls fdatasync. */
+const HAS_O_DSYNC = typeof fsc.O_DSYNC === 'number' && fsc.O_DSYNC !== 0
 
 export class EventLog {
   private cursor: Cursor | null = null
@@ -62,7 +64,7 @@ export class EventLog {
     let writable = true
     try {
       // O_DSYNC: a write returns once its data is durable, as write + fdatasync would, in one call.
-      handle = await fsp.open(this.path, fsc.O_RDWR | fsc.O_APPEND | fsc.O_DSYNC | (create ? fsc.O_CREAT : 0))
+      handle = await fsp.open(this.path, fsc.O_RDWR | fsc.O_APPEND | (HAS_O_DSYNC ? fsc.O_DSYNC : 0) | (create ? fsc.O_CREAT : 0))
     } catch (e) {
       if (isErrno(e, 'ENOENT')) return false
       if (!isErrno(e, 'EACCES') && !isErrno(e, 'EPERM') && !isErrno(e, 'EROFS')) {
@@ -95,6 +97,31 @@ export class EventLog {
     if (!cursor) return false
     const { size } = await cursor.handle.stat()
     return size === cursor.offset && statIno(this.path) === cursor.ino
+  }
+
+  /** `atEnd` in one fstat and one stat, for the fence right before an append (under the lock). */
+  atEndSync(): boolean {
+    const cursor = this.cursor
+    if (!cursor) return false
+    return fstatSync(cursor.handle.fd).size === cursor.offset && statIno(this.path) === cursor.ino
+  }
+
+  /**
+   * Whether the log may hold events we have not read: it grew, or its path names another file
+   * (or none). A few microseconds. With no log open: whether one exists now.
+   */
+  mayHaveNews(): boolean {
+    const cursor = this.cursor
+    if (!cursor) return statIno(this.path) !== null
+    return fstatSync(cursor.handle.fd).size !== cursor.offset || statIno(this.path) !== cursor.ino
+  }
+
+  /**
+   * Forget where we were in the open log (it changed under us): the next read opens the log at
+   * its path afresh and skips what we have already seen by rev.
+   */
+  discardCursor(): void {
+    void this.close()
   }
 
   /**
@@ -142,6 +169,7 @@ export class EventLog {
     const data = Buffer.from(events.map((e) => JSON.stringify(e)).join('\n') + '\n')
     try {
       await this.io.write(cursor.handle, data) // durable on return (O_DSYNC)
+      if (!HAS_O_DSYNC) await cursor.handle.datasync() // platforms without O_DSYNC (Windows): durable when resolved all the same
     } catch (e) {
       // Leave no partial line behind: cut back to where this batch began.
       await cursor.handle.truncate(cursor.offset).catch(() => {})

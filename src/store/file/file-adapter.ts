@@ -14,11 +14,11 @@
  * Readers never need the lock. A reader that missed a whole log (another process compacted
  * before it looked) takes those events from the new snapshot's recent-event window.
  */
-import { promises as fsp } from 'node:fs'
+import { existsSync, promises as fsp, statSync } from 'node:fs'
 import path from 'node:path'
 import type { StoreEvent } from '../events.js'
 import { DEFAULT_POLL_INTERVAL_MS, snapshotOf, type Decision, type LoadResult, type Snapshot, type StoreAdapter, type StoreView } from '../persistence.js'
-import { StoreFileError, describe } from './errors.js'
+import { StoreFileError, UNTOUCHED, describe } from './errors.js'
 import { defaultIo, type FileIo } from './io.js'
 import { SnapshotFile, fsyncPath } from './snapshot-file.js'
 import { EventLog } from './event-log.js'
@@ -64,6 +64,8 @@ export class FileAdapter implements StoreAdapter {
   private readonly onError: (error: unknown) => void
   /** Rev of the last event this process has seen (from the snapshot or the log). */
   private lastRev = 0
+  /** Rev of the snapshot on disk as this process last read or wrote it. */
+  private snapshotRev = 0
 
   constructor(options: FileAdapterOptions) {
     this.location = path.resolve(options.file)
@@ -82,11 +84,13 @@ export class FileAdapter implements StoreAdapter {
   }
 
   async load(): Promise<LoadResult> {
+    checkStorePath(this.location)
     if (!(await exists(this.dir))) return { snapshot: null, events: [] }
     const release = await this.lock.acquire({ optional: true })
     try {
       const snapshot = await this.snapshot.read()
       this.lastRev = snapshot?.rev ?? 0
+      this.snapshotRev = this.lastRev
       const events = await this.readNew({ underLock: false })
       return { snapshot, events }
     } catch (e) {
@@ -99,7 +103,7 @@ export class FileAdapter implements StoreAdapter {
 
   async transact(decide: (external: StoreEvent[]) => Promise<Decision>): Promise<void> {
     // Once the log is open the directory exists (a vanished one fails the lock below, clearly).
-    if (!this.log.isOpen) {
+    if (!this.log.isOpen || !existsSync(this.dir)) {
       await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
         throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
       })
@@ -116,8 +120,12 @@ export class FileAdapter implements StoreAdapter {
       const notWritable = await writable
       if (decision.events.length > 0) {
         if (notWritable !== undefined) throw notWritable
-        await this.append(decision.events)
-        if (this.shouldCompact()) await this.compactSafely(decision)
+        this.fence()
+        if (this.logVanished()) await this.rewriteFromMemory(decision)
+        else {
+          await this.append(decision.events)
+          if (this.shouldCompact()) await this.compactSafely(decision)
+        }
       }
       failed = false
     } finally {
@@ -131,6 +139,15 @@ export class FileAdapter implements StoreAdapter {
   async poll(): Promise<StoreEvent[]> {
     this.watcher.ensure()
     return this.readNew({ underLock: false })
+  }
+
+  mayHaveNews(): boolean {
+    return this.log.mayHaveNews() || this.snapshotReplaced()
+  }
+
+  /** Whether the snapshot path names another file than the one we read or wrote (sync stat). */
+  private snapshotReplaced(): boolean {
+    return !this.log.isOpen && existsSync(this.dir) && this.snapshot.replacedSinceReadSync()
   }
 
   watch(onChange: () => void): () => void {
@@ -203,6 +220,7 @@ export class FileAdapter implements StoreAdapter {
   private async fromNewSnapshot(after: number): Promise<StoreEvent[]> {
     if (!(await this.snapshot.replacedSinceRead())) return []
     const snapshot = await this.snapshot.read()
+    if (snapshot) this.snapshotRev = snapshot.rev
     if (!snapshot || snapshot.rev <= after) return []
     return this.fromWindow(after, snapshot.rev + 1, snapshot)
   }
@@ -212,6 +230,12 @@ export class FileAdapter implements StoreAdapter {
     const snapshot = known ?? (await this.snapshot.read())
     const events = (snapshot?.recentEvents ?? []).filter((e) => e.rev > after && e.rev < before)
     if (events.length !== before - after - 1 || events.some((e, i) => e.rev !== after + 1 + i)) {
+      if (!snapshot) {
+        throw new StoreFileError(
+          this.location,
+          `is missing, and the event log beside it starts at rev ${before} (events ${after + 1}…${before - 1} are gone): the store's files were deleted or moved while a process used them. Restore the snapshot, or run \`marginalia reset\` to start an empty store. ${UNTOUCHED}`,
+        )
+      }
       throw new StoreFileError(
         this.location,
         `this process missed events ${after + 1}…${before - 1} and they are no longer kept (another process compacted the log). Restart it to reload the store.`,
@@ -223,6 +247,11 @@ export class FileAdapter implements StoreAdapter {
   // ---- writing --------------------------------------------------------------------------------
 
   private async append(events: StoreEvent[]): Promise<void> {
+    if (events[0]!.rev !== this.lastRev + 1) {
+      // The store decided from an older rev than the log holds (it refused an event it read):
+      // appending would write a rev twice.
+      throw new StoreFileError(this.location, `this process is at rev ${events[0]!.rev - 1} but the event log is at rev ${this.lastRev}; nothing of this change was written, so no rev is written twice`)
+    }
     if (!this.snapshot.exists && this.lastRev === 0 && !this.log.isOpen) {
       // A brand-new store: an empty snapshot first, so the log can start at rev 1 and stay.
       try {
@@ -235,6 +264,60 @@ export class FileAdapter implements StoreAdapter {
     this.lastRev = events[events.length - 1]!.rev
   }
 
+  /**
+   * Fencing: append only while we still own the lock and the log is exactly where we last read
+   * it. A process stalled between its decision and its append (SIGSTOP, suspend) may have lost
+   * the lock to another host's age rule, or find revs it never read after its cursor: then it
+   * writes nothing and fails the batch; its next write re-reads first. Never appends over
+   * another writer's revs.
+   */
+  private fence(): void {
+    if (this.lock.compromised) {
+      throw new StoreFileError(
+        this.location,
+        'this process lost its write lock before it could write (it was stalled and another process took the lock over); nothing of this change was written. Try again: the next write re-reads the store first.',
+      )
+    }
+    if (this.log.isOpen && !this.log.atEndSync()) {
+      this.log.discardCursor()
+      throw new StoreFileError(
+        this.location,
+        'the event log changed under this process while it held the write lock (another writer appended or replaced it); nothing of this change was written. Try again: the next write re-reads the store first.',
+      )
+    }
+  }
+
+  /**
+   * Whether the log this process has been following is gone while it holds events beyond the
+   * snapshot on disk: the store's files (or its directory) were deleted while we ran. Appending
+   * to a new log would start it after revs nobody can read any more.
+   */
+  private logVanished(): boolean {
+    if (this.lastRev === 0) return false
+    if (this.snapshot.exists && !existsSync(this.location)) return true
+    if (this.log.isOpen) return false
+    return !this.snapshot.exists || this.snapshotRev < this.lastRev
+  }
+
+  /**
+   * The store's files were deleted under this running process. It holds the whole state, so it
+   * writes a complete snapshot (including this decision's events) and a fresh log: every
+   * confirmed write survives, and a newly started process opens the store as usual.
+   */
+  private async rewriteFromMemory(decision: Decision): Promise<void> {
+    try {
+      await fsp.mkdir(this.dir, { recursive: true })
+      await this.snapshot.write(snapshotOf(decision))
+      await this.log.restart()
+      await fsyncPath(this.dir)
+    } catch (e) {
+      throw new StoreFileError(this.location, `was deleted while this process ran, and could not be rewritten from memory (${describe(e)}); nothing of this change was written`, { cause: e })
+    }
+    this.snapshotRev = decision.state.rev
+    this.lastRev = decision.state.rev
+    this.onError(new StoreFileError(this.location, `was deleted while this process ran; rewrote it from memory at rev ${decision.state.rev} (use \`marginalia reset\` to empty a store)`))
+  }
+
   private shouldCompact(): boolean {
     return !this.snapshot.exists || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshot.bytes)
   }
@@ -244,6 +327,7 @@ export class FileAdapter implements StoreAdapter {
     try {
       await this.snapshot.assertWritable()
       await this.snapshot.write(snapshotOf(view))
+      this.snapshotRev = view.state.rev
       // The snapshot covers every logged event: start a new log. Readers still holding the old
       // one drain it through their descriptor first.
       await this.log.restart()
@@ -260,5 +344,30 @@ async function exists(p: string): Promise<boolean> {
     return true
   } catch {
     return false
+  }
+}
+
+/**
+ * Refuse, at open, a store path that can never work, with a message naming the cause: a path in
+ * a kernel file system (/proc, /sys, /dev), or one whose parent is a file. Otherwise the first
+ * write would fail much later, after the server had started.
+ */
+export function checkStorePath(file: string): void {
+  const resolved = path.resolve(file)
+  if (/^\/(proc|sys|dev)(\/|$)/.test(resolved)) {
+    throw new StoreFileError(resolved, 'is inside a kernel file system (/proc, /sys or /dev), where no store can live; choose a path in a project directory (--store FILE)')
+  }
+  for (let dir = path.dirname(resolved); ; dir = path.dirname(dir)) {
+    let st: ReturnType<typeof statSync>
+    try {
+      st = statSync(dir, { throwIfNoEntry: false })
+    } catch {
+      st = undefined // ENOTDIR: a parent further up is a file; keep walking up to name it
+    }
+    if (st) {
+      if (!st.isDirectory()) throw new StoreFileError(resolved, `cannot be created: ${dir} is a file, not a directory; choose another --store path or move that file`)
+      return
+    }
+    if (path.dirname(dir) === dir) return
   }
 }

@@ -1,13 +1,30 @@
 /**
  * The cross-process write lock beside the store file (`store.json.lock`, proper-lockfile's
  * directory lock). One writer at a time takes it for a transaction; readers never need it.
+ *
+ * The holder records itself in the lock (`owner.json`: pid, host, process start time). A waiting
+ * process takes the lock over at once when its holder is provably dead on this host (the pid is
+ * gone, or now names a process that started at another time), and never from a live process on
+ * this host, however long it holds the lock (a stopped or suspended `serve` keeps it): the waiter
+ * gives up after a bounded wait with STORE_BUSY naming the holder. A holder on another host (a
+ * network disk) cannot be checked: there the age rule stays — a lock not refreshed for `staleMs`
+ * is taken over — best effort, with the log fencing in file-adapter.ts as the safety net.
  */
+import { hostname } from 'node:os'
+import { readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import { syncLockFs } from './sync-fs.js'
 import { StoreFileError, describe, isErrno } from './errors.js'
+import { StoreBusyError, type LockHolder } from '../errors.js'
 
-/** A lock not refreshed for this long belongs to a dead process (a live holder refreshes it every second). */
+/** A lock of another host not refreshed for this long belongs to a dead process (a live holder refreshes it every second). */
 const DEFAULT_LOCK_STALE_MS = 5_000
+/** How long a writer waits for a live holder before answering STORE_BUSY. */
+export const DEFAULT_LOCK_WAIT_MS = 2_000
+/** proper-lockfile's own age rule, effectively off: this module decides takeovers itself. */
+const NEVER_STALE_MS = 2 ** 30
+const OWNER_FILE = 'owner.json'
 
 export type Release = () => Promise<void>
 
@@ -15,13 +32,16 @@ export interface FileLockOptions {
   /** The store file the lock guards (named in messages). */
   target: string
   lockFile: string
-  /** A lock older than this is considered abandoned by a dead process (ms, ≥ 2000). */
+  /** A lock of a holder on another host, not refreshed for this long, is taken over (ms, ≥ 2000). */
   staleMs?: number
-  /** Give up waiting for the lock after this long (ms). */
+  /** Give up waiting for a live holder after this long (ms): STORE_BUSY. */
   timeoutMs?: number
   /** Where a compromised lock is reported. */
   onError: (error: unknown) => void
 }
+
+/** This process, as it records itself in the lock. */
+const SELF: Required<Pick<LockHolder, 'pid' | 'host'>> & LockHolder = { pid: process.pid, host: hostname(), ...startedOf(process.pid) }
 
 export class FileLock {
   readonly file: string
@@ -31,49 +51,95 @@ export class FileLock {
   private readonly onError: (error: unknown) => void
   /** The release of our last lock, still under way (see `releaseSoon`). */
   private releasing: Promise<void> = Promise.resolve()
+  /** Set when proper-lockfile reports our lock compromised (taken over, removed): the holder must re-read before writing. */
+  private lost = false
 
   constructor(options: FileLockOptions) {
     this.target = options.target
     this.file = options.lockFile
     this.staleMs = Math.max(2_000, options.staleMs ?? DEFAULT_LOCK_STALE_MS)
-    this.timeoutMs = options.timeoutMs ?? 30_000
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_WAIT_MS
     this.onError = options.onError
+  }
+
+  /** Whether the lock we hold was compromised since it was taken (fail closed: do not append). */
+  get compromised(): boolean {
+    return this.lost
   }
 
   /**
    * Take the lock, waiting first for a release of ours still under way, then for another
-   * holder (up to the timeout). `optional`: where the lock cannot be created at all (a
-   * read-only directory), go on without it — for reading only.
+   * holder: a dead one on this host is replaced at once, a live one is waited for up to the
+   * timeout (then StoreBusyError). `optional`: for reading only — where the lock cannot be
+   * created (a read-only directory) or is busy, go on without it.
    */
   async acquire({ optional }: { optional: boolean }): Promise<Release> {
     await this.releasing
-    const deadline = Date.now() + this.timeoutMs
+    let started = Date.now()
+    let seen = ''
     let wait = 1
     for (;;) {
       try {
+        this.lost = false
         const release = await lockfile.lock(this.target, {
           realpath: false,
           fs: syncLockFs,
           lockfilePath: this.file,
-          stale: this.staleMs,
-          // A live holder refreshes the lock every second, so a stale lock (a killed writer) can be
-          // taken over after a few seconds without risking a live writer's lock.
+          stale: NEVER_STALE_MS,
           update: 1_000,
           retries: 0,
-          onCompromised: (e) => this.onError(new StoreFileError(this.file, `lock was compromised: ${describe(e)}`)),
+          onCompromised: (e) => {
+            this.lost = true
+            this.onError(new StoreFileError(this.file, `lock was compromised (${describe(e)}); this process re-reads the store before its next write`))
+          },
         })
+        this.recordSelf()
         return async () => {
-          await release().catch((e: unknown) => this.onError(e))
+          try {
+            unlinkSync(path.join(this.file, OWNER_FILE))
+          } catch {
+            // already gone (taken over): release reports it
+          }
+          await release().catch((e: unknown) => {
+            if (!this.lost) this.onError(e)
+          })
         }
       } catch (e) {
         if (optional && (isErrno(e, 'EACCES') || isErrno(e, 'EPERM') || isErrno(e, 'EROFS'))) return async () => {}
         if (!isErrno(e, 'ELOCKED')) throw new StoreFileError(this.file, `cannot be created: ${describe(e)}`, { cause: e })
-        if (Date.now() > deadline) {
-          throw new StoreFileError(this.target, `is locked by another process for over ${this.timeoutMs} ms (lock: ${this.file})`)
+        if (this.takeOverIfAbandoned()) continue
+        // The wait is bounded per holder: a queue of quick writers taking turns is progress.
+        const holder = this.holder()
+        const key = holder ? `${holder.pid}@${holder.host}@${holder.since}` : ''
+        if (key !== seen) {
+          seen = key
+          started = Date.now()
+        }
+        const waited = Date.now() - started
+        if (waited > this.timeoutMs) {
+          if (optional) return async () => {}
+          throw new StoreBusyError(this.target, this.timeoutMs, holder, 1)
         }
         await new Promise((r) => setTimeout(r, wait * (0.5 + Math.random())))
         wait = Math.min(wait * 2, 4) // poll often: a writer that just released re-locks within a millisecond
       }
+    }
+  }
+
+  /** The current holder as recorded in the lock (undefined: none, or not recorded yet). */
+  holder(): LockHolder | undefined {
+    try {
+      const parsed = JSON.parse(readFileSync(path.join(this.file, OWNER_FILE), 'utf8')) as unknown
+      if (typeof parsed !== 'object' || parsed === null) return undefined
+      const o = parsed as Record<string, unknown>
+      return {
+        ...(typeof o.pid === 'number' ? { pid: o.pid } : {}),
+        ...(typeof o.host === 'string' ? { host: o.host } : {}),
+        ...(typeof o.started === 'string' ? { started: o.started } : {}),
+        ...(typeof o.since === 'string' ? { since: o.since } : {}),
+      }
+    } catch {
+      return undefined
     }
   }
 
@@ -90,5 +156,70 @@ export class FileLock {
   /** Resolves once a release under way is done. */
   settled(): Promise<void> {
     return this.releasing
+  }
+
+  private recordSelf(): void {
+    try {
+      // Adding a file changes the directory's mtime, which proper-lockfile reads as a takeover
+      // (compromised): put the mtime back as it was.
+      const { atime, mtime } = statSync(this.file)
+      writeFileSync(path.join(this.file, OWNER_FILE), JSON.stringify({ ...SELF, since: new Date().toISOString() }))
+      utimesSync(this.file, atime, mtime)
+    } catch {
+      // Unrecorded, the lock falls back to the age rule for others: still correct, only slower.
+    }
+  }
+
+  /**
+   * Remove the lock when its holder is provably gone: dead on this host (at once), or silent for
+   * `staleMs` on another host or unrecorded. Returns whether it was removed (then retry at once).
+   */
+  private takeOverIfAbandoned(): boolean {
+    const holder = this.holder()
+    let abandoned: boolean
+    if (holder?.pid !== undefined && holder.host === SELF.host) abandoned = !isAlive(holder.pid, holder.started)
+    else abandoned = this.ageMs() > this.staleMs
+    if (!abandoned) return false
+    // Move it aside first (one atomic step), then delete the moved copy at leisure.
+    const aside = `${this.file}.abandoned-${process.pid}-${Math.random().toString(36).slice(2)}`
+    try {
+      renameSync(this.file, aside)
+    } catch {
+      return true // someone else moved or released it: retry
+    }
+    rmSync(aside, { recursive: true, force: true })
+    return true
+  }
+
+  private ageMs(): number {
+    try {
+      return Date.now() - statSync(this.file).mtimeMs
+    } catch {
+      return 0
+    }
+  }
+}
+
+/** Whether `pid` is a live process, and the same one that recorded `started` (not a reused pid). */
+export function isAlive(pid: number, started: string | undefined): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (e) {
+    if (isErrno(e, 'ESRCH')) return false
+  }
+  if (started === undefined) return true
+  const now = startedOf(pid).started
+  return now === undefined || now === started
+}
+
+/** A process's start time as the OS records it (Linux: /proc/<pid>/stat field 22), when readable. */
+function startedOf(pid: number): { started?: string } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const started = fields[19]
+    return started ? { started } : {}
+  } catch {
+    return {}
   }
 }

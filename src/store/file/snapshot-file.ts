@@ -3,7 +3,7 @@
  * lowdb atomically (temp file + rename). It is read at open and when another process replaced
  * it; it is written for a new store and when the log is compacted.
  */
-import { accessSync, constants as fsc, promises as fsp } from 'node:fs'
+import { accessSync, constants as fsc, promises as fsp, statSync } from 'node:fs'
 import { Low } from 'lowdb'
 import { DataFile } from 'lowdb/node'
 import { isStoreEvent } from '../events.js'
@@ -67,6 +67,12 @@ export class SnapshotFile {
       () => null,
     )
     return mtime !== null && mtime !== this.mtimeMs
+  }
+
+  /** `replacedSinceRead`, synchronously (a stat: microseconds). */
+  replacedSinceReadSync(): boolean {
+    const st = statSync(this.path, { throwIfNoEntry: false })
+    return st !== undefined && st.mtimeMs !== this.mtimeMs
   }
 
   /** Replace the file with this snapshot, durably. */

@@ -245,7 +245,7 @@ export async function send(client: Client, tool: string, args: unknown, mayWaitL
     }
     const bytes = Buffer.byteLength(JSON.stringify(result))
     if (result.isError) {
-      const code = (result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code
+      const code = (result._meta as Record<string, { code?: unknown } | undefined> | undefined)?.['marginalia/error']?.code
       return { kind: 'error', code: typeof code === 'string' ? code : `(no code: ${JSON.stringify(result).slice(0, 200)})`, result, bytes }
     }
     return { kind: 'result', result, bytes }

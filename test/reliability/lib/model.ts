@@ -108,7 +108,7 @@ export class Model {
     const refuse = (code: string): Prediction => ({ ok: false, code })
     switch (call.op) {
       case 'createSession':
-        if (!nonBlank(call.url, MAX_URL)) return refuse('INVALID_PARAMS')
+        if (!nonBlank(call.url, MAX_URL) || !isWebUrl(call.url as string)) return refuse('INVALID_PARAMS')
         if (call.name !== undefined && !(typeof call.name === 'string' && call.name.length <= MAX_NAME)) return refuse('INVALID_PARAMS')
         return { ok: true }
       case 'addAnnotation':
@@ -251,5 +251,15 @@ export class Model {
       }
     }
     return out
+  }
+}
+
+/** Session and annotation URLs: absolute http: or https: only (issue 16). */
+function isWebUrl(s: string): boolean {
+  try {
+    const { protocol } = new URL(s)
+    return protocol === 'http:' || protocol === 'https:'
+  } catch {
+    return false
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * PostgreSQL rows for `npm run bench` (issue #22): persisted mutations/s with 10 000 annotations
+ * and start-up (snapshot + replay) with 100 000, each in its own schema, dropped afterwards.
+ * Skipped, with a line saying so, when PostgreSQL is unreachable.
+ */
+import pg from 'pg'
+import { openStore } from '../src/index.js'
+import { FileAdapter } from '../src/store/file/file-adapter.js'
+import { median, seedStore, tempDir } from './lib.js'
+
+const URL_ = process.env.MARGINALIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+type Record_ = (scenario: string, metric: string, value: number, unit: string, goal?: { op: '<=' | '>='; limit: number }) => void
+
+async function query(text: string, values: unknown[] = []): Promise<void> {
+  const c = new pg.Client({ connectionString: URL_, connectionTimeoutMillis: 2000 })
+  c.on('error', () => {})
+  await c.connect()
+  try {
+    await c.query(text, values)
+  } finally {
+    await c.end()
+  }
+}
+
+/** A PostgreSQL schema holding a store of `n` annotations as one snapshot (what a long-lived store starts from). */
+async function seedSchema(schema: string, n: number): Promise<string[]> {
+  const dir = tempDir()
+  const { file, ids } = await seedStore(dir, n)
+  const fileAdapter = new FileAdapter({ file, pollIntervalMs: 0, watchFiles: false })
+  const loaded = await fileAdapter.load()
+  await fileAdapter.dispose()
+  const adapterStore = await openStore({ url: URL_, schema })
+  await adapterStore.close()
+  const snapshot = loaded.snapshot!
+  await query(`INSERT INTO "${schema}".snapshots (rev, state) VALUES ($1, $2)`, [snapshot.rev, JSON.stringify(snapshot)])
+  for (let i = 0; i < loaded.events.length; i += 5_000) {
+    const chunk = loaded.events.slice(i, i + 5_000)
+    await query(`INSERT INTO "${schema}".events (rev, event) SELECT * FROM unnest($1::bigint[], $2::jsonb[])`, [chunk.map((e) => e.rev), chunk.map((e) => JSON.stringify(e))])
+  }
+  return ids
+}
+
+export async function postgresBench(smoke: boolean, record: Record_): Promise<void> {
+  try {
+    await query('SELECT 1')
+  } catch (e) {
+    process.stderr.write(`  postgres: skipped, PostgreSQL at ${URL_} is unreachable (${e instanceof Error ? e.message : String(e)})\n`)
+    return
+  }
+  const schema = `bench_${process.pid}`
+  try {
+    const n = smoke ? 200 : 10_000
+    const ids = await seedSchema(schema, n)
+    const store = await openStore({ url: URL_, schema })
+    const seconds = smoke ? 0.3 : 3
+    let done = 0
+    const deadline = performance.now() + seconds * 1000
+    const t0 = performance.now()
+    await Promise.all(
+      Array.from({ length: 256 }, async (_, w) => {
+        for (let k = w; performance.now() < deadline; k += 256) {
+          await store.reply(ids[(k * 7919) % ids.length]!, { author: 'agent', message: 'Looking into it' })
+          done++
+        }
+      }),
+    )
+    record(`postgres writes, ${n.toLocaleString('en')} in store`, 'mutations/s', done / ((performance.now() - t0) / 1000), '/s', { op: '>=', limit: 2_000 })
+    await store.close()
+    await query(`DROP SCHEMA "${schema}" CASCADE`)
+
+    const big = smoke ? 1_000 : 100_000
+    await seedSchema(schema, big)
+    const times: number[] = []
+    for (let i = 0; i < (smoke ? 1 : 5); i++) {
+      const t = performance.now()
+      const s = await openStore({ url: URL_, schema })
+      times.push(performance.now() - t)
+      await s.close()
+    }
+    record(`postgres start-up, ${big.toLocaleString('en')} annotations`, 'snapshot + replay p50', median(times), 'ms', { op: '<=', limit: 2_000 })
+  } finally {
+    await query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {})
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * React's dev runtime: the host element's fiber (`__reactFiber$…`), its owner chain for the
+ * component names, and `_debugSource` (React ≤ 18: exact file and line). React 19 dropped
+ * `_debugSource`; there the owner's `_debugStack` names the generated file and line, which the
+ * page's own source maps turn back into the original (see sourcemap.ts).
+ */
+import type { SourceLocation, SourcePoint } from '../../../store/source-location.js'
+import { originalPosition } from './sourcemap.js'
+
+type Fiber = {
+  type?: unknown
+  _debugOwner?: Fiber | null
+  _debugSource?: { fileName?: string; lineNumber?: number; columnNumber?: number } | null
+  _debugStack?: { stack?: string } | null
+  return?: Fiber | null
+}
+
+const MAX_COMPONENTS = 8
+
+function fiberOf(el: Element): Fiber | undefined {
+  for (const key in el) if (key.startsWith('__reactFiber$')) return (el as unknown as Record<string, Fiber>)[key]
+  return undefined
+}
+
+function nameOf(type: unknown): string | undefined {
+  if (typeof type === 'function') return ((type as { displayName?: string }).displayName ?? type.name) || undefined
+  if (typeof type === 'object' && type !== null) {
+    const t = type as { displayName?: string; render?: unknown; type?: unknown }
+    return t.displayName ?? nameOf(t.render) ?? nameOf(t.type)
+  }
+  return undefined
+}
+
+/** The first app frame of a React 19 `_debugStack`: URL, line, column (generated). */
+function firstFrame(stack: string): { url: string; line: number; column: number } | undefined {
+  for (const line of stack.split('\n').slice(1)) {
+    const m = /\(?((?:https?|file):\/\/[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line)
+    if (!m) continue
+    if (/\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|\/@react-refresh/.test(m[1]!)) continue
+    return { url: m[1]!, line: Number(m[2]), column: Number(m[3]) }
+  }
+  return undefined
+}
+
+export function reactSource(el: Element): SourceLocation | undefined {
+  for (let n: Element | null = el; n; n = n.parentElement) {
+    const fiber = fiberOf(n)
+    if (!fiber) continue
+    const names: string[] = []
+    for (let o = fiber._debugOwner; o && names.length < MAX_COMPONENTS; o = o._debugOwner) {
+      const name = nameOf(o.type)
+      if (name) names.unshift(name.slice(0, 200))
+    }
+    const out: SourceLocation = { via: 'react-fiber', exact: false }
+    if (names.length) {
+      out.component = names.at(-1)!
+      out.components = names
+    }
+    const src = fiber._debugSource
+    if (src?.fileName) {
+      out.file = src.fileName.slice(0, 1000)
+      if (src.lineNumber) out.line = src.lineNumber
+      if (src.columnNumber) out.column = src.columnNumber
+      out.exact = n === el
+    } else if (fiber._debugStack?.stack) {
+      const frame = firstFrame(fiber._debugStack.stack)
+      const pos = frame && originalPosition(frame.url, frame.line, frame.column)
+      if (pos) {
+        out.file = pos.file.slice(0, 1000)
+        out.line = pos.line
+        out.column = pos.column
+        out.exact = n === el
+      }
+    }
+    return out
+  }
+  return undefined
+}
+
+/**
+ * Where the app uses the shared component that renders `el`: the nearest owner whose element
+ * was created outside the shared folder (React ≤ 18 `_debugSource`, React 19 `_debugStack`).
+ */
+export function reactCallSite(el: Element, shared: (file: string) => boolean): SourcePoint | undefined {
+  const fiber = fiberOf(el)
+  for (let o = fiber?._debugOwner, depth = 0; o && depth < 20; o = o._debugOwner, depth++) {
+    let at: SourcePoint | undefined
+    if (o._debugSource?.fileName) at = { file: o._debugSource.fileName, ...(o._debugSource.lineNumber ? { line: o._debugSource.lineNumber } : {}) }
+    else if (o._debugStack?.stack) {
+      const frame = firstFrame(o._debugStack.stack)
+      const pos = frame && originalPosition(frame.url, frame.line, frame.column)
+      if (pos) at = pos
+    }
+    if (at && !shared(at.file)) {
+      const owner = o._debugOwner && nameOf(o._debugOwner.type)
+      return { ...at, file: at.file.slice(0, 1000), ...(owner ? { component: owner.slice(0, 200) } : {}) }
+    }
+  }
+  return undefined
+}

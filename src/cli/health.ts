@@ -1,0 +1,19 @@
+/** Asking a running `marginalia serve` which store it serves (its /health), for `mcp` and `doctor`. */
+
+export interface HealthInfo {
+  version?: string
+  store?: { location: string; id: string }
+  agent?: { connected: boolean; sessions: number; watching: number; lastSeenAt?: string }
+}
+
+/** GET `${base}/health`, or null when nothing (or not Marginalia) answers within `timeoutMs`. */
+export async function fetchHealth(base: string, timeoutMs = 1000): Promise<HealthInfo | null> {
+  try {
+    const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) })
+    if (!res.ok) return null
+    const body = (await res.json()) as { name?: unknown } & HealthInfo
+    return body.name === 'marginalia' ? body : null
+  } catch {
+    return null
+  }
+}

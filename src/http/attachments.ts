@@ -1,0 +1,83 @@
+/**
+ * Attachment routes: upload an image (raw body with an image content type, or multipart/form-data
+ * with one file part) and read it back. The type is sniffed from the bytes: a file that is not a
+ * PNG, JPEG, WebP or GIF is 415 whatever its header says; over the limit is 413. Served with its
+ * sniffed type, `nosniff` and `Content-Disposition` so a browser never renders it as a page.
+ */
+import { BlobError, SHA256, storeImage, type BlobStore } from '../store/blobs/index.js'
+import { extensionOf } from '../store/blobs/sniff.js'
+import { LIMITS } from '../store/model.js'
+import { readBytes } from './body.js'
+import { HttpError, sendJson } from './respond.js'
+import type { Router } from './router.js'
+import type { ApiContext } from './rest.js'
+
+/** Room for the multipart envelope around the largest image. */
+const ENVELOPE_BYTES = 64 * 1024
+
+/** The file part of a multipart/form-data body (the first part with a filename or an image type). */
+export function multipartFile(body: Buffer, contentType: string): Buffer {
+  const match = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType)
+  const boundary = match?.[1] ?? match?.[2]
+  if (!boundary) throw new HttpError(400, 'INVALID_PARAMS', 'body: multipart/form-data without a boundary.')
+  const delimiter = Buffer.from(`--${boundary}`)
+  let at = body.indexOf(delimiter)
+  while (at !== -1) {
+    const start = at + delimiter.length
+    if (body.subarray(start, start + 2).toString() === '--') break
+    const headersEnd = body.indexOf('\r\n\r\n', start)
+    if (headersEnd === -1) break
+    const headers = body.subarray(start, headersEnd).toString('utf8')
+    const next = body.indexOf(delimiter, headersEnd + 4)
+    if (next === -1) break
+    if (/filename=|content-type:\s*image\//i.test(headers)) return body.subarray(headersEnd + 4, next - 2) // minus the CRLF before the delimiter
+    at = next
+  }
+  throw new HttpError(400, 'INVALID_PARAMS', 'body: the multipart body has no file part; send the image as a part with a filename.')
+}
+
+function asHttpError(e: unknown): unknown {
+  if (!(e instanceof BlobError)) return e
+  if (e.reason === 'PAYLOAD_TOO_LARGE') return new HttpError(413, 'PAYLOAD_TOO_LARGE', e.message, { limit: LIMITS.attachmentBytes })
+  if (e.reason === 'UNSUPPORTED_MEDIA_TYPE') return new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', e.message)
+  return e
+}
+
+export function attachmentRoutes(router: Router<ApiContext>, blobs: () => BlobStore): Router<ApiContext> {
+  return router
+    .on('POST', '/api/attachments', async (ctx) => {
+      const type = ctx.req.headers['content-type'] ?? ''
+      const multipart = type.toLowerCase().startsWith('multipart/form-data')
+      const limit = LIMITS.attachmentBytes
+      let bytes: Buffer
+      try {
+        const body = await readBytes(ctx.req, ctx.res, multipart ? limit + ENVELOPE_BYTES : limit)
+        bytes = multipart ? multipartFile(body, type) : body
+      } catch (e) {
+        if (e instanceof HttpError && e.status === 413) throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `attachment: larger than the limit of ${limit} bytes; send a smaller image.`, { limit })
+        throw e
+      }
+      try {
+        const stored = await storeImage(blobs(), bytes, limit)
+        sendJson(ctx.res, 201, { ...stored, url: `/api/attachments/${stored.sha256}` }, ctx.headers)
+      } catch (e) {
+        throw asHttpError(e)
+      }
+    })
+    .on('GET', '/api/attachments/:sha256', async (ctx) => {
+      const sha = ctx.params.sha256!
+      // Only 64 hex digits name a blob: anything else (a path, `..`) is simply not found.
+      const found = SHA256.test(sha) ? await blobs().get(sha) : undefined
+      if (!found) throw new HttpError(404, 'NOT_FOUND', `No attachment ${SHA256.test(sha) ? sha : '(not a sha256)'}.`)
+      ctx.res.writeHead(200, {
+        ...ctx.headers,
+        'Content-Type': found.mime,
+        'Content-Length': String(found.bytes.length),
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Disposition': `inline; filename="${sha}.${extensionOf(found.mime)}"`,
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+        'Cache-Control': 'private, max-age=31536000, immutable',
+      })
+      ctx.res.end(ctx.req.method === 'HEAD' ? undefined : Buffer.from(found.bytes))
+    })
+}

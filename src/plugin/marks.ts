@@ -1,0 +1,269 @@
+/**
+ * The compile-time marking transform (issue 19), shared by every bundler: it adds
+ * `data-marginalia-source="<file relative to the root>:<line>:<column>"` (or, for preview
+ * builds, `data-mid="<id>"`) to every host element the app's own source writes — JSX/TSX host
+ * elements (lower-case tags; never components or fragments, so no component's props change),
+ * the elements of a Vue SFC `<template>` and of Svelte 5 markup. It parses with a real parser
+ * (oxc-parser for JS/TS/JSX, Vue's and Svelte's own compilers for their files, loaded from the
+ * app) and edits with magic-string, so the page's source maps stay right.
+ */
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import MagicString from 'magic-string'
+import { parseSync } from 'oxc-parser'
+
+export const SOURCE_ATTR = 'data-marginalia-source'
+export const ID_ATTR = 'data-mid'
+export const MANIFEST_FILE = 'marginalia-sources.json'
+
+export interface MarkOptions {
+  /** 'paths' (default in dev): file:line:column on each element; 'ids': short ids + a manifest (preview builds); false: off. */
+  sourceLocations?: 'paths' | 'ids' | false
+  /** Globs (relative to the root) of files to mark; default every file the bundler hands over outside node_modules. */
+  include?: string[]
+  /** Globs of files never marked (node_modules is never marked, whatever these say). */
+  exclude?: string[]
+}
+
+export interface MarkResult {
+  code: string
+  map: ReturnType<MagicString['generateMap']>
+  /** id → file:line:column, for 'ids' mode. */
+  ids?: Record<string, string>
+}
+
+const JS_FILE = /\.[cm]?[jt]sx$|\.[cm]?[jt]s$/
+const SCRIPT_ANY = /\.(?:[cm]?[jt]sx?|vue|svelte)$/
+
+/** Glob → RegExp: `**` any depth, `*` within a segment, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
+  let re = ''
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!
+    if (c === '*' && glob[i + 1] === '*') {
+      i++
+      if (glob[i + 1] === '/') {
+        i++
+        re += '(?:.*/)?'
+      } else re += '.*'
+    } else if (c === '*') re += '[^/]*'
+    else if (c === '?') re += '[^/]'
+    else re += /[.+^${}()|[\]\\]/.test(c) ? `\\${c}` : c
+  }
+  return new RegExp(`^${re}$`)
+}
+
+/** Whether `id` (an absolute module id, maybe with a query) is app source to mark; the path relative to root when so. */
+export function fileToMark(id: string, root: string, options: MarkOptions): string | undefined {
+  if (options.sourceLocations === false) return undefined
+  const clean = id.split('?')[0]!
+  if (clean.startsWith('\0') || clean.includes('/node_modules/') || clean.includes('\\node_modules\\')) return undefined
+  if (!SCRIPT_ANY.test(clean) || !path.isAbsolute(clean)) return undefined
+  // A sub-request (?vue&type=style, ?raw, ?url …) carries no markup of its own.
+  if (/[?&](?:type|raw|url|worker|inline)(?:[=&]|$)/.test(id)) return undefined
+  const rel = path.relative(root, clean).split(path.sep).join('/')
+  if (rel.startsWith('../') || path.isAbsolute(rel)) return undefined
+  if (options.include && !options.include.some((g) => globToRegExp(g).test(rel))) return undefined
+  if (options.exclude?.some((g) => globToRegExp(g).test(rel))) return undefined
+  return rel
+}
+
+/** 1-based line and column of UTF-16 offsets, computed once per file. */
+function locator(code: string): (offset: number) => { line: number; column: number } {
+  const starts = [0]
+  for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) starts.push(i + 1)
+  return (offset) => {
+    let lo = 0
+    let hi = starts.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (starts[mid]! <= offset) lo = mid
+      else hi = mid - 1
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 }
+  }
+}
+
+/** A short stable id for a location (ids mode): the same file:line:column gives the same id in every build. */
+export function shortId(location: string, taken: ReadonlySet<string> | Record<string, string>): string {
+  const hash = createHash('sha1').update(location).digest('base64url').replace(/[-_]/g, 'x')
+  const has = (k: string) => (taken instanceof Set ? taken.has(k) : Object.hasOwn(taken, k) && (taken as Record<string, string>)[k] !== location)
+  for (let n = 4; n <= hash.length; n++) if (!has(hash.slice(0, n))) return hash.slice(0, n)
+  return hash
+}
+
+class Marker {
+  readonly s: MagicString
+  readonly at: (offset: number) => { line: number; column: number }
+  readonly ids: Record<string, string> = {}
+  constructor(
+    readonly code: string,
+    readonly rel: string,
+    readonly mode: 'paths' | 'ids',
+  ) {
+    this.s = new MagicString(code)
+    this.at = locator(code)
+  }
+  /** Insert the attribute after the tag name ending at `nameEnd`, for the element starting at `start`. */
+  mark(start: number, nameEnd: number): void {
+    const { line, column } = this.at(start)
+    const loc = `${this.rel}:${line}:${column}`
+    if (this.mode === 'ids') {
+      const id = shortId(loc, this.ids)
+      this.ids[id] = loc
+      this.s.appendLeft(nameEnd, ` ${ID_ATTR}="${id}"`)
+    } else this.s.appendLeft(nameEnd, ` ${SOURCE_ATTR}="${loc.replace(/"/g, '&quot;')}"`)
+  }
+  result(): MarkResult | undefined {
+    if (!this.s.hasChanged()) return undefined
+    const out: MarkResult = { code: this.s.toString(), map: this.s.generateMap({ hires: 'boundary', source: this.rel, includeContent: true }) }
+    if (this.mode === 'ids') out.ids = this.ids
+    return out
+  }
+}
+
+interface Node {
+  type: string
+  start: number
+  end: number
+  [key: string]: unknown
+}
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && typeof (v as Node).type === 'string'
+
+const HOST_TAG = /^[a-z][\w.:-]*$/
+
+/** Mark every JSX host element of a JS/TS(X) file. */
+function markJsx(m: Marker, filename: string): void {
+  if (!m.code.includes('<')) return
+  const { program, errors } = parseSync(filename, m.code, { lang: /\.[cm]?tsx?$/.test(filename) ? 'tsx' : 'jsx' })
+  if (errors.length > 0 && program.body.length === 0) return
+  const stack: unknown[] = [program]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) {
+      for (const n of node) stack.push(n)
+      continue
+    }
+    if (!isNode(node)) continue
+    if (node.type === 'JSXOpeningElement') {
+      const name = node.name as Node & { name?: string }
+      const attrs = node.attributes as (Node & { name?: { name?: string } })[]
+      if (name.type === 'JSXIdentifier' && typeof name.name === 'string' && HOST_TAG.test(name.name) && !attrs.some((a) => a.name?.name === SOURCE_ATTR || a.name?.name === ID_ATTR)) m.mark(node.start, name.end)
+    }
+    for (const key in node) {
+      if (key === 'type' || key === 'start' || key === 'end') continue
+      const v = node[key]
+      if (typeof v === 'object' && v !== null) stack.push(v)
+    }
+  }
+}
+
+type Loaded<T> = T | null | undefined
+let vueSfc: Loaded<typeof import('@vue/compiler-sfc')>
+let svelteCompiler: Loaded<typeof import('svelte/compiler')>
+async function loadVue(root: string) {
+  if (vueSfc === undefined) vueSfc = await importFrom<typeof import('@vue/compiler-sfc')>(root, ['vue/compiler-sfc', '@vue/compiler-sfc'])
+  return vueSfc
+}
+async function loadSvelte(root: string) {
+  if (svelteCompiler === undefined) svelteCompiler = await importFrom<typeof import('svelte/compiler')>(root, ['svelte/compiler'])
+  return svelteCompiler
+}
+async function importFrom<T>(root: string, specifiers: string[]): Promise<T | null> {
+  const { createRequire } = await import('node:module')
+  // The app's own copy first; else one beside Marginalia (a monorepo, a global install).
+  for (const from of [path.join(root, 'package.json'), import.meta.url]) {
+    const req = createRequire(from)
+    for (const spec of specifiers) {
+      try {
+        const mod = (await import(pathToUrl(req.resolve(spec)))) as T & { default?: T; parse?: unknown }
+        return typeof mod.parse === 'function' ? mod : (mod.default ?? mod)
+      } catch {
+        // try the next one
+      }
+    }
+  }
+  return null
+}
+const pathToUrl = (p: string) => (path.isAbsolute(p) ? new URL(`file://${p.startsWith('/') ? '' : '/'}${p.split(path.sep).join('/')}`).href : p)
+
+interface VueNode {
+  type: number
+  tag?: string
+  tagType?: number
+  loc: { start: { offset: number } }
+  props?: { name: string; type: number }[]
+  children?: VueNode[]
+  branches?: VueNode[]
+}
+
+/** Mark every element of a Vue SFC's `<template>` (plain elements only: never a component, slot or <template>). */
+async function markVue(m: Marker, root: string): Promise<void> {
+  const sfc = await loadVue(root)
+  if (!sfc) return
+  const { descriptor } = sfc.parse(m.code, { filename: m.rel, sourceMap: false })
+  const ast = descriptor.template?.ast as VueNode | undefined
+  if (!ast || descriptor.template?.lang) return
+  const walk = (n: VueNode): void => {
+    // NodeTypes.ELEMENT = 1, ElementTypes.ELEMENT = 0; the root is the <template> block itself.
+    if (n.type === 1 && n.tagType === 0 && n !== ast && n.tag && !n.props?.some((p) => p.name === SOURCE_ATTR)) {
+      const start = n.loc.start.offset
+      m.mark(start, start + 1 + n.tag.length)
+    }
+    for (const c of n.children ?? []) walk(c)
+    for (const b of n.branches ?? []) walk(b)
+  }
+  walk(ast)
+}
+
+interface SvelteNode {
+  type: string
+  name?: string
+  start: number
+  [key: string]: unknown
+}
+
+/** Mark every regular element of a Svelte 5 component's markup. */
+async function markSvelte(m: Marker, root: string): Promise<void> {
+  const compiler = await loadSvelte(root)
+  if (!compiler) return
+  const ast = compiler.parse(m.code, { modern: true }) as unknown as { fragment: SvelteNode }
+  const stack: unknown[] = [ast.fragment]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) {
+      for (const n of node) stack.push(n)
+      continue
+    }
+    if (typeof node !== 'object' || node === null) continue
+    const n = node as SvelteNode
+    if (n.type === 'RegularElement' && typeof n.name === 'string') m.mark(n.start, n.start + 1 + n.name.length)
+    for (const key in n) {
+      if (key === 'type' || key === 'start' || key === 'end' || key === 'metadata' || key === 'parent') continue
+      const v = n[key]
+      if (typeof v === 'object' && v !== null) stack.push(v)
+    }
+  }
+}
+
+/** Mark one module's code; undefined when nothing changed (or the file is not app source). */
+export async function markModule(code: string, id: string, root: string, options: MarkOptions = {}): Promise<MarkResult | undefined> {
+  const rel = fileToMark(id, root, options)
+  if (rel === undefined) return undefined
+  const mode = options.sourceLocations === 'ids' ? 'ids' : 'paths'
+  const file = id.split('?')[0]!
+  const m = new Marker(code, rel, mode)
+  if (file.endsWith('.vue')) await markVue(m, root)
+  else if (file.endsWith('.svelte')) await markSvelte(m, root)
+  else if (JS_FILE.test(file)) markJsx(m, file)
+  return m.result()
+}
+
+/** Synchronous JSX-only marking (the bench and webpack loaders of plain JS use it). */
+export function markJsxModule(code: string, id: string, root: string, options: MarkOptions = {}): MarkResult | undefined {
+  const rel = fileToMark(id, root, options)
+  if (rel === undefined || !JS_FILE.test(id.split('?')[0]!)) return undefined
+  const m = new Marker(code, rel, options.sourceLocations === 'ids' ? 'ids' : 'paths')
+  markJsx(m, id.split('?')[0]!)
+  return m.result()
+}

@@ -1,0 +1,17 @@
+/** The light contention run for npm test; the full one (4 × 500) is stress/postgres.stress.ts. */
+import { afterEach, it } from 'vitest'
+import { describePg } from './pg.js'
+import { contention } from './lib/contention.js'
+
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+const suite = await describePg('PostgreSQL contention')
+
+suite('PostgreSQL contention (light)', () => {
+  it('4 processes × 40 concurrent mutation pairs + a serve taking 20 REST writes: nothing lost, every process sees every event once, in order', async () => {
+    await contention(cleanups, 4, 40, 20)
+  }, 60_000)
+})

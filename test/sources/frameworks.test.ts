@@ -1,0 +1,137 @@
+/**
+ * Source locations with real frameworks in real Chromium (issue 19): Vite + React 19, Vue 3 and
+ * Svelte 5 fixture apps (test/fixtures/apps) served by a Vite dev server with `marginalia/vite`;
+ * a person annotates elements by click and the stored annotation's source.file/line must be the
+ * element's real position in the fixture file — in a list, in a child component, in a shared UI
+ * component (with the call site), and after an HMR edit that moved it down three lines.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { createServer, type PluginOption, type ViteDevServer } from 'vite'
+import react from '@vitejs/plugin-react'
+import vue from '@vitejs/plugin-vue'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
+import marginalia from '../../src/vite.js'
+import type { Annotation } from '../../src/store/model.js'
+import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { eventually } from '../helpers/eventually.js'
+import { copyApp, positionOf } from './apps.js'
+
+const enabled = browserTestsEnabled()
+let browser: Browser
+const cleanups: (() => unknown)[] = []
+
+beforeAll(async () => {
+  if (enabled) browser = await launchChromium()
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+})
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+async function serve(root: string, framework: PluginOption): Promise<{ vite: ViteDevServer; url: string; api: string }> {
+  const plugin = marginalia({ port: 0 })
+  const vite = await createServer({
+    root,
+    configFile: false,
+    logLevel: 'silent',
+    clearScreen: false,
+    cacheDir: path.join(root, '.vite-cache'),
+    plugins: [framework, plugin],
+    server: { host: '127.0.0.1', port: 0, strictPort: false },
+  })
+  cleanups.push(() => vite.close())
+  await vite.listen()
+  const { port } = vite.httpServer!.address() as AddressInfo
+  return { vite, url: `http://127.0.0.1:${port}/`, api: plugin.marginalia()!.url }
+}
+
+async function open(url: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1024, height: 700 } })
+  cleanups.push(() => context.close())
+  const page = await context.newPage()
+  await page.goto(url)
+  await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+  return page
+}
+
+const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
+
+/** Click the element in annotate mode, write a comment, send it; the stored annotation. */
+async function annotate(page: Page, api: string, target: string, comment: string): Promise<Annotation> {
+  if ((await ui(page, '.annotate').getAttribute('aria-pressed')) !== 'true') await ui(page, '.annotate').click()
+  await page.locator(target).first().click()
+  await ui(page, '.composer textarea').fill(comment)
+  await ui(page, '.composer button[type="submit"]').click()
+  let found: Annotation | undefined
+  await eventually(async () => {
+    const body = (await (await fetch(`${api}/api/annotations`)).json()) as { annotations: Annotation[] }
+    found = body.annotations.find((a) => a.comment === comment)
+    return found !== undefined
+  }).toBe(true)
+  return found!
+}
+
+describe.skipIf(!enabled)('source locations in real apps', () => {
+  it('React 19: a list item, a child component, a components/ui/Button with its call site, and after an HMR edit', { timeout: 120_000 }, async () => {
+    const root = copyApp('react', cleanups)
+    const { url, api } = await serve(root, react())
+    const page = await open(url)
+    const app = path.join(root, 'src/App.tsx')
+
+    const li = await annotate(page, api, 'li.fruit-pear', 'pear is wrong')
+    expect(li.source).toMatchObject({ file: 'src/App.tsx', ...positionOf(app, '<li key'), via: 'mark', exact: true, component: 'App' })
+
+    const h2 = await annotate(page, api, 'h2.card-title', 'title too big')
+    expect(h2.source).toMatchObject({ file: 'src/Card.tsx', line: positionOf(path.join(root, 'src/Card.tsx'), '<h2').line, via: 'mark', component: 'Card', components: ['App', 'Card'] })
+
+    const button = await annotate(page, api, 'button.ui-button', 'sign in is grey')
+    expect(button.source).toMatchObject({
+      file: 'src/components/ui/Button.tsx',
+      line: positionOf(path.join(root, 'src/components/ui/Button.tsx'), '<button').line,
+      callSite: { file: 'src/App.tsx', line: positionOf(app, '<Button label').line },
+    })
+
+    // The inbox shows file:line as a link into the editor (the plugin gave the server the root).
+    const inbox = await browser.newPage({ viewport: { width: 1100, height: 760 } })
+    cleanups.push(() => inbox.close())
+    await inbox.goto(`${api}/`)
+    const buttonLine = positionOf(path.join(root, 'src/components/ui/Button.tsx'), '<button')
+    const link = inbox.locator('.card', { hasText: 'sign in is grey' }).locator('.source-link').first()
+    await eventually(() => link.getAttribute('href')).toBe(`vscode://file${encodeURI(`${root.split(path.sep).join('/')}/src/components/ui/Button.tsx:${buttonLine.line}:${buttonLine.column}`)}`)
+    expect(await link.textContent()).toBe(`src/components/ui/Button.tsx:${buttonLine.line}`)
+    expect(await inbox.locator('.card', { hasText: 'sign in is grey' }).locator('.source-call').textContent()).toBe(` used at src/App.tsx:${positionOf(app, '<Button label').line}`)
+    if (process.env.MARGINALIA_SCREENSHOTS) await inbox.screenshot({ path: path.resolve(import.meta.dirname, '../../docs/screenshots/inbox-source.png') })
+
+    const before = positionOf(app, '<h1 id="title"')
+    writeFileSync(app, readFileSync(app, 'utf8').replace('export function App() {', '// one\n// two\n// three\nexport function App() {'))
+    await eventually(() => page.locator('h1#title').getAttribute('data-marginalia-source'), 20_000).toBe(`src/App.tsx:${before.line + 3}:${before.column}`)
+    const h1 = await annotate(page, api, 'h1#title', 'moved title')
+    expect(h1.source).toMatchObject({ file: 'src/App.tsx', line: before.line + 3 })
+  })
+
+  it('Vue 3: a v-for item and an element of a child component', { timeout: 120_000 }, async () => {
+    const root = copyApp('vue', cleanups)
+    const { url, api } = await serve(root, vue())
+    const page = await open(url)
+    const li = await annotate(page, api, 'li.fruit-plum', 'plum')
+    expect(li.source).toMatchObject({ file: 'src/App.vue', ...positionOf(path.join(root, 'src/App.vue'), '<li v-for'), via: 'mark', exact: true })
+    const h2 = await annotate(page, api, 'h2.card-title', 'child')
+    expect(h2.source).toMatchObject({ file: 'src/Child.vue', line: positionOf(path.join(root, 'src/Child.vue'), '<h2').line, component: 'Child' })
+  })
+
+  it('Svelte 5: an {#each} item and an element of a child component', { timeout: 120_000 }, async () => {
+    const root = copyApp('svelte', cleanups)
+    const { url, api } = await serve(root, svelte())
+    const page = await open(url)
+    const li = await annotate(page, api, 'li.fruit-apple', 'apple')
+    expect(li.source).toMatchObject({ file: 'src/App.svelte', ...positionOf(path.join(root, 'src/App.svelte'), '<li class'), via: 'mark', exact: true })
+    const h2 = await annotate(page, api, 'h2.card-title', 'child')
+    expect(h2.source).toMatchObject({ file: 'src/Child.svelte', line: positionOf(path.join(root, 'src/Child.svelte'), '<h2').line })
+  })
+})

@@ -1,0 +1,131 @@
+/**
+ * The marking transform itself (issue 19): what it marks and what it never touches, source maps,
+ * production builds byte-identical with the plugin, and an 'ids' preview build whose manifest
+ * resolves, through the server, to the same file:line as the dev marks.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import { build } from 'vite'
+import react from '@vitejs/plugin-react'
+import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
+import marginalia from '../../src/vite.js'
+import { markModule } from '../../src/plugin/marks.js'
+import { readSnippet } from '../../src/plugin/resolve.js'
+import { createMemoryStore, startHttpServer } from '../../src/index.js'
+import type { Annotation } from '../../src/store/model.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { connect, structured } from '../helpers/mcp.js'
+import { copyApp } from './apps.js'
+
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+const ROOT = '/app'
+const TSX = `import { Button } from './ui'
+export function A({ items }: { items: string[] }) {
+  return (
+    <>
+      <div className="a">
+        {items.map((i) => <li key={i}>{i}</li>)}
+        <Button>ok</Button>
+        <my-element />
+      </div>
+    </>
+  )
+}
+`
+
+describe('the marking transform', () => {
+  it('marks host elements only (lower-case tags), with file:line:column, and keeps the source map right', async () => {
+    const out = (await markModule(TSX, '/app/src/A.tsx', ROOT))!
+    expect(out.code).toContain('<div data-marginalia-source="src/A.tsx:5:7" className="a">')
+    expect(out.code).toContain('<li data-marginalia-source="src/A.tsx:6:27" key={i}>')
+    expect(out.code).toContain('<my-element data-marginalia-source="src/A.tsx:8:9" />')
+    expect(out.code).toContain('<Button>ok</Button>')
+    expect(out.code).toContain('<>')
+    // A position after the inserted attribute maps back to the original line and column.
+    const generated = out.code.split('\n')
+    const line = generated.findIndex((l) => l.includes('className="a"'))
+    const col = generated[line]!.indexOf('className')
+    const orig = originalPositionFor(new TraceMap(out.map as unknown as ConstructorParameters<typeof TraceMap>[0]), { line: line + 1, column: col })
+    expect(orig).toMatchObject({ source: 'src/A.tsx', line: 5, column: TSX.split('\n')[4]!.indexOf('className') })
+  })
+
+  it('never marks node_modules, excluded files, sub-requests, or anything when off', async () => {
+    expect(await markModule(TSX, '/app/node_modules/lib/A.tsx', ROOT)).toBeUndefined()
+    expect(await markModule(TSX, '/elsewhere/A.tsx', ROOT)).toBeUndefined()
+    expect(await markModule(TSX, '/app/src/A.tsx', ROOT, { sourceLocations: false })).toBeUndefined()
+    expect(await markModule(TSX, '/app/src/gen/A.tsx', ROOT, { exclude: ['src/gen/**'] })).toBeUndefined()
+    expect(await markModule(TSX, '/app/src/A.tsx', ROOT, { include: ['lib/**'] })).toBeUndefined()
+    expect(await markModule(TSX, '/app/src/A.tsx', ROOT, { include: ['src/**/*.tsx'] })).toBeDefined()
+    expect(await markModule('<template><p/></template>', '/app/src/A.vue?vue&type=style&index=0', ROOT)).toBeUndefined()
+  })
+
+  it('marks Vue templates and Svelte markup by their compilers (elements, not components)', async () => {
+    const vue = (await markModule('<script setup>\nimport X from "./X.vue"\n</script>\n<template>\n  <div>\n    <X />\n    <span v-if="a">a</span>\n  </div>\n</template>\n', '/app/src/A.vue', ROOT))!
+    expect(vue.code).toContain('<div data-marginalia-source="src/A.vue:5:3">')
+    expect(vue.code).toContain('<span data-marginalia-source="src/A.vue:7:5" v-if="a">')
+    expect(vue.code).toContain('<X />')
+    const svelte = (await markModule('<script>\n  import X from "./X.svelte"\n</script>\n\n<div>\n  {#if a}<p>a</p>{/if}\n  <X />\n</div>\n', '/app/src/A.svelte', ROOT))!
+    expect(svelte.code).toContain('<div data-marginalia-source="src/A.svelte:5:1">')
+    expect(svelte.code).toContain('<p data-marginalia-source="src/A.svelte:6:10">')
+    expect(svelte.code).toContain('<X />')
+  })
+
+  it('a vite build is byte-identical with and without the plugin', { timeout: 120_000 }, async () => {
+    const root = copyApp('react', cleanups)
+    const outputs: Record<string, string>[] = []
+    for (const plugins of [[react()], [react(), marginalia({ port: 0 })]]) {
+      const outDir = path.join(root, `dist-${outputs.length}`)
+      await build({ root, configFile: false, logLevel: 'silent', plugins, build: { outDir }, cacheDir: path.join(root, '.vite-cache') })
+      outputs.push(Object.fromEntries(readdirSync(outDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => [path.relative(outDir, path.join(e.parentPath, e.name)), readFileSync(path.join(e.parentPath, e.name), 'utf8')])))
+    }
+    expect(Object.keys(outputs[0]!).length).toBeGreaterThan(1)
+    expect(outputs[1]).toEqual(outputs[0])
+    expect(Object.values(outputs[1]!).join('').includes('data-marginalia-source')).toBe(false)
+  })
+
+  it("an 'ids' build carries data-mid and writes a manifest beside the build that the server resolves to the dev file:line", { timeout: 120_000 }, async () => {
+    const root = copyApp('react', cleanups)
+    const outDir = path.join(root, 'dist')
+    await build({ root, configFile: false, logLevel: 'silent', plugins: [react(), marginalia({ port: 0, sourceLocations: 'ids' })], build: { outDir }, cacheDir: path.join(root, '.vite-cache') })
+    const js = readdirSync(path.join(outDir, 'assets')).filter((f) => f.endsWith('.js')).map((f) => readFileSync(path.join(outDir, 'assets', f), 'utf8')).join('')
+    expect(js.includes('data-marginalia-source')).toBe(false)
+    const manifestFile = path.join(root, 'marginalia-sources.json')
+    expect(existsSync(manifestFile)).toBe(true)
+    expect(existsSync(path.join(outDir, 'marginalia-sources.json'))).toBe(false)
+    const manifest = (JSON.parse(readFileSync(manifestFile, 'utf8')) as { sources: Record<string, string> }).sources
+    // The dev mark of the title, and the id the build gave the same element.
+    const app = path.join(root, 'src/App.tsx')
+    const dev = (await markModule(readFileSync(app, 'utf8'), app, root))!.code
+    const devMark = /<h1 data-marginalia-source="([^"]+)"/.exec(dev)![1]!
+    const [id] = Object.entries(manifest).find(([, loc]) => loc === devMark)!
+    expect(new RegExp(`"data-mid":[\`"']${id}[\`"']`).test(js)).toBe(true)
+
+    const store = createMemoryStore()
+    cleanups.push(() => store.close())
+    const http = await startHttpServer(store, { port: 0, log: () => {}, sources: { root, manifest } })
+    cleanups.push(() => http.close())
+    const session = await store.createSession({ url: 'https://preview.example.com/' })
+    const res = await fetch(`${http.url}/api/sessions/${session.id}/annotations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: http.url },
+      body: JSON.stringify({ comment: 'title', source: { file: `#${id}`, via: 'manifest', exact: true } }),
+    })
+    const stored = (await res.json()) as Annotation
+    expect(res.status).toBe(201)
+    expect(`${stored.source?.file}:${stored.source?.line}:${stored.source?.column}`).toBe(devMark)
+    // get_annotation's snippet: the lines around it, the line itself marked.
+    expect(readSnippet(stored.source, root)).toContain('>  9 |       <h1 id="title">Fruit shop</h1>')
+    expect(readSnippet({ file: '../../etc/passwd', line: 1 }, root)).toBeUndefined()
+    // The agent's get_annotation carries those lines (the server was given the root).
+    const { client, close } = await connect(store)
+    cleanups.push(close)
+    const got = structured<{ annotation: Annotation; sourceLines?: string }>(await client.callTool({ name: 'get_annotation', arguments: { id: stored.id } }) as CallToolResult)
+    expect(got.annotation.source).toMatchObject({ file: 'src/App.tsx', line: 9 })
+    expect(got.sourceLines).toContain('>  9 |       <h1 id="title">Fruit shop</h1>')
+  })
+})

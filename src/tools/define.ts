@@ -118,5 +118,7 @@ function inputOf(schema: CommonTool['inputSchema'], name: string): z.ZodObject {
   if (values.length > 0 && values.every((v) => v instanceof zod.ZodType)) return zod.object(schema as Record<string, z.ZodType>)
   const fromJson = zod.fromJSONSchema(schema as Parameters<typeof zod.fromJSONSchema>[0])
   if (!(fromJson instanceof zod.ZodObject)) throw new Error(`Tool "${name}": inputSchema must describe an object (type: "object").`)
-  return fromJson
+  // A declared dialect is kept, so tools/list publishes the schema as its author wrote it.
+  const dialect = (schema as { $schema?: unknown }).$schema
+  return typeof dialect === 'string' ? fromJson.meta({ $schema: dialect }) : fromJson
 }

@@ -123,7 +123,7 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: leanInput(jsonSchema(tool.input, 'input')),
+    inputSchema: declaredDialect(tool.input) === undefined ? leanInput(jsonSchema(tool.input, 'input')) : exactInput(tool.input),
     // Success shape only: a failure is an `isError` result without structured content, so no client validates it.
     outputSchema: outlineSchema(jsonSchema(tool.output, 'output')) as JsonSchema,
     annotations: { title: tool.title, ...tool.annotations },
@@ -205,6 +205,21 @@ const INPUT_OMITTED = new Set(['maxLength'])
  * registry accepts common aliases of parameter names (tools/inputs.ts), and refuses any other
  * unknown key itself with a "did you mean". `toOpenAITools({ strict: true })` puts it back.
  */
+/**
+ * The JSON Schema dialect a tool's author declared on its input (`.meta({ $schema })`), if any. Such
+ * a schema is published as written (SEP-1613: `$schema`, `$defs` and `additionalProperties` kept),
+ * not leaned: its author asked for that dialect's exact reading.
+ */
+function declaredDialect(schema: z.ZodType): string | undefined {
+  const declared = z.globalRegistry.get(schema)?.$schema
+  return typeof declared === 'string' ? declared : undefined
+}
+
+function exactInput(schema: z.ZodType): JsonSchema {
+  const { $schema: _generated, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: plainDateTime }) as JsonSchema
+  return { $schema: declaredDialect(schema), ...(leanSchema(rest) as JsonSchema) }
+}
+
 function leanInput(schema: JsonSchema): JsonSchema {
   const { additionalProperties, ...rest } = leanKeywords(schema) as JsonSchema
   return additionalProperties === false ? rest : { ...rest, ...(additionalProperties === undefined ? {} : { additionalProperties }) }

@@ -93,7 +93,10 @@ export const FIXTURE_TOOLS: ToolDefinition[] = [
     name: 'json_schema_2020_12_tool',
     title: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
-    input: z.strictObject({ name: z.string().optional(), address: z.object({ street: z.string().optional(), city: z.string().optional() }).meta({ id: 'address' }).optional() }),
+    // A declared dialect: published as written, `$schema` and `additionalProperties: false` kept (SEP-1613).
+    input: z
+      .strictObject({ name: z.string().optional(), address: z.object({ street: z.string().optional(), city: z.string().optional() }).meta({ id: 'address' }).optional() })
+      .meta({ $schema: 'https://json-schema.org/draft/2020-12/schema' }),
     output: Text,
     annotations: { readOnlyHint: true },
     handler: (args) => ({ text: `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}` }),

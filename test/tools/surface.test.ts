@@ -279,6 +279,26 @@ describe('plugins in the common shape', () => {
   })
 })
 
+describe('a declared JSON Schema dialect', () => {
+  it('is published as its author wrote it ($schema, $defs, additionalProperties kept), while undeclared schemas stay lean', async () => {
+    const { z } = await import('zod')
+    const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
+    const handler = () => ({ ok: true })
+    const registry = createToolRegistry(memoryStore(), {
+      plugins: [
+        { name: 'declared_zod', description: 'x', inputSchema: z.strictObject({ a: z.string() }).meta({ $schema: DIALECT }), handler },
+        { name: 'declared_json', description: 'x', inputSchema: { $schema: DIALECT, type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, handler },
+        { name: 'undeclared', description: 'x', inputSchema: z.strictObject({ a: z.string() }), handler },
+      ],
+    })
+    const listed = Object.fromEntries(registry.list().map((t) => [t.name, t.inputSchema as Record<string, unknown>]))
+    for (const name of ['declared_zod', 'declared_json']) expect(listed[name], name).toMatchObject({ $schema: DIALECT, additionalProperties: false })
+    expect(listed.undeclared).not.toHaveProperty('$schema')
+    expect(listed.undeclared).not.toHaveProperty('additionalProperties')
+    for (const t of registry.list().filter((t) => t.name.startsWith('get_') || BUILTIN_TOOLS.some((b) => b.name === t.name))) expect(t.inputSchema, t.name).not.toHaveProperty('$schema')
+  })
+})
+
 describe('null = absent over REST too', () => {
   it('a body with null optional fields is accepted as if they were left out', async () => {
     const { request, serve } = await import('../helpers/http.js')

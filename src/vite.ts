@@ -11,6 +11,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './
 import { isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE } from './store/file/file-adapter.js'
 import { openStore } from './store/open.js'
+import { fetchHealth } from './cli/health.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
@@ -82,6 +83,20 @@ export async function isMarginaliaAt(base: string, timeoutMs = 1_500): Promise<b
   } catch {
     return false
   }
+}
+
+/**
+ * The two-store trap, caught when the plugin reuses a running server: that server serves another
+ * store than this project's, so the agent configured for this project (by `marginalia init`) would
+ * never see what the browser sends.
+ */
+export async function warnIfOtherStore(base: string, storeFile: string, warn: (message: string) => void): Promise<void> {
+  const health = await fetchHealth(base)
+  const served = health?.store?.location
+  if (served === undefined || path.resolve(served) === storeFile) return
+  warn(
+    `marginalia: the server at ${base}/ serves the store ${served}, not this project's ${storeFile}: annotations go there, and an agent configured for this project will not see them. Stop that server (or start it from this project), or point the plugin at it with marginalia({ store: ${JSON.stringify(served)} }).`,
+  )
 }
 
 async function acquire(key: string, start: () => Promise<{ http: HttpServer; store: Store }>): Promise<Running> {
@@ -190,6 +205,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
           state = { url: base, mode: 'reused', storeFile }
           logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
           logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${base}/mcp`)
+          await warnIfOtherStore(base, storeFile, (m) => logger.warn(m))
           return
         }
         running = await acquire(key, startHere)

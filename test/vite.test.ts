@@ -107,6 +107,28 @@ describe('marginalia/vite', () => {
     expect(await isMarginaliaAt(running.url)).toBe(true)
   })
 
+  it('says so when the server it reuses serves another store than the project\'s (and stays quiet when it is the same)', { timeout: 60_000 }, async () => {
+    const root = project()
+    const other = path.join(root, 'elsewhere', 'store.json')
+    const store = await openStore({ file: other })
+    cleanups.push(() => store.close())
+    const running = await startHttpServer(store, { port: 0, log: () => {}, storeLocation: other })
+    cleanups.push(() => running.close())
+    const { logs } = await dev(root, { port: running.port })
+    const warning = logs.find((l) => l.startsWith('warn: ') && l.includes('serves the store'))
+    expect(warning).toContain(other)
+    expect(warning).toContain(path.join(root, '.marginalia', 'store.json'))
+
+    const same = path.join(root, '.marginalia', 'store.json')
+    const sameStore = await openStore({ file: same })
+    cleanups.push(() => sameStore.close())
+    const sameServer = await startHttpServer(sameStore, { port: 0, log: () => {}, storeLocation: same })
+    cleanups.push(() => sameServer.close())
+    const quiet = await dev(root, { port: sameServer.port })
+    expect(quiet.plugin.marginalia()).toMatchObject({ mode: 'reused' })
+    expect(quiet.logs.join('\n')).not.toContain('serves the store')
+  })
+
   it('keeps its server up across a Vite restart, then closes it', { timeout: 60_000 }, async () => {
     const root = project()
     const { vite, plugin } = await dev(root, { port: 0 })

@@ -1,7 +1,8 @@
 // Bundle the `marginalia` command (dist/marginalia.mjs, with the HTTP server in a chunk that only
 // `serve` loads). Loading a few files instead of hundreds of modules roughly halves the CLI's
 // start-up; the library (dist/index.js) stays unbundled for embedders.
-import { chmodSync, rmSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { build } from 'esbuild'
 
 // The built-in tools' JSON Schemas, computed now from the compiled sources and inlined, so a
@@ -62,3 +63,14 @@ for (const entry of ['index', 'vite']) {
     logLevel: 'warning',
   })
 }
+
+// Types for require(): the same declarations under dist/cjs, beside a package.json that says
+// "commonjs", so TypeScript reads them as CommonJS in a CommonJS project (`moduleResolution: node16`
+// or `nodenext`) instead of reporting that an ES module cannot be require()d.
+rmSync('dist/cjs', { recursive: true, force: true })
+for (const file of readdirSync('dist', { recursive: true, encoding: 'utf8' })) {
+  if (!file.endsWith('.d.ts') || file.startsWith('cjs')) continue
+  mkdirSync(path.join('dist/cjs', path.dirname(file)), { recursive: true })
+  copyFileSync(path.join('dist', file), path.join('dist/cjs', file))
+}
+writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n')

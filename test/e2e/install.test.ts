@@ -102,6 +102,22 @@ describe('the packed package', () => {
     )
     expect(cjs.stdout.trim()).toBe('function stored')
   }, 60_000)
+
+  it('TypeScript types both ways: an ES module and a CommonJS module (node16 resolution) type-check against the installed package', async () => {
+    const check = path.join(app, 'types-check')
+    mkdirSync(check, { recursive: true })
+    writeFileSync(path.join(check, 'esm.mts'), "import { openStore, type Store } from 'marginalia'\nimport marginalia from 'marginalia/vite'\nexport const s: Promise<Store> = openStore()\nexport const p = marginalia({ port: 4900 })\n")
+    writeFileSync(path.join(check, 'cjs.cts'), "import m = require('marginalia')\nimport vite = require('marginalia/vite')\nexport const s: Promise<m.Store> = m.openStore()\nexport const p = vite.default({ port: 4900 })\n")
+    // @ts-expect-error lines prove the types are real, not `any`.
+    writeFileSync(path.join(check, 'wrong.cts'), "import m = require('marginalia')\n// @ts-expect-error openStore takes options, not a number\nm.openStore(42)\n")
+    writeFileSync(
+      path.join(check, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, skipLibCheck: true, types: [], typeRoots: [path.join(ROOT, 'node_modules/@types')] }, include: ['*.mts', '*.cts'] }),
+    )
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc')
+    const result = await run(process.execPath, [tsc, '-p', check], { cwd: check, env: appEnv() }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? 'tsc failed' }))
+    expect(`${result.stdout}${result.stderr}`.trim()).toBe('')
+  }, 60_000)
 })
 
 describe.runIf(browserTestsEnabled())('the first minute in a new Vite + React app', () => {

@@ -1,24 +1,13 @@
 /** The inbox page at `/`, in real Chromium, against a server and store started here. */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { createMemoryStore, startHttpServer, type HttpServer, type Store } from '../../src/index.js'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { useChromium } from '../helpers/chromium.js'
 import { connect } from '../helpers/mcp.js'
 import { eventually } from '../helpers/eventually.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 async function setup(seed: (store: Store) => Promise<void> = async () => {}): Promise<{ store: Store; http: HttpServer; page: Page }> {
   const store = createMemoryStore()
@@ -26,7 +15,7 @@ async function setup(seed: (store: Store) => Promise<void> = async () => {}): Pr
   await seed(store)
   const http = await startHttpServer(store, { port: 0, log: () => {} })
   cleanups.push(() => http.close())
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+  const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 900 } })
   cleanups.push(() => context.close())
   const page = await context.newPage()
   await page.goto(`${http.url}/`)

@@ -3,27 +3,16 @@
  * loads `<script src="…/overlay.js">` from a Marginalia server started here, and the test clicks,
  * types and reads what the person would. The agent's side goes through the real MCP tools.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
 import { createMemoryStore, startHttpServer, type HttpServer, type Store } from '../../src/index.js'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { useChromium } from '../helpers/chromium.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { servePages, shopPage, type PageServer } from '../helpers/page.js'
 import { eventually } from '../helpers/eventually.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 interface Setup {
   store: Store
@@ -41,7 +30,7 @@ async function setup(options: { store?: Store; port?: number; open?: boolean; to
   cleanups.push(() => http.close())
   const pages = await servePages({ '/shop': () => shopPage(http.url), '/other': () => shopPage(http.url) })
   cleanups.push(() => pages.close())
-  const context = await browser.newContext({ viewport: { width: 1024, height: 700 } })
+  const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
   cleanups.push(() => context.close())
   const page = await context.newPage()
   const pageUrl = `${pages.origin}/shop`

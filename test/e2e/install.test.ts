@@ -108,7 +108,7 @@ describe('the packed package', () => {
     mkdirSync(check, { recursive: true })
     writeFileSync(path.join(check, 'esm.mts'), "import { openStore, type Store } from 'marginalia'\nimport marginalia from 'marginalia/vite'\nexport const s: Promise<Store> = openStore()\nexport const p = marginalia({ port: 4900 })\n")
     writeFileSync(path.join(check, 'cjs.cts'), "import m = require('marginalia')\nimport vite = require('marginalia/vite')\nexport const s: Promise<m.Store> = m.openStore()\nexport const p = vite.default({ port: 4900 })\n")
-    // @ts-expect-error lines prove the types are real, not `any`.
+    // An expected-error line proves the types are real, not `any`.
     writeFileSync(path.join(check, 'wrong.cts'), "import m = require('marginalia')\n// @ts-expect-error openStore takes options, not a number\nm.openStore(42)\n")
     writeFileSync(
       path.join(check, 'tsconfig.json'),

@@ -3,6 +3,7 @@
  * /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it) or MARGINALIA_CHROMIUM.
  */
 import { existsSync } from 'node:fs'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
 
 export const CHROMIUM_ARGS = [
@@ -42,4 +43,40 @@ export function launchChromium(): Promise<Browser> {
   const executablePath = chromiumPath()
   if (!executablePath) throw new Error('no Chromium: apt-get install -y chromium')
   return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 })
+}
+
+export interface ChromiumSuite {
+  /** Whether the file's browser tests run (see {@link browserTestsEnabled}). */
+  readonly enabled: boolean
+  /** The file's browser, launched once before its tests. */
+  readonly browser: Browser
+  /** Run after each test, newest first: pages, servers, stores the test opened. */
+  readonly cleanups: (() => unknown)[]
+}
+
+/**
+ * The hooks every browser test file needs: one Chromium for the file (closed after it), and
+ * per-test cleanups run after each test. Call it at the top level of the test file.
+ */
+export function useChromium(): ChromiumSuite {
+  const enabled = browserTestsEnabled()
+  const cleanups: (() => unknown)[] = []
+  let browser: Browser | undefined
+  beforeAll(async () => {
+    if (enabled) browser = await launchChromium()
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+  })
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c()
+  })
+  return {
+    enabled,
+    cleanups,
+    get browser(): Browser {
+      if (!browser) throw new Error('Chromium is not running: use the browser inside a test of a describe.skipIf(!enabled) block')
+      return browser
+    },
+  }
 }

@@ -5,34 +5,23 @@
  * element's real position in the fixture file — in a list, in a child component, in a shared UI
  * component (with the call site), and after an HMR edit that moved it down three lines.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { createServer, type PluginOption, type ViteDevServer } from 'vite'
 import react from '@vitejs/plugin-react'
 import vue from '@vitejs/plugin-vue'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import marginalia from '../../src/vite.js'
 import type { Annotation } from '../../src/store/model.js'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { copyApp, positionOf } from './apps.js'
 
-const enabled = browserTestsEnabled()
-let browser: Browser
-const cleanups: (() => unknown)[] = []
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 async function serve(root: string, framework: PluginOption): Promise<{ vite: ViteDevServer; url: string; api: string }> {
   const plugin = marginalia({ port: 0 })
@@ -52,7 +41,7 @@ async function serve(root: string, framework: PluginOption): Promise<{ vite: Vit
 }
 
 async function open(url: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1024, height: 700 } })
+  const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
   cleanups.push(() => context.close())
   const page = await context.newPage()
   await page.goto(url)
@@ -98,7 +87,7 @@ describe.skipIf(!enabled)('source locations in real apps', () => {
     })
 
     // The inbox shows file:line as a link into the editor (the plugin gave the server the root).
-    const inbox = await browser.newPage({ viewport: { width: 1100, height: 760 } })
+    const inbox = await chromium.browser.newPage({ viewport: { width: 1100, height: 760 } })
     cleanups.push(() => inbox.close())
     await inbox.goto(`${api}/`)
     const buttonLine = positionOf(path.join(root, 'src/components/ui/Button.tsx'), '<button')

@@ -3,27 +3,16 @@
  * page log (console errors, failed requests) and the page's own console/fetch left as they were.
  */
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { createMemoryStore, startHttpServer, type Store } from '../../../src/index.js'
-import { browserTestsEnabled, launchChromium } from '../../helpers/chromium.js'
+import { useChromium } from '../../helpers/chromium.js'
 import { servePages } from '../../helpers/page.js'
 import { eventually } from '../../helpers/eventually.js'
 import { decodePng, solidPng } from '../png.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 function fixture(server: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Colours</title>
@@ -39,7 +28,7 @@ async function setup(): Promise<{ store: Store; page: Page; origin: string }> {
   cleanups.push(() => http.close())
   const pages = await servePages({ '/colours': () => fixture(http.url) })
   cleanups.push(() => pages.close())
-  const context = await browser.newContext({ viewport: { width: 1000, height: 700 } })
+  const context = await chromium.browser.newContext({ viewport: { width: 1000, height: 700 } })
   cleanups.push(() => context.close())
   const page = await context.newPage()
   await page.goto(`${pages.origin}/colours`)

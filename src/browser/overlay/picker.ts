@@ -74,7 +74,8 @@ export class Picker {
   private raw: Element | undefined
   private current: Element | undefined
   private trail: Element[] = []
-  private press: { x: number; y: number; alt: boolean; band?: DOMRect } | undefined
+  /** A press on the page: `area` when a drag from it draws an area (it did not start on text, or Alt was held). */
+  private press: { x: number; y: number; area: boolean; band?: DOMRect } | undefined
 
   constructor(
     private readonly host: HTMLElement,
@@ -231,8 +232,9 @@ export class Picker {
     return true
   }
 
+  /** ↑/↓ walk wherever focus is (the toolbar too), unless the person types somewhere. */
   private readonly onKeyDown = (e: KeyboardEvent): void => {
-    if (!this.active || this.isOurs(e) || this.events.composing() || e.altKey || e.ctrlKey || e.metaKey) return
+    if (!this.active || typing(e) || this.events.composing() || e.altKey || e.ctrlKey || e.metaKey) return
     if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && this.walk(e.key === 'ArrowUp')) {
       e.preventDefault()
       e.stopPropagation()
@@ -253,13 +255,9 @@ export class Picker {
     if (press && e.buttons & 1) {
       const dx = e.clientX - press.x
       const dy = e.clientY - press.y
-      const selecting = !press.alt && !(document.getSelection()?.isCollapsed ?? true)
-      if (!selecting && (press.band || Math.hypot(dx, dy) >= DRAG_PX)) {
+      if (press.area && (press.band || Math.hypot(dx, dy) >= DRAG_PX)) {
         press.band = new DOMRect(Math.min(press.x, e.clientX), Math.min(press.y, e.clientY), Math.abs(dx), Math.abs(dy))
         this.events.dragging?.(press.band)
-      } else if (selecting && press.band) {
-        press.band = undefined
-        this.events.dragging?.(undefined)
       }
       return
     }
@@ -270,8 +268,9 @@ export class Picker {
     this.setCurrent(raw && meaningful(raw))
   }
 
+  /** Keyboard focus moves the highlight (a press focusing what it lands on does not). */
   private readonly onFocusIn = (e: FocusEvent): void => {
-    if (!this.active || this.isOurs(e)) return
+    if (!this.active || this.isOurs(e) || this.press) return
     this.raw = this.pageTarget(e)
     this.trail = []
     this.setCurrent(this.raw)
@@ -282,8 +281,9 @@ export class Picker {
     if (!this.active || this.isOurs(e)) return
     e.stopPropagation()
     const m = e as MouseEvent
-    if (e.type === 'pointerdown' && m.button === 0) this.press = { x: m.clientX, y: m.clientY, alt: m.altKey || !!this.shieldOf(e) }
-    if (e.type === 'mousedown' && this.press?.alt) e.preventDefault()
+    if (e.type === 'pointerdown' && m.button === 0) this.press = { x: m.clientX, y: m.clientY, area: m.altKey || !!this.shieldOf(e) || !onText(m.clientX, m.clientY) }
+    // A press off text (or with Alt) drags an area, Shift-click adds an element: neither starts or extends a text selection.
+    if (e.type === 'mousedown' && (this.press?.area || m.shiftKey)) e.preventDefault()
   }
 
   private endDrag(): DOMRect | undefined {
@@ -296,9 +296,9 @@ export class Picker {
   private readonly onMouseUp = (e: MouseEvent): void => {
     if (!this.active || this.isOurs(e)) return
     e.stopPropagation()
-    const alt = this.press?.alt ?? false
+    const area = this.press?.area ?? false
     const band = this.endDrag()
-    const selection = alt ? undefined : this.selection()
+    const selection = area || e.shiftKey ? undefined : this.selection()
     if (selection) {
       this.suppressClick = true // the click that ends a drag is not a pick of its own
       this.events.pick(selection, false)
@@ -322,6 +322,29 @@ export class Picker {
     const target = raw && raw === this.raw && this.current ? this.current : raw && meaningful(raw)
     if (target) this.events.pick({ element: target, info: describeElement(target, { x: e.clientX, y: e.clientY }) }, e.shiftKey)
   }
+}
+
+/** Whether the point is on a character of text (where a drag selects words). */
+function onText(x: number, y: number): boolean {
+  const caret = document.caretRangeFromPoint?.(x, y)
+  const node = caret?.startContainer
+  if (!caret || !node || node.nodeType !== 3) return false
+  const text = node as Text
+  for (const at of [caret.startOffset - 1, caret.startOffset]) {
+    if (at < 0 || at >= text.length || /\s/.test(text.data[at]!)) continue
+    const range = document.createRange()
+    range.setStart(text, at)
+    range.setEnd(text, at + 1)
+    const r = range.getBoundingClientRect()
+    if (x >= r.left - 2 && x <= r.right + 2 && y >= r.top && y <= r.bottom) return true
+  }
+  return false
+}
+
+/** Whether a key event goes to something the person types in. */
+function typing(e: Event): boolean {
+  const t = e.composedPath()[0]
+  return isElement(t) && (t.localName === 'input' || t.localName === 'textarea' || t.localName === 'select' || (t as HTMLElement).isContentEditable)
 }
 
 function inside(r: DOMRect, band: DOMRect): boolean {

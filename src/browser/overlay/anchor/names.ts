@@ -25,7 +25,7 @@ export function humanName(el: Element): string {
   const role = accessibleRole(el)
   let name = accessibleName(el, role)
   if (!name && el.localName === 'svg') name = el.querySelector('title')?.textContent ?? undefined
-  return nameFrom(role, name, el.localName, el.textContent ?? undefined)
+  return nameFrom(role, name, el.localName, ('innerText' in el ? (el as HTMLElement).innerText : el.textContent) ?? undefined)
 }
 
 /** The recorded element's name: the one the overlay saw, else made from its role, name, tag and text. */

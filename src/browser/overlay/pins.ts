@@ -13,8 +13,8 @@ import { viewport, type Box } from './layout.js'
 import { coveredAt, frameOffset, viewRect, visibleBox } from './anchor/dom.js'
 import { Anchors, type Anchor, type AnchorState } from './anchor/resolve.js'
 
-/** The pin's body around its tip (see .pin in overlay.css: translate(-4px, -22px), 26 px square). */
-const PIN = { left: -4, top: -22, size: 26 }
+/** The pin's body beside its tip (see .pin in overlay.css: translate(1px, -25px), 26 px square). */
+const PIN = { left: 1, top: -25, size: 26 }
 
 export class Pins {
   readonly element = h('div', { class: 'pins' })
@@ -126,7 +126,7 @@ export class Pins {
         y = r.top + at.y * r.height
       } else {
         // Inside the top-right corner: the pin reads as this element's, not the row above.
-        x = Math.max(r.left, r.right - PIN.size - 2)
+        x = Math.max(r.left, r.right - PIN.size - 3)
         y = r.top + Math.min(r.height, -PIN.top)
       }
     }

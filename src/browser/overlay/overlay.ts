@@ -257,7 +257,10 @@ export class Overlay {
   /** Screenshot, pasted images, page log, styles: gathered (≤ 1 s for the screenshot), then queued. */
   private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; images: File[] }): void {
     this.dock.say('Sending…')
-    void withExtras(body, { server: this.server, element: extras.target.element, ...(extras.target.rect ? { rect: extras.target.rect } : {}), screenshot: extras.screenshot, images: extras.images, log: this.pageLog, exclude: this.host })
+    // An element inside an iframe: its box in this page's viewport (what the screenshot shows).
+    const { element } = extras.target
+    const rect = extras.target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
+    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: this.pageLog, exclude: this.host })
       .catch(() => body)
       .then((full) => this.queue(full))
   }
@@ -356,7 +359,7 @@ export class Overlay {
     this.renderPins()
     const el = this.pins.elementOf(a)
     if (el) {
-      const r = el.getBoundingClientRect()
+      const r = viewRect(el)
       if (r.bottom < 0 || r.top > window.innerHeight) el.scrollIntoView({ block: 'center', behavior: 'smooth' })
     }
     this.thread.focus(a)

@@ -62,12 +62,13 @@ describe.skipIf(!enabled)('pins on the page', () => {
       return Math.abs(p.x - (rowBox!.x + rowBox!.width * 0.7)) <= 1 && Math.abs(p.y - (rowBox!.y + rowBox!.height / 2)) <= 1
     }).toBe(true)
 
-    // Two neighbours clicked on their shared edge: their pins do not overlap.
+    // Two neighbours clicked close to their shared edge: their pins do not overlap. (B is clicked
+    // low on its left edge: pin 2, just up and right of where A was clicked, covers the middle.)
     await annotateMode(page)
     await clickAt(page, await page.locator('.a').boundingBox(), 0.95, 0.5)
     await send(page, 'A')
     await annotateMode(page)
-    await clickAt(page, await page.locator('.b').boundingBox(), 0.05, 0.5)
+    await clickAt(page, await page.locator('.b').boundingBox(), 0.1, 0.95)
     await send(page, 'B')
     await eventually(() => store.getAllPending().length).toBe(3)
     await eventually(async () => (await pins(page)).filter((p) => !p.hidden).length).toBe(3)

@@ -31,7 +31,7 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
   <li class="order" style="padding:8px"><span class="title">Refund approved for order #4790</span> <button class="icon" aria-label="Delete">${ICON}</button></li>
   <li class="order" style="padding:8px"><span class="title">Refund pending for order #4791</span> <button class="icon" aria-label="Delete">${ICON}</button></li>
 </ul>
-<p id="story" style="width:600px">The quick brown fox jumps over the lazy dog. The fox is quick.</p>
+<section aria-label="Story"><p id="story" style="width:600px">The quick brown fox jumps over the lazy dog. The fox is quick.</p></section>
 <div class="tiles"><button class="t1">Alpha</button> <button class="t2" style="margin-left:520px">Beta</button> <button class="t3" style="margin-left:60px">Gamma</button></div>
 <div id="empty" style="height:160px;width:500px;position:relative;margin-top:20px;border:1px dashed #ccc">
   <button class="x" style="position:absolute;left:60px;top:50px">One</button><button class="y" style="position:absolute;left:180px;top:50px">Two</button>
@@ -58,6 +58,15 @@ describe.skipIf(!enabled)('picking', () => {
     await expect.poll(() => label(page)).toMatch(/^button 'Delete'/)
     await page.mouse.wheel(0, -100)
     await page.keyboard.up('Alt')
+    await expect.poll(() => label(page)).toMatch(/^list item/)
+
+    // A paragraph in a labelled section is the paragraph: only small things (icons, spans) climb to their control.
+    const story = (await page.locator('#story').boundingBox())!
+    await page.mouse.move(story.x + 30, story.y + story.height / 2)
+    await expect.poll(() => label(page)).toMatch(/^paragraph 'The quick brown fox/)
+    await page.mouse.move(path!.x + path!.width / 2, path!.y + path!.height / 2)
+    await expect.poll(() => label(page)).toMatch(/^button 'Delete'/)
+    await page.keyboard.press('ArrowUp')
     await expect.poll(() => label(page)).toMatch(/^list item/)
 
     // The click picks what the highlight shows: the list item.

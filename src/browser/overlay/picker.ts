@@ -52,11 +52,14 @@ const SVG = 'http://www.w3.org/2000/svg'
 /** A drag shorter than this is a click. */
 const DRAG_PX = 8
 
+/** Small inline things (icons, emphasis, images): a person pointing at one usually means the control around it. */
+const SMALL = /^(svg|span|i|b|em|strong|small|img|kbd|abbr|sup|sub|code|mark|s|u)$/
+
 /** The element a person means at `el`: the outermost <svg> of SVG internals, and the control or labelled element around small things. */
 export function meaningful(el: Element): Element {
   let cur = el
   while (cur.namespaceURI === SVG && cur.parentElement && cur.parentElement.namespaceURI === SVG) cur = cur.parentElement
-  if (cur.matches(MEANINGFUL)) return cur
+  if (cur.matches(MEANINGFUL) || !SMALL.test(cur.localName)) return cur
   let p = composedParent(cur)
   for (let i = 0; p && i < 3 && p !== p.ownerDocument.body; i++, p = composedParent(p)) if (p.matches(MEANINGFUL)) return p
   return cur

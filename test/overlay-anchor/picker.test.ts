@@ -4,26 +4,15 @@
  * words anchored by quote and context (pin at their end, highlighted while the thread is open),
  * Shift-click to add elements to one annotation and a drag to annotate an area.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { renderItems } from '../../src/views/summary.js'
 import { annotateMode, clickAt, frames, pins, send, setup, ui } from './setup.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 const ICON = '<svg viewBox="0 0 20 20" width="24" height="24"><g><path d="M1 1 L19 19 M19 1 L1 19" stroke="black" stroke-width="4"/></g></svg>'
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orders</title></head><body style="margin:0;padding:20px;font:16px sans-serif">
@@ -42,7 +31,7 @@ const label = (page: Page) => ui(page, '.highlight .label').textContent()
 
 describe.skipIf(!enabled)('picking', () => {
   it('prefers the button around an icon, walks to the parent and back with arrows and Alt+wheel, and names elements as a person would', { timeout: 90_000 }, async () => {
-    const { store, page } = await setup(browser, cleanups, { '/orders': PAGE }, '/orders')
+    const { store, page } = await setup(chromium.browser, cleanups, { '/orders': PAGE }, '/orders')
     await annotateMode(page)
     const path = await page.locator('li.order').first().locator('path').boundingBox()
     await page.mouse.move(path!.x + path!.width / 2, path!.y + path!.height / 2)
@@ -84,7 +73,7 @@ describe.skipIf(!enabled)('picking', () => {
   })
 
   it('anchors selected words by quote and context: the pin at their end, found again after the text changed, highlighted in the thread', { timeout: 90_000 }, async () => {
-    const { store, page } = await setup(browser, cleanups, { '/orders': PAGE }, '/orders')
+    const { store, page } = await setup(chromium.browser, cleanups, { '/orders': PAGE }, '/orders')
     // The first "fox" of two: only the context tells them apart.
     await page.evaluate(() => {
       const text = document.getElementById('story')!.firstChild!
@@ -136,7 +125,7 @@ describe.skipIf(!enabled)('picking', () => {
   })
 
   it('adds elements with Shift-click and annotates a dragged area; the agent gets every element', { timeout: 90_000 }, async () => {
-    const { store, page } = await setup(browser, cleanups, { '/orders': PAGE }, '/orders')
+    const { store, page } = await setup(chromium.browser, cleanups, { '/orders': PAGE }, '/orders')
     await annotateMode(page)
     await clickAt(page, await page.locator('.t1').boundingBox())
     await clickAt(page, await page.locator('.t2').boundingBox(), 0.5, 0.5, ['Shift'])

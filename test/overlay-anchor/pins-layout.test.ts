@@ -4,25 +4,14 @@
  * following a layout shift within two animation frames, and gone at once on client-side
  * navigation (pushState), back on popstate.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { annotateMode, clickAt, frames, pins, send, setup, type PinState } from './setup.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 const rows = Array.from({ length: 30 }, (_, i) => `<div class="row" style="height:40px;border-bottom:1px solid #eee">Row ${i + 1}</div>`).join('')
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Layout</title></head><body style="margin:0;font:16px sans-serif">
@@ -50,7 +39,7 @@ async function onRow3(page: Page): Promise<boolean> {
 
 describe.skipIf(!enabled)('pins on the page', () => {
   it('sit where the person clicked, never overlap, hide when clipped or covered, follow shifts and navigation at once', { timeout: 120_000 }, async () => {
-    const { store, page, pages } = await setup(browser, cleanups, { '/layout': PAGE, '/elsewhere': PAGE }, '/layout')
+    const { store, page, pages } = await setup(chromium.browser, cleanups, { '/layout': PAGE, '/elsewhere': PAGE }, '/layout')
     await annotateMode(page)
     const rowBox = await row3(page).boundingBox()
     await clickAt(page, rowBox, 0.7, 0.5)

@@ -5,29 +5,20 @@
  * deleted, every pin is on its own element — found again by its fingerprint — or shown as not
  * found; never on another element. And it is there within two animation frames (no 1 s poll).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { renderItems } from '../../src/views/summary.js'
 import { annotateMode, clickAt, reactListBundle, send, setup, ui } from './setup.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 let bundle: string
 
 beforeAll(async () => {
-  if (!enabled) return
-  browser = await launchChromium()
-  bundle = await reactListBundle()
+  if (enabled) bundle = await reactListBundle()
 }, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 const PAGE = () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Todos</title><style>
   body { margin: 0; padding: 24px; font: 16px sans-serif; }
@@ -72,7 +63,7 @@ function after(page: Page, change: string): Promise<Record<string, string>> {
 
 describe.skipIf(!enabled)('anchoring on a React list', () => {
   it('keeps each pin on its own element or shows it as not found, after reverse, add on top and deletes', { timeout: 120_000 }, async () => {
-    const { store, page } = await setup(browser, cleanups, { '/todos': PAGE() }, '/todos')
+    const { store, page } = await setup(chromium.browser, cleanups, { '/todos': PAGE() }, '/todos')
     await page.locator('.todo-list li').first().waitFor()
 
     // #1: the label "Book flights" (second row); #2: the delete button of "Call the plumber" (first row), clicked on its icon.

@@ -5,27 +5,16 @@
  * selector); a cross-origin iframe: the iframe element is. In annotate mode no click reaches the
  * page or any iframe.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { servePages } from '../helpers/page.js'
 import { renderItems } from '../../src/views/summary.js'
 import { annotateMode, clickAt, frames, pins, send, setup, ui } from './setup.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 
 const COMPONENTS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cards</title></head><body style="margin:0;padding:20px">
 <div id="cards"><x-card title="First"></x-card><x-card title="Second"></x-card></div>
@@ -69,7 +58,7 @@ async function pinInside(page: Page, n: string, box: { x: number; y: number; wid
 
 describe.skipIf(!enabled)('shadow DOM and iframes', () => {
   it('annotates an element two shadow roots deep: recorded through its hosts, resolved the same way, composed for the agent', { timeout: 90_000 }, async () => {
-    const { store, page } = await setup(browser, cleanups, { '/cards': COMPONENTS }, '/cards')
+    const { store, page } = await setup(chromium.browser, cleanups, { '/cards': COMPONENTS }, '/cards')
     const second = page.locator('x-card[title="Second"] x-actions button.delete')
     await annotateMode(page)
     await clickAt(page, await second.boundingBox())
@@ -91,7 +80,7 @@ describe.skipIf(!enabled)('shadow DOM and iframes', () => {
   it('annotates inside a same-origin iframe and a cross-origin iframe as itself; no click reaches either', { timeout: 90_000 }, async () => {
     const other = await servePages({ '/ext': EXT })
     cleanups.push(() => other.close())
-    const { store, page } = await setup(browser, cleanups, { '/checkout': FRAMES(other.origin), '/inner': INNER }, '/checkout')
+    const { store, page } = await setup(chromium.browser, cleanups, { '/checkout': FRAMES(other.origin), '/inner': INNER }, '/checkout')
     const pay = page.frameLocator('#pay').locator('button.pay')
     await pay.waitFor()
     const inner = page.frame({ url: /\/inner$/ })!

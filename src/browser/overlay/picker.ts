@@ -359,7 +359,8 @@ function inside(r: DOMRect, band: DOMRect): boolean {
  * inside it (outermost first, at most the store's limit), with the area in page coordinates.
  */
 export function areaTarget(band: DOMRect): Target {
-  let container: Element | null = document.elementFromPoint(band.left + band.width / 2, band.top + band.height / 2) ?? document.body
+  // The page's element under the middle of the area (the overlay's own host and shields looked through).
+  let container: Element | null = document.elementsFromPoint(band.left + band.width / 2, band.top + band.height / 2).find((e) => !e.closest('[data-marginalia]')) ?? document.body
   while (container && container !== document.body) {
     const r = container.getBoundingClientRect()
     if (r.left <= band.left && r.top <= band.top && r.right >= band.right && r.bottom >= band.bottom) break

@@ -71,6 +71,15 @@ describe.skipIf(!enabled)('shadow DOM and iframes', () => {
     expect(renderItems([a!]).join('\n')).toContain('`x-card[title="Second"] >>> x-actions >>> button.delete`')
     await eventually(async () => pinInside(page, '1', await second.boundingBox())).toBe(true)
 
+    // Keyboard: Enter in annotate mode annotates the focused element inside the shadow roots.
+    await annotateMode(page)
+    await page.locator('x-card[title="First"] x-actions button.edit').focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => ui(page, '.composer .target .label').textContent()).toBe("button 'Edit'")
+    await send(page, 'Edit is unclear')
+    await eventually(() => store.getAllPending().length).toBe(2)
+    expect(store.getAllPending()[1]!.element).toMatchObject({ scopes: ['x-card[title="First"]', 'x-actions'], selector: 'button.edit' })
+
     // A card added before it: the pin follows through both shadow roots at once.
     await page.evaluate(() => document.getElementById('cards')!.prepend(Object.assign(document.createElement('x-card'), { title: 'Zero' })))
     await frames(page)

@@ -160,7 +160,9 @@ export class Picker {
   /** Enter in annotate mode picks the focused page element. True when it did. */
   pickFocused(e: KeyboardEvent): boolean {
     if (!this.active || e.key !== 'Enter' || this.isOurs(e) || this.events.composing()) return false
-    const target = document.activeElement
+    // The focused element itself, inside open shadow roots too.
+    let target = document.activeElement
+    while (target?.shadowRoot?.activeElement && target !== this.host) target = target.shadowRoot.activeElement
     if (!target || target === document.body || target === document.documentElement || target === this.host) return false
     this.events.pick({ element: target, info: describeElement(target) }, e.shiftKey)
     return true

@@ -34,7 +34,15 @@ export class Follower {
     private readonly host: Element,
   ) {
     this.mutations = new MutationObserver((records) => {
-      if (records.some((r) => r.target !== host && !host.contains(r.target))) this.events.changed()
+      if (!records.some((r) => r.target !== host && !host.contains(r.target))) return
+      // Scroll containers that left the page are no longer followed.
+      for (const s of this.scrollers) {
+        if ('isConnected' in s && !(s as Node).isConnected) {
+          s.removeEventListener('scroll', this.onScroll)
+          this.scrollers.delete(s)
+        }
+      }
+      this.events.changed()
     })
     this.sizes = new ResizeObserver(() => this.events.moved())
   }

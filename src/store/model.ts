@@ -80,8 +80,43 @@ const Styles = z
   .record(text(64), text(LIMITS.styleValue))
   .refine((r) => Object.keys(r).length <= LIMITS.styleProperties, { message: `must have at most ${LIMITS.styleProperties} properties` })
 
+/** What the element looked like when it was annotated: the overlay checks it whenever it finds the element again. */
+export const Fingerprint = z.object({
+  tag: text(LIMITS.tag),
+  text: text(LIMITS.fingerprintText).optional().describe('The start of its text'),
+  attributes: z
+    .record(text(64), text(LIMITS.fingerprintText))
+    .refine((r) => Object.keys(r).length <= LIMITS.fingerprintAttributes, { message: `must have at most ${LIMITS.fingerprintAttributes} attributes` })
+    .optional()
+    .describe('Naming attributes: id, data-testid, name, aria-label, href, role, type …'),
+  near: text(LIMITS.fingerprintText).optional().describe('Text nearby: the closest heading, label or row before it'),
+})
+export type Fingerprint = z.infer<typeof Fingerprint>
+
+/** Selected words, anchored like a W3C Web Annotation text-quote selector (plus offsets in the element's text). */
+export const TextQuote = z.object({
+  exact: text(LIMITS.selectedText),
+  prefix: text(LIMITS.quoteContext).optional(),
+  suffix: text(LIMITS.quoteContext).optional(),
+  start: z.number().int().min(0).optional().describe("Offset of the first character in the element's textContent"),
+  end: z.number().int().min(0).optional(),
+})
+export type TextQuote = z.infer<typeof TextQuote>
+
+/** A point inside the element's box as fractions of its width and height (where the person clicked). */
+const Point = z.object({ x: finite.min(0).max(1), y: finite.min(0).max(1) })
+
 export const ElementInfo = z.object({
-  selector: nonBlank(LIMITS.selector).describe('A CSS selector that matches the element'),
+  selector: nonBlank(LIMITS.selector).describe('A CSS selector that matches the element (inside the last of `scopes` when there are any)'),
+  scopes: z
+    .array(nonBlank(LIMITS.selector))
+    .max(LIMITS.scopes, `must have at most ${LIMITS.scopes} scopes`)
+    .optional()
+    .describe('Selectors of the open shadow hosts and same-origin iframes on the way to the element, outermost first; each matches inside the one before (composed: `scopes >>> selector`)'),
+  fingerprint: Fingerprint.optional(),
+  quote: TextQuote.optional(),
+  at: Point.optional().describe('Where in the element the person clicked (fractions of its box)'),
+  label: text(LIMITS.name).optional().describe("The element as a person names it: button 'Delete'"),
   path: text(LIMITS.path).optional().describe('DOM path from the document root'),
   tag: text(LIMITS.tag).optional(),
   text: text(LIMITS.text).optional().describe('A short snippet of the element text'),
@@ -92,6 +127,11 @@ export const ElementInfo = z.object({
   accessibleName: text(LIMITS.accessibleName).optional().describe('Accessible name'),
 })
 export type ElementInfo = z.infer<typeof ElementInfo>
+const Elements = z
+  .array(ElementInfo)
+  .max(LIMITS.elements, `must have at most ${LIMITS.elements} elements`)
+  .describe('More elements the annotation is about (Shift-click, or inside a dragged area), besides `element`')
+const AREA = 'A dragged area, in page coordinates (CSS pixels from the top-left of the document)'
 
 export const Viewport = z.object({
   width: z.number().int().min(0).max(100_000),
@@ -133,6 +173,8 @@ export const Annotation = z.object({
   url: text(LIMITS.url).optional(),
   element: ElementInfo.optional(),
   selectedText: text(LIMITS.selectedText).optional(),
+  elements: Elements.optional(),
+  area: Rect.optional().describe(AREA),
   intent: Intent.optional(),
   severity: Severity.optional(),
   viewport: Viewport.optional(),
@@ -166,6 +208,8 @@ export const AddAnnotationInput = z.strictObject({
     .optional(),
   element: ElementInfo.optional(),
   selectedText: text(LIMITS.selectedText).optional(),
+  elements: Elements.optional(),
+  area: Rect.optional().describe(AREA),
   intent: Intent.optional(),
   severity: Severity.optional(),
   viewport: Viewport.optional(),

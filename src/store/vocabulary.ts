@@ -51,6 +51,14 @@ export const LIMITS = {
   styleProperties: 30,
   styleValue: 500,
   accessibleName: 500,
+  /** Anchoring (issue 21): open shadow roots and same-origin iframes on the way to an element. */
+  scopes: 8,
+  /** Elements of one annotation besides its main one (Shift-click, a dragged area). */
+  elements: 20,
+  /** A fingerprint's text and nearby text, and a text quote's prefix/suffix. */
+  fingerprintText: 120,
+  quoteContext: 64,
+  fingerprintAttributes: 8,
 } as const
 
 /** What an attachment is: the overlay's element screenshot or an image the person pasted. */

@@ -21,7 +21,10 @@ export const AnnotationSummary = z.object({
   comment: z.string().describe(`What the person wants (clipped to ${SUMMARY_COMMENT_CHARS} characters in a summary)`),
   clipped: z.literal(true).optional().describe('Some field was clipped: get_annotation has the whole record'),
   url: z.string().optional(),
-  selector: z.string().optional().describe('CSS selector of the annotated element'),
+  selector: z.string().optional().describe('CSS selector of the annotated element; inside shadow roots and iframes the composed path `host >>> inner`'),
+  label: z.string().optional().describe("The element as a person names it, e.g. button 'Delete'"),
+  elements: z.number().int().optional().describe('How many more elements it is about (Shift-click, a dragged area): get_annotation lists them'),
+  area: z.string().optional().describe('A dragged area: x,y widthxheight in page pixels'),
   text: z.string().optional().describe(`Start of the element text (≤ ${SNIPPET_CHARS} characters)`),
   source: z.string().optional().describe('Where the element is written: file:line (and the call site of a shared UI component); open it first'),
   intent: Intent.optional(),
@@ -48,6 +51,11 @@ export type AnnotationItem = z.infer<typeof AnnotationItem>
 export const Detail = z.enum(['summary', 'full']).describe('"summary" (default) or "full" records')
 export type Detail = z.infer<typeof Detail>
 
+/** The element's selector, prefixed by the shadow hosts and iframes on the way to it: `x-card >>> button.delete`. */
+export function composedSelector(element: { selector: string; scopes?: string[] | undefined }): string {
+  return element.scopes && element.scopes.length > 0 ? [...element.scopes, element.selector].join(' >>> ') : element.selector
+}
+
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
@@ -73,8 +81,12 @@ function freezeSummary(s: AnnotationSummary): AnnotationSummary {
 function summarize(a: AnnotationT): AnnotationSummary {
   const s: AnnotationSummary = { id: a.id, sessionId: a.sessionId, status: a.status, comment: clip(a.comment, SUMMARY_COMMENT_CHARS), createdAt: a.createdAt, rev: a.rev, replyCount: a.replies.length }
   if (a.url !== undefined) s.url = clip(a.url, SUMMARY_URL_CHARS)
-  if (a.element?.selector !== undefined) s.selector = clip(a.element.selector, SUMMARY_SELECTOR_CHARS)
-  if (a.comment.length > SUMMARY_COMMENT_CHARS || (a.url?.length ?? 0) > SUMMARY_URL_CHARS || (a.element?.selector.length ?? 0) > SUMMARY_SELECTOR_CHARS) s.clipped = true
+  const selector = a.element ? composedSelector(a.element) : undefined
+  if (selector !== undefined) s.selector = clip(selector, SUMMARY_SELECTOR_CHARS)
+  if (a.element?.label !== undefined) s.label = clip(a.element.label, SNIPPET_CHARS)
+  if (a.elements !== undefined && a.elements.length > 0) s.elements = a.elements.length
+  if (a.area !== undefined) s.area = `${Math.round(a.area.x)},${Math.round(a.area.y)} ${Math.round(a.area.width)}x${Math.round(a.area.height)}`
+  if (a.comment.length > SUMMARY_COMMENT_CHARS || (a.url?.length ?? 0) > SUMMARY_URL_CHARS || (selector?.length ?? 0) > SUMMARY_SELECTOR_CHARS) s.clipped = true
   const text = a.element?.text ?? a.selectedText
   if (text !== undefined) {
     const t = text.trim()
@@ -114,8 +126,9 @@ export function renderLine(s: AnnotationSummary): string {
   if (line !== undefined) return line
   const tags = s.intent ? (s.severity ? `${s.intent}/${s.severity}` : s.intent) : (s.severity ?? '')
   const selector = s.selector ? `\`${oneLine(s.selector)}\`` : ''
-  const text = s.text ? `"${oneLine(s.text)}"` : ''
-  const where = (selector && text ? `${selector} ${text}` : selector || text) + (s.source ? `${selector || text ? ' ' : ''}in ${oneLine(s.source)}` : '')
+  const text = s.label ? oneLine(s.label) : s.text ? `"${oneLine(s.text)}"` : ''
+  const more = (s.elements ? ` +${s.elements} element${s.elements === 1 ? '' : 's'}` : '') + (s.area ? ` area ${s.area}` : '')
+  const where = (selector && text ? `${selector} ${text}` : selector || text) + more + (s.source ? `${selector || text || more ? ' ' : ''}in ${oneLine(s.source)}` : '')
   const replies = s.lastReply ? ` | ${s.replyCount} repl${s.replyCount === 1 ? 'y' : 'ies'}, last ${s.lastReply.author}${s.lastReply.kind === 'question' ? ' (question)' : ''}: "${oneLine(s.lastReply.message)}"` : ''
   line = `- ${s.id} [${s.status}${tags ? ` ${tags}` : ''}] rev ${s.rev} ${s.createdAt}${where ? ` at ${where}` : ''}: ${oneLine(s.comment)}${replies}`
   lineCache.set(s, line)

@@ -11,6 +11,7 @@ import { findSource } from './source/index.js'
 import type { Intent, NewAnnotation, Severity } from '../shared/types.js'
 import type { Target } from './picker.js'
 import { ImageTray } from './capture/image-tray.js'
+import { labelOf } from './anchor/names.js'
 
 export interface ComposerEvents {
   /** The person sent an annotation (the box closes right after). */
@@ -86,8 +87,8 @@ export class Composer {
     const { info } = target
     replace(
       this.about,
-      h('code', { title: info.path ?? info.selector }, info.selector),
-      info.text ? h('span', { class: 'snippet' }, `“${clip(info.text, 80)}”`) : null,
+      h('span', { class: 'label', title: info.selector }, labelOf(info)),
+      target.extra?.length ? h('span', { class: 'snippet' }, ` + ${target.extra.length} more`) : null,
     )
     this.element.querySelector('blockquote')?.remove()
     if (target.selectedText) this.about.after(h('blockquote', { class: 'selected', 'aria-label': 'Selected text' }, clip(target.selectedText, 600)))
@@ -145,6 +146,8 @@ export class Composer {
     const source = findSource(target.element)
     if (source) body.source = source
     if (target.selectedText) body.selectedText = clip(target.selectedText, LIMITS.selectedText)
+    if (target.extra?.length) body.elements = target.extra.map((x) => x.info)
+    if (target.area) body.area = target.area
     this.events.send(body, { target, screenshot: this.shot.checked, images: this.tray.images })
     this.tray.clear()
     this.close(true)

@@ -1,11 +1,16 @@
 /**
  * What the overlay tells the agent about an element: a CSS selector that matches it and nothing
- * else (checked with `document.querySelectorAll`), its DOM path, tag, a short text snippet, a
- * trimmed outerHTML and its bounding rect — each cut to the store's limits.
+ * else in its document or shadow root (checked with `querySelectorAll`), the shadow hosts and
+ * iframes on the way to it, a fingerprint to recognise it again, a person's name for it, its DOM
+ * path, tag, a short text snippet, a trimmed outerHTML and its bounding rect — each cut to the
+ * store's limits.
  */
 import { clip, squash } from '../shared/format.js'
 import { LIMITS } from '../../store/vocabulary.js'
 import type { ElementInfo } from '../shared/types.js'
+import { hostOf, viewRect, type Root } from './anchor/dom.js'
+import { fingerprintOf } from './anchor/fingerprint.js'
+import { humanName } from './anchor/names.js'
 
 /** How much of an element's text the overlay sends as its snippet. */
 const SNIPPET_CHARS = 200
@@ -68,19 +73,26 @@ function attributeSelector(el: Element, root: ParentNode): string | undefined {
   return undefined
 }
 
+/** The document or shadow root `el` is in (its own document when detached). */
+function rootOf(el: Element): Root {
+  const root = el.getRootNode()
+  return root.nodeType === 9 || root.nodeType === 11 ? (root as Root) : el.ownerDocument
+}
+
 /**
- * A short CSS selector that matches `el` and nothing else in its document: a unique id, a
- * unique naming attribute (data-testid, name, aria-label …), or a child-combinator chain up to
- * the nearest ancestor with a unique id (or the root), disambiguated with `:nth-of-type`.
+ * A short CSS selector that matches `el` and nothing else in its document (or shadow root): a
+ * unique id, a unique naming attribute (data-testid, name, aria-label …), or a child-combinator
+ * chain up to the nearest ancestor with a unique id or naming attribute (or the root),
+ * disambiguated with `:nth-of-type` only where nothing stabler tells siblings apart.
  */
 export function uniqueSelector(el: Element): string {
-  const doc = el.ownerDocument
+  const doc = rootOf(el)
   const direct = idSelector(el, doc) ?? attributeSelector(el, doc)
   if (direct) return direct
   const parts: string[] = []
   for (let cur: Element | null = el; cur; cur = cur.parentElement) {
     if (cur !== el) {
-      const anchor = idSelector(cur, doc)
+      const anchor = idSelector(cur, doc) ?? attributeSelector(cur, doc)
       if (anchor) {
         const selector = [anchor, ...parts].join(' > ')
         if (matchesOnly(selector, el, doc)) return selector
@@ -113,7 +125,7 @@ export function domPath(el: Element): string {
 
 /** The element's visible text (or its accessible name), whitespace collapsed, at most `SNIPPET_CHARS`. */
 export function textSnippet(el: Element): string {
-  const own = el instanceof HTMLElement ? el.innerText : el.textContent
+  const own = 'innerText' in el ? (el as HTMLElement).innerText : el.textContent
   const text = squash(own ?? '') || squash(el.getAttribute('aria-label') ?? el.getAttribute('alt') ?? el.getAttribute('placeholder') ?? el.getAttribute('title') ?? '')
   return clip(text, SNIPPET_CHARS)
 }
@@ -149,9 +161,19 @@ function round(n: number): number {
   return Math.round(n * 10) / 10
 }
 
-/** Everything the annotation's `element` field carries, within the store's limits. */
-export function describeElement(el: Element): ElementInfo {
-  const r = el.getBoundingClientRect()
+/** Selectors of the shadow hosts and same-origin iframes on the way to `el`, outermost first. */
+export function scopesOf(el: Element): string[] {
+  const scopes: string[] = []
+  for (let host = hostOf(el); host && scopes.length < LIMITS.scopes; host = hostOf(host)) scopes.unshift(fitSelector(uniqueSelector(host)))
+  return scopes
+}
+
+/**
+ * Everything the annotation's `element` field carries, within the store's limits; `at` is where
+ * the person clicked, in the overlay's viewport.
+ */
+export function describeElement(el: Element, at?: { x: number; y: number }): ElementInfo {
+  const r = viewRect(el)
   const info: ElementInfo = {
     selector: fitSelector(uniqueSelector(el)),
     path: domPath(el),
@@ -161,5 +183,13 @@ export function describeElement(el: Element): ElementInfo {
   }
   const text = textSnippet(el)
   if (text !== '') info.text = clip(text, LIMITS.text)
+  const scopes = scopesOf(el)
+  if (scopes.length > 0) info.scopes = scopes
+  info.fingerprint = fingerprintOf(el)
+  info.label = clip(humanName(el), LIMITS.name)
+  if (at && r.width > 0 && r.height > 0) {
+    const fraction = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000
+    info.at = { x: fraction((at.x - r.left) / r.width), y: fraction((at.y - r.top) / r.height) }
+  }
   return info
 }

@@ -56,7 +56,7 @@ export class ListPanel {
             'span',
             { class: 'text' },
             h('span', { class: 'line' }, a.comment),
-            h('span', { class: 'meta line' }, `${STATUS_LABEL[a.status]} · ${timeAgo(a.createdAt)}${replies}${q ? ' · the agent asks you something' : ''}${events.onPage(a) ? '' : ' · element not on the page now'}`),
+            h('span', { class: 'meta line' }, `${STATUS_LABEL[a.status]} · ${timeAgo(a.createdAt)}${replies}${q ? ' · the agent asks you something' : ''}${events.onPage(a) ? '' : ' · element moved or not found'}`),
           ),
         ),
       )

@@ -1,38 +1,52 @@
 /**
  * Marks drawn over the page: the highlight on the element under the pointer in annotate mode
- * (with its tag, id, classes and size), and a dashed outline on what the open box or thread is
- * about.
+ * (named as a person would, with its size), dashed outlines on what the open box or thread is
+ * about (every element of it), the selected words of an open thread, and the area being dragged.
  */
-import { h } from '../shared/dom.js'
+import { h, replace } from '../shared/dom.js'
+import { viewRect } from './anchor/dom.js'
+import { humanName } from './anchor/names.js'
 
 export class Marks {
   private readonly label = h('span', { class: 'label' })
   readonly highlight = h('div', { class: 'highlight', hidden: true }, this.label)
-  readonly outline = h('div', { class: 'target-outline', hidden: true })
+  readonly outline = h('div', { class: 'outlines' })
+  readonly words = h('div', { class: 'words' })
+  readonly band = h('div', { class: 'band', hidden: true })
 
-  /** Highlight `el`, or nothing. */
-  hover(el: Element | undefined): void {
+  /** Highlight `el`, or nothing; `hint` follows its name (e.g. how to walk to the parent). */
+  hover(el: Element | undefined, hint = ''): void {
     this.highlight.hidden = el === undefined
     if (!el) return
-    const r = el.getBoundingClientRect()
+    const r = viewRect(el)
     frame(this.highlight, r, 2)
     this.highlight.classList.toggle('below', r.top < 28)
-    const id = el.id ? `#${el.id}` : ''
-    const cls = [...el.classList].slice(0, 2).map((c) => `.${c}`).join('')
-    this.label.textContent = `${el.localName}${id}${cls}  ${Math.round(r.width)}×${Math.round(r.height)}`
+    this.label.textContent = `${humanName(el)}  ${Math.round(r.width)}×${Math.round(r.height)}${hint}`
   }
 
-  /** Outline `r`, or nothing. */
-  outlineAround(r: DOMRect | undefined): void {
-    this.outline.hidden = r === undefined
-    if (r) frame(this.outline, r, 3)
+  /** Outline each of `rects`, or nothing. */
+  outlineAround(rects: readonly DOMRect[] | DOMRect | undefined): void {
+    const list = rects === undefined ? [] : 'length' in rects ? rects : [rects]
+    replace(this.outline, ...list.map((r) => frame(h('div', { class: 'target-outline' }), r, 3)))
+  }
+
+  /** Mark the selected words (their client rects in the overlay's viewport), or nothing. */
+  mark(rects: readonly DOMRect[]): void {
+    replace(this.words, ...rects.map((r) => frame(h('div', { class: 'word' }), r, 0)))
+  }
+
+  /** The area being dragged, or nothing. */
+  drag(r: DOMRect | undefined): void {
+    this.band.hidden = r === undefined
+    if (r) frame(this.band, r, 0)
   }
 }
 
 /** Put `el` around `r`, `gap` pixels outside it. */
-function frame(el: HTMLElement, r: DOMRect, gap: number): void {
+function frame(el: HTMLElement, r: DOMRect, gap: number): HTMLElement {
   el.style.left = `${r.left - gap}px`
   el.style.top = `${r.top - gap}px`
   el.style.width = `${r.width + 2 * gap}px`
   el.style.height = `${r.height + 2 * gap}px`
+  return el
 }

@@ -8,6 +8,7 @@
  * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
  */
 import { Api } from '../shared/api.js'
+import { LIMITS } from '../../store/vocabulary.js'
 import { h } from '../shared/dom.js'
 import { agentState, squash } from '../shared/format.js'
 import type { Annotation, NewAnnotation } from '../shared/types.js'
@@ -20,6 +21,8 @@ import { Marks } from './marks.js'
 import { Outbox, Sender, outboxItem, type OutboxItem } from './outbox.js'
 import { PageSync } from './page-sync.js'
 import { Picker, type Target } from './picker.js'
+import { Follower } from './anchor/follow.js'
+import { viewRect, frameOffset } from './anchor/dom.js'
 import { Pins } from './pins.js'
 import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
@@ -48,6 +51,7 @@ export class Overlay {
   private readonly thread: ThreadPanel
   private readonly list: ListPanel
   private readonly dock: Dock
+  private readonly follower: Follower
   private hovered: Element | undefined
   private frame = 0
   private readonly intervals: ReturnType<typeof setInterval>[] = []
@@ -101,7 +105,8 @@ export class Overlay {
       { lockName: `marginalia-outbox:${server}` },
     )
     this.picker = new Picker(this.host, {
-      pick: (target) => this.openComposer(target),
+      pick: (target, add) => this.openComposer(add ? this.withMore(target) : target),
+      dragging: (rect) => this.marks.drag(rect),
       hover: (element) => {
         if (element === this.hovered) return
         this.hovered = element
@@ -113,7 +118,23 @@ export class Overlay {
       },
       composing: () => this.composer.target !== undefined,
     })
-    this.pins = new Pins(this.host, (id) => (this.thread.openId === id ? this.closeThread() : this.openThread(id)))
+    this.pins = new Pins(
+      this.host,
+      (id) => (this.thread.openId === id ? this.closeThread() : this.openThread(id)),
+      (anchor) => this.follower.track(anchor.element!, anchor.clip),
+    )
+    // Pins follow their elements at once: page changes, resizes, scrolls, client-side navigation.
+    this.follower = new Follower(
+      {
+        changed: () => {
+          this.pins.forget()
+          this.schedulePosition()
+        },
+        moved: () => this.schedulePosition(),
+        navigated: () => this.checkLocation(),
+      },
+      this.host,
+    )
     this.composer = new Composer({
       send: (body, extras) => this.sendWithExtras(body, extras),
       closed: (restoreFocus) => {
@@ -161,7 +182,7 @@ export class Overlay {
     })
 
     const style = h('style', {}, OVERLAY_CSS)
-    const root = h('div', { class: 'mg' }, this.pins.element, this.marks.highlight, this.marks.outline, this.composer.element, this.thread.element, this.list.element, this.dock.element)
+    const root = h('div', { class: 'mg' }, this.marks.words, this.pins.element, this.marks.highlight, this.marks.outline, this.marks.band, this.picker.shields, this.composer.element, this.thread.element, this.list.element, this.dock.element)
     this.shadow.append(style, root)
     for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
   }
@@ -176,14 +197,9 @@ export class Overlay {
     window.addEventListener('resize', this.schedulePosition, { passive: true })
     window.addEventListener('online', this.onOnline)
     window.addEventListener('storage', this.onStorage)
+    // History changes are heard at once (the follower); this catches what no event announces.
     this.intervals.push(setInterval(() => this.checkLocation(), 1_000))
-    // Elements come and go (client-side rendering): look them up again now and then.
-    this.intervals.push(
-      setInterval(() => {
-        this.pins.forget()
-        this.schedulePosition()
-      }, 1_000),
-    )
+    this.follower.start()
     this.renderAll()
     this.sync.start()
   }
@@ -198,6 +214,7 @@ export class Overlay {
     window.removeEventListener('online', this.onOnline)
     window.removeEventListener('storage', this.onStorage)
     for (const i of this.intervals) clearInterval(i)
+    this.follower.stop()
     cancelAnimationFrame(this.frame)
     this.sync.stop()
     this.dock.stop()
@@ -217,6 +234,16 @@ export class Overlay {
     this.openComposer({ element, info: describeElement(element) })
   }
 
+  /** Shift-click: the open box's target with one more element (or without it, when it was there). */
+  private withMore(target: Target): Target {
+    const open = this.composer.target
+    if (!open) return target
+    const extra = (open.extra ?? []).filter((x) => x.element !== target.element)
+    if (target.element === open.element) return open
+    if (extra.length === (open.extra ?? []).length) extra.push({ element: target.element, info: target.info })
+    return { ...open, extra: extra.slice(0, LIMITS.elements) }
+  }
+
   open(annotationId: string): void {
     this.openThread(annotationId)
   }
@@ -230,7 +257,10 @@ export class Overlay {
   /** Screenshot, pasted images, page log, styles: gathered (≤ 1 s for the screenshot), then queued. */
   private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; images: File[] }): void {
     this.dock.say('Sending…')
-    void withExtras(body, { server: this.server, element: extras.target.element, ...(extras.target.rect ? { rect: extras.target.rect } : {}), screenshot: extras.screenshot, images: extras.images, log: this.pageLog, exclude: this.host })
+    // An element inside an iframe: its box in this page's viewport (what the screenshot shows).
+    const { element } = extras.target
+    const rect = extras.target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
+    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: this.pageLog, exclude: this.host })
       .catch(() => body)
       .then((full) => this.queue(full))
   }
@@ -329,7 +359,7 @@ export class Overlay {
     this.renderPins()
     const el = this.pins.elementOf(a)
     if (el) {
-      const r = el.getBoundingClientRect()
+      const r = viewRect(el)
       if (r.bottom < 0 || r.top > window.innerHeight) el.scrollIntoView({ block: 'center', behavior: 'smooth' })
     }
     this.thread.focus(a)
@@ -404,26 +434,34 @@ export class Overlay {
   private positionAll(): void {
     if (this.destroyed) return
     const openPin = this.pins.position(this.sync.ordered(), this.thread.openId)
-    this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined)
+    this.picker.layout()
+    this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
     const reserve = this.dock.reserve()
-    // A dashed outline on what the open box or thread is about.
-    let outlined: DOMRect | undefined
+    // Dashed outlines on what the open box or thread is about; the selected words marked.
+    const outlined: DOMRect[] = []
+    let words: DOMRect[] = []
     const target = this.composer.target
     if (target) {
-      const r = target.rect ?? target.element.getBoundingClientRect()
-      if (target.element.isConnected) outlined = r
+      const r = target.rect ?? viewRect(target.element)
+      if (target.element.isConnected) outlined.push(r)
+      for (const x of target.extra ?? []) if (x.element.isConnected) outlined.push(viewRect(x.element))
       placePanel(this.composer.element, rectBox(r), reserve)
     }
     const id = this.thread.openId
     if (id !== undefined) {
       const a = this.sync.get(id)
-      const r = a ? this.pins.elementOf(a)?.getBoundingClientRect() : undefined
-      outlined = r
+      const anchor = a ? this.pins.anchors.of(a) : undefined
+      const r = anchor?.element ? viewRect(anchor.element) : undefined
+      if (anchor?.range) {
+        const o = frameOffset(anchor.range.startContainer.ownerDocument ?? document)
+        words = [...anchor.range.getClientRects()].map((w) => new DOMRect(w.x + o.x, w.y + o.y, w.width, w.height))
+      } else if (r) outlined.push(r)
       // Beside the element and its pin, so the panel never hides what it talks about.
       const box = r ? rectBox(r) : undefined
       placePanel(this.thread.element, box && openPin ? union(box, openPin) : (openPin ?? box), reserve)
     }
     this.marks.outlineAround(outlined)
+    this.marks.mark(words)
     if (this.list.isOpen) placePanel(this.list.element, undefined, reserve)
   }
 }

@@ -12,6 +12,8 @@ import type { Annotation, Attachment } from '../shared/types.js'
 import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
 import { ImageTray } from './capture/image-tray.js'
 import { upload } from './capture/attach.js'
+import { labelOf } from './anchor/names.js'
+import { composedSelector } from './anchor/dom.js'
 
 export interface ThreadEvents {
   reply(id: string, message: string, attachments?: Attachment[]): Promise<void>
@@ -120,7 +122,7 @@ export class ThreadPanel {
           a.severity ? h('span', { class: 'tag', 'data-severity': a.severity }, a.severity) : null,
           h('span', { class: 'meta' }, timeEl(a.createdAt)),
         ),
-        a.element ? h('div', { class: 'meta' }, h('span', { class: 'mono', title: a.element.path ?? '' }, clip(a.element.selector, 160))) : null,
+        a.element ? h('div', { class: 'meta' }, h('span', { class: 'label', title: clip(composedSelector(a.element), 400) }, labelOf(a.element)), a.elements?.length ? ` + ${a.elements.length} more` : null) : null,
         a.source ? h('div', { class: 'meta mono' }, sourceView(a.source)) : null,
         a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
         attachmentStrip(a.attachments),

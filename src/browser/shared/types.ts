@@ -3,11 +3,11 @@
  * imports: nothing of zod reaches the bundle); presence is the `/health` `agent` field and the
  * `presence` event.
  */
-import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Intent, PageEntry, Reply, Session, Severity, Viewport } from '../../store/model.js'
+import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Intent, PageEntry, Rect, Reply, Session, Severity, TextQuote, Viewport } from '../../store/model.js'
 import type { SourceLocation } from '../../store/source-location.js'
 import type { StoreEvent } from '../../store/events.js'
 
-export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Intent, PageEntry, Reply, Session, Severity, StoreEvent, Viewport }
+export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Intent, PageEntry, Rect, Reply, Session, Severity, StoreEvent, TextQuote, Viewport }
 
 export interface Presence {
   connected: boolean
@@ -50,6 +50,8 @@ export interface NewAnnotation {
   url?: string
   element?: ElementInfo
   selectedText?: string
+  elements?: ElementInfo[]
+  area?: Rect
   intent?: Intent
   severity?: Severity
   attachments?: Attachment[]

@@ -11,8 +11,26 @@ export const MAX_BYTES = 400 * 1024
 const MARGIN = 16
 const OUTLINE = '#e5484d'
 
+/**
+ * Chromium encodes toBlob in idle time, and idle time comes after a frame: on a page where nothing
+ * moves (no frames) it waits for a fallback of about a second. Frames are asked for until it is done.
+ */
 function toBlob(canvas: HTMLCanvasElement, type: string, quality?: number): Promise<Blob | null> {
-  return new Promise((resolve) => canvas.toBlob(resolve, type, quality))
+  return new Promise((resolve) => {
+    let done = false
+    const tick = (): void => {
+      if (!done) requestAnimationFrame(tick)
+    }
+    requestAnimationFrame(tick)
+    canvas.toBlob(
+      (blob) => {
+        done = true
+        resolve(blob)
+      },
+      type,
+      quality,
+    )
+  })
 }
 
 function crossOrigin(src: string): boolean {

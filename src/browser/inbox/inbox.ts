@@ -302,7 +302,8 @@ class Inbox {
     const focusCard = active?.closest<HTMLElement>('article.card')?.dataset.id
     const focusAction = active?.dataset.action
     const groups = sessionGroups(feed.ordered(), feed.sessions, feed.sessionTotals, (a) => this.cards.card(a))
-    replace(this.el.list, ...(groups.length ? groups : [emptyList(feed.view)]))
+    const nothing = feed.statusTotals === undefined || Object.values(feed.statusTotals).every((n) => n === 0)
+    replace(this.el.list, ...(groups.length ? groups : [emptyList(feed.view, nothing)]))
     if (focusCard !== undefined) {
       const card = this.cards.element(focusCard)
       ;(card?.querySelector<HTMLElement>(`[data-action="${focusAction ?? ''}"]`) ?? card)?.focus()

@@ -50,8 +50,8 @@ export function sessionGroups(
 }
 
 /** What an empty list says. */
-export function emptyList(view: View): HTMLElement {
-  const start = view.status === 'all' && !isFiltered(view)
+export function emptyList(view: View, nothingAtAll: boolean): HTMLElement {
+  const start = nothingAtAll && !isFiltered(view)
   return h(
     'div',
     { class: 'empty' },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Annotation, Session } from '../../src/index.js'
+import type { Annotation } from '../../src/index.js'
 import { createMemoryStore } from '../../src/index.js'
 import { deterministic, tempDir } from '../helpers/store.js'
 import { request, serve } from '../helpers/http.js'
@@ -100,7 +100,7 @@ describe('REST: bulk actions', () => {
     const { api, store, made } = await seeded()
     const before = store.rev
     const seen: string[] = []
-    const sub = store.changes$.subscribe((e) => seen.push(`${e.type} ${e.annotationId ?? ''}`))
+    const sub = store.changes$.subscribe((e) => seen.push(e.type))
     cleanups.push(() => sub.unsubscribe())
     const resolve = await request(api('/api/annotations/bulk'), { method: 'POST', body: { action: 'resolve', ids: [made[0]!.id, made[7]!.id, 'ann_missing'] } })
     expect(resolve.status).toBe(200)

@@ -50,12 +50,13 @@ export class BulkBar {
     )
   }
 
-  /** Show the count (the bar hides with nothing selected); `busy` disables the actions while one runs. */
+  /** Show the count (the bar hides with nothing selected); `busy` marks the bar while an action runs (buttons stay focusable: a disabled button would drop the focus). */
   render(selected: number, shown: number, busy = false): void {
     this.element.hidden = selected === 0
     this.count.textContent = `${selected} selected`
-    this.all.disabled = selected >= shown
-    for (const b of this.buttons) b.disabled = busy
+    this.all.hidden = selected >= shown
+    this.element.setAttribute('aria-busy', String(busy))
+    for (const b of this.buttons) b.setAttribute('aria-disabled', String(busy))
   }
 
   private disarm(del: HTMLButtonElement): void {

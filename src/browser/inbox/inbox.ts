@@ -231,9 +231,9 @@ class Inbox {
     this.feed.removed(ids)
   }
 
-  /** The id of the first card after the last of `ids` that is not one of them (else the one before). */
+  /** The id of the first card (as shown) after the last of `ids` that is not one of them (else the one before). */
   private neighbour(ids: readonly string[]): string | undefined {
-    const order = this.feed.ordered().map((a) => a.id)
+    const order = [...this.el.list.querySelectorAll<HTMLElement>('article.card')].map((c) => c.dataset.id ?? '')
     const gone = new Set(ids)
     const last = Math.max(...ids.map((id) => order.indexOf(id)))
     return order.slice(last + 1).find((id) => !gone.has(id)) ?? [...order.slice(0, last)].reverse().find((id) => !gone.has(id))

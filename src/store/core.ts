@@ -256,6 +256,7 @@ export class Store {
     if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new ValidationError([{ path: 'olderThanMs', message: 'must be a duration ≥ 0' }])
     if (this.closing) throw new StoreClosedError()
     return this.engine.submit(async (state, now) => {
+      // A chosen selection includes what changed this very millisecond (resolved, then archived at once from the inbox).
       const due = decide.dueForArchive(state, new Date(Date.parse(now) - olderThanMs + (options.ids ? 1 : 0)).toISOString(), options.ids)
       // Durable in the archive before the events that remove them are written (same transaction).
       const kept = await sink.keep(now, due)

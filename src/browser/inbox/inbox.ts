@@ -221,7 +221,9 @@ class Inbox {
       await navigator.clipboard.writeText(markdown)
       this.toast.show(done)
     } catch {
-      this.toast.show("Can't write to the clipboard here (it needs a secure page and permission).", true)
+      // No Clipboard API (a plain-http address other than localhost) or no permission: the old way, then give the focus back.
+      const ok = copyByCommand(markdown)
+      this.toast.show(ok ? done : "Can't write to the clipboard here: select the text in a card and copy it.", !ok)
     }
   }
 
@@ -323,6 +325,24 @@ class Inbox {
   private refreshTimes(): void {
     for (const t of document.querySelectorAll<HTMLTimeElement>('time[datetime]')) t.textContent = timeAgo(t.dateTime)
   }
+}
+
+/** Copy through a hidden text box and `execCommand('copy')`; the keyboard focus returns where it was. */
+function copyByCommand(text: string): boolean {
+  const back = document.activeElement instanceof HTMLElement ? document.activeElement : undefined
+  const box = h('textarea', { readonly: true, style: 'position:fixed;top:0;left:-9999px;opacity:0', 'aria-hidden': 'true' })
+  box.value = text
+  document.body.append(box)
+  box.select()
+  let ok = false
+  try {
+    ok = document.execCommand('copy')
+  } catch {
+    ok = false
+  }
+  box.remove()
+  back?.focus()
+  return ok
 }
 
 function byId(id: string): HTMLElement {

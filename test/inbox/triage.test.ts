@@ -249,6 +249,19 @@ describe.skipIf(!enabled)('inbox triage in Chromium (500 annotations)', () => {
     await eventually(() => c.locator('.reply .attachments img').count()).toBe(1)
     await eventually(() => c.locator('form.reply-form').isVisible()).toBe(false)
 
+    // The agent's question box at the top: Esc leaves it (the text stays), Ctrl+Enter answers.
+    const asked = all[10]!
+    await store.reply(asked.id, { author: 'agent', kind: 'question', message: 'Which footer, the sticky one?' })
+    const answer = page.locator('#questions textarea')
+    await eventually(() => answer.count()).toBe(1)
+    await answer.fill('The sticky one.')
+    await answer.press('Escape')
+    expect(await answer.evaluate((el) => el === document.activeElement)).toBe(false)
+    expect(await answer.inputValue()).toBe('The sticky one.')
+    await answer.press('Control+Enter')
+    await eventually(() => store.getAnnotation(asked.id).replies.at(-1)).toMatchObject({ author: 'human', message: 'The sticky one.' })
+    await eventually(() => page.locator('#questions').isVisible()).toBe(false)
+
     // The long comment starts collapsed behind "Show more".
     const long = all[497]!
     const lc = card(page, long.id)

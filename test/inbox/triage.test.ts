@@ -294,5 +294,9 @@ describe.skipIf(!enabled)('inbox triage in Chromium (500 annotations)', () => {
     await eventually(() => page.locator('#live').getAttribute('data-state'), 30_000).toBe('offline')
     const text = await page.locator('body').innerText()
     expect(text.match(/Server unreachable/g)).toHaveLength(1)
+    expect(await page.evaluate(() => document.querySelector('.top-inner')!.scrollWidth)).toBeLessThanOrEqual(375)
+    const live = (await page.locator('#live').boundingBox())!
+    expect(live.x + live.width).toBeLessThanOrEqual(375)
+    await shot(page, 'inbox-375-offline.png')
   })
 })

@@ -264,7 +264,8 @@ class Inbox {
   private setLive(state: LiveState): void {
     this.live = state
     this.el.live.setAttribute('data-state', state)
-    this.el.live.textContent = state === 'live' ? 'Live' : state === 'offline' ? 'Server unreachable — reconnecting' : 'Connecting…'
+    if (state === 'offline') replace(this.el.live, 'Server unreachable', h('span', { class: 'extra' }, ' — reconnecting'))
+    else this.el.live.textContent = state === 'live' ? 'Live' : 'Connecting…'
     this.renderAgent()
   }
 

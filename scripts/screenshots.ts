@@ -152,6 +152,10 @@ try {
   await inbox.locator('#live[data-state="live"]').waitFor({ timeout: 10_000 })
   await inbox.locator('.question').first().waitFor()
   await inbox.locator('.filter .n').first().filter({ hasText: /\d/ }).waitFor()
+  // Two cards selected: the selection bar with the bulk actions and Copy as Markdown.
+  await inbox.locator('article.card input.pick').nth(0).check()
+  await inbox.locator('article.card input.pick').nth(1).check()
+  await inbox.mouse.move(1, 1)
   await inbox.waitForTimeout(300)
   await inbox.screenshot({ path: path.join(outDir, 'inbox.png') })
   await context.close()

@@ -5,9 +5,9 @@
  */
 import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
-import { AddAnnotationInput, AnnotationStatus, CreateSessionInput, DeleteInput, Id, ReopenInput, ReplyInput } from '../store/model.js'
+import { AddAnnotationInput, ANNOTATION_STATUSES, AnnotationStatus, CreateSessionInput, DeleteInput, Id, INTENTS, LIMITS, ReopenInput, ReplyInput, SEVERITIES } from '../store/model.js'
 import { decodeCursor, encodeCursor } from '../store/cursor.js'
-import type { Page, Store } from '../store/store.js'
+import { SEARCH_SORTS, type AnnotationSearch, type Page, type Store } from '../store/store.js'
 import { Cursor, DEFAULT_PAGE_LIMIT, Limit } from '../views/page.js'
 import { readJson } from './body.js'
 import { attachmentRoutes } from './attachments.js'
@@ -43,7 +43,46 @@ const PageQuery = {
   limit: z.coerce.number().pipe(Limit).optional(),
   cursor: Cursor.optional(),
 }
-const ListAnnotationsQuery = z.strictObject({ status: AnnotationStatus.optional(), sessionId: Id.optional(), ...PageQuery })
+/** A comma-separated list of `values` (`status=pending,acknowledged`); the error names the value and the choices. */
+function listOf<T extends string>(values: readonly T[]) {
+  return z.string().transform((raw, ctx): T[] => {
+    const parts = raw.split(',').map((p) => p.trim()).filter((p) => p !== '')
+    const bad = parts.find((p) => !(values as readonly string[]).includes(p))
+    if (bad !== undefined || parts.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `${bad === undefined ? 'is empty' : `"${bad}" is not allowed`}: use one or more of ${values.join(', ')}, separated by commas (e.g. ${values.slice(0, 2).join(',')})` })
+      return z.NEVER
+    }
+    return [...new Set(parts)] as T[]
+  })
+}
+const Ids = z.string().transform((raw, ctx): string[] => {
+  const parts = raw.split(',').map((p) => p.trim()).filter((p) => p !== '')
+  if (parts.length === 0 || parts.some((p) => p.length > LIMITS.id)) {
+    ctx.addIssue({ code: 'custom', message: `must be one or more session ids separated by commas, each at most ${LIMITS.id} characters` })
+    return z.NEVER
+  }
+  return [...new Set(parts)]
+})
+const ListAnnotationsQuery = z.strictObject({
+  status: listOf(ANNOTATION_STATUSES).optional(),
+  sessionId: Ids.optional(),
+  intent: listOf([...INTENTS, 'none'] as const).optional(),
+  severity: listOf([...SEVERITIES, 'none'] as const).optional(),
+  author: z.enum(['agent', 'human'], { message: 'must be agent or human (annotations with a reply by the agent, or by the person)' }).optional(),
+  q: z.string().max(200, 'must be at most 200 characters: search for fewer words').optional(),
+  sort: z.enum(SEARCH_SORTS, { message: `must be one of ${SEARCH_SORTS.join(', ')} (by creation time)` }).optional(),
+  ...PageQuery,
+})
+/** Query parameters only a search understands: any of them (or a list of several values) makes the list a search with totals. */
+const SEARCH_ONLY = ['intent', 'severity', 'author', 'q', 'sort'] as const
+/** The inbox's actions on a selection. Each id is its own store command (one event per change). */
+export const BULK_ACTIONS = ['resolve', 'dismiss', 'reopen', 'delete', 'archive'] as const
+const BulkBody = z.strictObject({
+  action: z.enum(BULK_ACTIONS, { message: `must be one of ${BULK_ACTIONS.join(', ')}` }),
+  ids: z.array(Id).min(1, 'must list at least one annotation id').max(500, 'must list at most 500 ids: send the rest in another request'),
+  message: z.string().trim().min(1, 'must not be empty or only whitespace').max(LIMITS.message, `must be at most ${LIMITS.message} characters`).optional().describe('A reply the person adds with the change (the dismiss reason)'),
+})
+const DEFAULT_DISMISS_REASON = 'Dismissed in the inbox.'
 const SessionQuery = z.strictObject({ status: AnnotationStatus.optional(), ...PageQuery })
 const ListQuery = z.strictObject(PageQuery)
 
@@ -108,7 +147,8 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
           'GET /api/sessions/:id?status=&limit=&cursor=',
           'POST /api/sessions/:id/annotations',
           'GET /api/sessions/:id/events',
-          'GET /api/annotations?status=&sessionId=&limit=&cursor=',
+          'GET /api/annotations?status=&sessionId=&intent=&severity=&author=&q=&sort=&limit=&cursor=',
+          'POST /api/annotations/bulk',
           'GET /api/annotations/:id',
           'DELETE /api/annotations/:id',
           'POST /api/annotations/:id/replies',
@@ -143,9 +183,70 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
     })
     .on('GET', '/api/sessions/:id/events', (ctx) => events(ctx, ctx.params.id!))
     .on('GET', '/api/annotations', (ctx) => {
-      const { status, sessionId, cursor, limit } = parse(ListAnnotationsQuery, query(ctx.url), 'query')
-      const page = store.pageAnnotations({ status, sessionId }, { after: decodeCursor(cursor), limit: limit ?? DEFAULT_PAGE_LIMIT })
-      ok(ctx, 200, { annotations: page.items, ...paged(page), rev: store.rev })
+      const params = query(ctx.url)
+      const q = parse(ListAnnotationsQuery, params, 'query')
+      const { status, sessionId, cursor, limit } = q
+      const after = decodeCursor(cursor)
+      const pageOptions = { after, limit: limit ?? DEFAULT_PAGE_LIMIT }
+      const search = SEARCH_ONLY.some((name) => params[name] !== undefined) || (status?.length ?? 0) > 1 || (sessionId?.length ?? 0) > 1
+      if (!search) {
+        const page = store.pageAnnotations({ status: status?.[0], sessionId: sessionId?.[0] }, pageOptions)
+        return ok(ctx, 200, { annotations: page.items, ...paged(page), rev: store.rev })
+      }
+      const criteria: AnnotationSearch = {}
+      if (status) criteria.statuses = status
+      if (sessionId) criteria.sessionIds = sessionId
+      if (q.intent) criteria.intents = q.intent
+      if (q.severity) criteria.severities = q.severity
+      if (q.author) criteria.author = q.author
+      if (q.q !== undefined) criteria.q = q.q
+      if (q.sort) criteria.sort = q.sort
+      const page = store.searchAnnotations(criteria, pageOptions)
+      ok(ctx, 200, { annotations: page.items, ...paged(page), totals: { sessions: page.sessions, statuses: page.statuses }, rev: store.rev })
+    })
+    .on('POST', '/api/annotations/bulk', async (ctx) => {
+      const { action, ids, message } = parse(BulkBody, await body(ctx), 'body')
+      const unique = [...new Set(ids)]
+      const done: string[] = []
+      const failed: { id: string; code: string; message: string }[] = []
+      const fail = (id: string, e: unknown) => {
+        const err = e as { code?: unknown; message?: unknown }
+        failed.push({ id, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: typeof err.message === 'string' ? err.message : String(e) })
+      }
+      if (action === 'archive') {
+        // Only finished annotations go to the archive; name the others so the person can resolve or dismiss them first.
+        const archivable: string[] = []
+        for (const id of unique) {
+          try {
+            const a = store.getAnnotation(id)
+            if (a.status === 'resolved' || a.status === 'dismissed') archivable.push(id)
+            else failed.push({ id, code: 'INVALID_TRANSITION', message: `Annotation "${id}" is ${a.status}: only resolved or dismissed annotations can be archived. Resolve or dismiss it first.` })
+          } catch (e) {
+            fail(id, e)
+          }
+        }
+        if (archivable.length > 0) {
+          try {
+            done.push(...(await store.archive({ olderThanMs: 0, ids: archivable })).ids)
+          } catch (e) {
+            for (const id of archivable) fail(id, e)
+          }
+        }
+      } else {
+        // One store command per annotation, one after another: each is its own event, as if done one by one.
+        for (const id of unique) {
+          try {
+            if (action === 'resolve') await store.resolve(id, message ? { summary: message } : {}, 'human')
+            else if (action === 'dismiss') await store.dismiss(id, { reason: message ?? DEFAULT_DISMISS_REASON }, 'human')
+            else if (action === 'reopen') await store.reopen(id, message ? { message } : {})
+            else await store.deleteAnnotation(id, {})
+            done.push(id)
+          } catch (e) {
+            fail(id, e)
+          }
+        }
+      }
+      ok(ctx, 200, { action, done, failed, rev: store.rev })
     })
     .on('GET', '/api/questions', (ctx) => {
       // Questions an agent asked (ask) that the person has not answered yet, oldest first.

@@ -22,6 +22,8 @@ export interface ArchiveLine {
 export interface ArchiveOptions {
   /** Archive finished annotations last changed more than this long ago (default 7 days; 0 = all finished). */
   olderThanMs?: number
+  /** Only these annotations (a selection in the inbox); still only finished ones past the cut-off. */
+  ids?: readonly string[]
   /** The archive directory, for the file and memory adapters (default: `archive/` beside the store file). */
   directory?: string
   /** Test seam: called after the archive lines are durable and before the store lets go of them. */

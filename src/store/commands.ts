@@ -96,11 +96,12 @@ export function deleteAnnotation({ state }: DecideContext, id: string, args: z.o
   }
 }
 
-/** Finished annotations (resolved, dismissed) last changed before `cutoff`, oldest first, ties by id. */
-export function dueForArchive(state: StoreState, cutoff: string): Annotation[] {
+/** Finished annotations (resolved, dismissed) last changed before `cutoff` (of `ids` when given), oldest first, ties by id. */
+export function dueForArchive(state: StoreState, cutoff: string, ids?: readonly string[]): Annotation[] {
   const due: Annotation[] = []
+  const only = ids ? new Set(ids) : undefined
   for (const a of shardValues(state.annotations)) {
-    if ((a.status === 'resolved' || a.status === 'dismissed') && a.updatedAt < cutoff) due.push(a)
+    if ((a.status === 'resolved' || a.status === 'dismissed') && a.updatedAt < cutoff && (!only || only.has(a.id))) due.push(a)
   }
   return due.sort((a, b) => (orderKey(a) < orderKey(b) ? -1 : 1))
 }

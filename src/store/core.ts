@@ -40,6 +40,9 @@ import {
   oldestAvailableRev,
   pageAnnotations,
   pageOfKeys,
+  searchAnnotations,
+  type AnnotationSearch,
+  type SearchPage,
   type AnnotationQuery,
   type ChangesSinceOptions,
   type Page,
@@ -165,6 +168,11 @@ export class Store {
     return pageAnnotations(this.live, query, page)
   }
 
+  /** A search over annotations with totals per session and status (the inbox's list; see queries.ts). */
+  searchAnnotations(search: AnnotationSearch = {}, page: PageOptions = {}): SearchPage {
+    return searchAnnotations(this.live, search, page)
+  }
+
   /** Annotations whose latest agent question awaits a human answer, oldest first. */
   openQuestions(): { annotation: Annotation; question: Reply }[] {
     return byKeys(this.live.indexes.openQuestions, this.live.state.annotations).map((annotation) => ({ annotation, question: openQuestionOf(annotation)! }))
@@ -206,14 +214,14 @@ export class Store {
     return this.statusCommand('acknowledge', AcknowledgeInput, id, input, (args) => ({ author: 'agent', text: args.message }))
   }
 
-  /** any → resolved. A summary becomes an agent reply. */
-  resolve(id: string, input: z.input<typeof ResolveInput> = {}): Promise<Annotation> {
-    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author: 'agent', text: args.summary }))
+  /** any → resolved. A summary becomes a reply by `author` (the agent unless the person resolves it in the inbox). */
+  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent'): Promise<Annotation> {
+    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary }))
   }
 
-  /** any → dismissed. The reason (required) becomes an agent reply. */
-  dismiss(id: string, input: z.input<typeof DismissInput>): Promise<Annotation> {
-    return this.statusCommand('dismiss', DismissInput, id, input, (args) => ({ author: 'agent', text: args.reason }))
+  /** any → dismissed. The reason (required) becomes a reply by `author` (the agent unless the person dismisses it in the inbox). */
+  dismiss(id: string, input: z.input<typeof DismissInput>, author: Author = 'agent'): Promise<Annotation> {
+    return this.statusCommand('dismiss', DismissInput, id, input, (args) => ({ author, text: args.reason }))
   }
 
   /** acknowledged/resolved/dismissed → pending: the person's action. A message becomes a human reply. */
@@ -248,7 +256,8 @@ export class Store {
     if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new ValidationError([{ path: 'olderThanMs', message: 'must be a duration ≥ 0' }])
     if (this.closing) throw new StoreClosedError()
     return this.engine.submit(async (state, now) => {
-      const due = decide.dueForArchive(state, new Date(Date.parse(now) - olderThanMs).toISOString())
+      // A chosen selection includes what changed this very millisecond (resolved, then archived at once from the inbox).
+      const due = decide.dueForArchive(state, new Date(Date.parse(now) - olderThanMs + (options.ids ? 1 : 0)).toISOString(), options.ids)
       // Durable in the archive before the events that remove them are written (same transaction).
       const kept = await sink.keep(now, due)
       options.onArchiveWritten?.()

@@ -3,7 +3,7 @@
  * the index keys), and a position is an order key, so it stays valid while records are added
  * or change status.
  */
-import type { Annotation, AnnotationStatus, Session } from './model.js'
+import type { Annotation, AnnotationStatus, Intent, Session, Severity } from './model.js'
 import type { StoreEvent } from './events.js'
 import { CursorExpiredError, NotFoundError, ValidationError } from './errors.js'
 import { idOfKey, type Indexes, type SortedKeys } from './indexes.js'
@@ -100,6 +100,88 @@ export function pageAnnotations(live: Readable, query: AnnotationQuery, page: Pa
     } else hasMore = true
   }
   return { items, total, lastKey, hasMore }
+}
+
+/** The orders a search can list in: by creation, oldest or newest first (ties by id, the same way round). */
+export const SEARCH_SORTS = ['oldest', 'newest'] as const
+export type SearchSort = (typeof SEARCH_SORTS)[number]
+
+/**
+ * A search over annotations (the inbox's triage list). Every list field matches any of its
+ * values; absent fields do not filter. `intents`/`severities` may hold `none` (not set).
+ */
+export interface AnnotationSearch {
+  sessionIds?: readonly string[]
+  statuses?: readonly AnnotationStatus[]
+  intents?: readonly (Intent | 'none')[]
+  severities?: readonly (Severity | 'none')[]
+  /** Annotations with a reply by the agent, or by the person (`human`). */
+  author?: 'agent' | 'human'
+  /** Words that must all occur (case-insensitive) in the comment, a reply or the selected text. */
+  q?: string
+  sort?: SearchSort
+}
+
+/** A page of a search plus totals over everything that matches (not only the page). */
+export interface SearchPage extends Page<Annotation> {
+  /** Matches per session (page of the app). */
+  sessions: Record<string, number>
+  /** Matches per status, with the status filter left out (so each status says what choosing it would show). */
+  statuses: Record<AnnotationStatus, number>
+}
+
+function searchWords(q: string | undefined): string[] {
+  return q === undefined ? [] : q.toLowerCase().split(/\s+/).filter((w) => w !== '')
+}
+
+function matchesWords(a: Annotation, words: readonly string[]): boolean {
+  if (words.length === 0) return true
+  const text = [a.comment, a.selectedText ?? '', ...a.replies.map((r) => r.message)].join('\n').toLowerCase()
+  return words.every((w) => text.includes(w))
+}
+
+/** Everything but the status filter. */
+function matchesSearch(a: Annotation, s: AnnotationSearch, words: readonly string[]): boolean {
+  if (s.intents && !s.intents.includes(a.intent ?? 'none')) return false
+  if (s.severities && !s.severities.includes(a.severity ?? 'none')) return false
+  if (s.author && !a.replies.some((r) => r.author === s.author)) return false
+  return matchesWords(a, words)
+}
+
+/**
+ * A page of annotations matching `search`, oldest or newest first (ties by id), continuing after
+ * the position `page.after` in that order. One pass over the annotations of the chosen sessions:
+ * it also counts every match per session and per status.
+ */
+export function searchAnnotations(live: Readable, search: AnnotationSearch, page: PageOptions): SearchPage {
+  const { state, indexes } = live
+  for (const id of search.sessionIds ?? []) mustGetSession(state, id)
+  const lists: SortedKeys[] = search.sessionIds ? search.sessionIds.flatMap((id) => indexes.annotationsBySession.get(id) ?? []) : [indexes.annotations]
+  const keys = lists.length === 1 ? [...lists[0]!] : lists.flatMap((l) => [...l]).sort()
+  if (search.sort === 'newest') keys.reverse()
+  const newest = search.sort === 'newest'
+  const words = searchWords(search.q)
+  const limit = page.limit ?? Infinity
+  const statuses: Record<AnnotationStatus, number> = { pending: 0, acknowledged: 0, resolved: 0, dismissed: 0 }
+  const sessions: Record<string, number> = {}
+  const items: Annotation[] = []
+  let lastKey: string | undefined
+  let hasMore = false
+  let total = 0
+  for (const key of keys) {
+    const a = shardGet(state.annotations, idOfKey(key))!
+    if (!matchesSearch(a, search, words)) continue
+    statuses[a.status]++
+    if (search.statuses && !search.statuses.includes(a.status)) continue
+    total++
+    sessions[a.sessionId] = (sessions[a.sessionId] ?? 0) + 1
+    if (page.after !== undefined && (newest ? key >= page.after : key <= page.after)) continue
+    if (items.length < limit) {
+      items.push(a)
+      lastKey = key
+    } else hasMore = true
+  }
+  return { items, total, lastKey, hasMore, sessions, statuses }
 }
 
 /** The oldest rev `eventsSince` can start from, given the kept window of recent events. */

@@ -9,7 +9,8 @@ export { Store, DEFAULT_EVENT_WINDOW, type StoreOptions } from './core.js'
 export { defaultIds, type IdKind } from './ids.js'
 export { orderKey } from './indexes.js'
 export { DEFAULT_POLL_INTERVAL_MS } from './persistence.js'
-export type { AnnotationQuery, ChangesSinceOptions, Page, PageOptions } from './queries.js'
+export type { AnnotationQuery, AnnotationSearch, ChangesSinceOptions, Page, PageOptions, SearchPage, SearchSort } from './queries.js'
+export { SEARCH_SORTS } from './queries.js'
 
 export interface MemoryStoreOptions extends StoreOptions {
   /** Default directory for `archive()` (a memory store has no file to put one beside). */

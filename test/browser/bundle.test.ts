@@ -14,8 +14,8 @@ const root = path.resolve(import.meta.dirname, '../..')
 
 /** overlay.js, minified. 59 448 bytes when this was set; issue #19 (source locations) and issue #20 (screenshots) raise it to the issue's 120 KB. */
 const OVERLAY_BUDGET = 120 * 1024
-/** inbox.js, minified: 20 515 bytes when this was set. */
-const INBOX_BUDGET = 24 * 1024
+/** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
+const INBOX_BUDGET = 48 * 1024
 
 /** The only store modules the browser may bundle: they hold no zod and import only types. */
 const ZOD_FREE_STORE = ['src/store/apply.ts', 'src/store/questions.ts', 'src/store/vocabulary.ts']

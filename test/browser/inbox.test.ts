@@ -9,7 +9,7 @@ import { eventually } from '../helpers/eventually.js'
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
-async function setup(seed: (store: Store) => Promise<void> = async () => {}): Promise<{ store: Store; http: HttpServer; page: Page }> {
+async function setup(seed: (store: Store) => Promise<void> = async () => {}, path = '/'): Promise<{ store: Store; http: HttpServer; page: Page }> {
   const store = createMemoryStore()
   cleanups.push(() => store.close())
   await seed(store)
@@ -18,7 +18,7 @@ async function setup(seed: (store: Store) => Promise<void> = async () => {}): Pr
   const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 900 } })
   cleanups.push(() => context.close())
   const page = await context.newPage()
-  await page.goto(`${http.url}/`)
+  await page.goto(`${http.url}${path}`)
   await page.locator('#live[data-state="live"]').waitFor({ timeout: 15_000 })
   return { store, http, page }
 }
@@ -36,7 +36,7 @@ describe.skipIf(!enabled)('inbox in Chromium', () => {
       await store.resolve(done, { summary: 'Wrapped it in a link.' })
       waiting = (await store.addAnnotation({ sessionId: s.id, comment: 'Tax jumps when the ZIP changes', intent: 'fix', severity: 'blocking' })).id
       gone = (await store.addAnnotation({ sessionId: s.id, comment: 'Typo in the footer' })).id
-    })
+    }, '/?status=all')
     await eventually(() => page.locator('article.card').count()).toBe(3)
     expect(await page.locator('.session-head h2').textContent()).toBe('Checkout')
     expect(await card(page, done).locator('.chip').textContent()).toBe('Resolved')
@@ -101,7 +101,7 @@ describe.skipIf(!enabled)('inbox in Chromium', () => {
         const a = await store.addAnnotation({ sessionId: s.id, comment: `Note ${i}` })
         if (i % 10 === 0) await store.resolve(a.id)
       }
-    })
+    }, '/?status=all&sort=oldest')
     // First page of 100, oldest first, and a button for the rest.
     await eventually(() => page.locator('article.card').count()).toBe(100)
     expect(await page.locator('article.card .comment').first().textContent()).toBe('Note 0')

@@ -1,78 +1,98 @@
 /**
- * The inbox's data: every session, the annotations loaded so far for the status filter (a page
- * of 100 at a time, oldest first), and the live stream that keeps them current. Events go through
- * the store's own `applyAnnotationEvent`; what changed is reported through `FeedEvents`, and the
- * page decides what to draw.
+ * The inbox's data: every session, the annotations of the current view loaded so far (a page of
+ * 100 at a time, in the view's order: newest first by default), the server's totals per status
+ * and per page (session), and the live stream that keeps them current. A new annotation that
+ * belongs in the view is inserted where the order puts it and marked new. Events go through the
+ * store's own `applyAnnotationEvent`; what changed is reported through `FeedEvents`.
  */
 import { UnreachableError, describeError, type Api } from '../shared/api.js'
 import { LiveStream } from '../shared/live.js'
 import { ClientAnnotations } from '../shared/records.js'
-import type { Annotation, Presence, Reply, Session, StoreEvent } from '../shared/types.js'
-import { FILTERS, type Filter } from './filters.js'
+import type { Annotation, AnnotationStatus, Presence, Reply, SearchList, Session, StoreEvent } from '../shared/types.js'
+import { inView, searchParams, type View } from './filters.js'
 
 export type LiveState = 'connecting' | 'live' | 'offline'
 
 export interface FeedEvents {
-  /** A load finished: everything is new (sessions, annotations, presence). */
+  /** A load finished: everything is new (sessions, annotations, totals, presence). */
   loaded(): void
   /** The list changed as a whole: loading, a page more, an annotation added or removed. */
   listChanged(): void
   /** One loaded annotation changed in place (live). */
   changed(id: string): void
-  /** A live annotation was added to the list. */
-  added(id: string): void
+  /** New totals per status and page arrived. */
+  totals(): void
   presence(): void
   live(state: LiveState): void
   /** A load failed (shown as a banner), or undefined when one worked. */
   error(message: string | undefined): void
-  /** The totals per status or the agent's open questions may have changed. */
-  stale(what: 'counts' | 'questions'): void
+  /** The agent's open questions may have changed. */
+  stale(): void
 }
 
 const PAGE = 100
 const RETRY_MS = 3_000
+/** Totals are fetched again this long after the last change that may move them (a burst of events costs one fetch). */
+const TOTALS_DELAY_MS = 200
 
 export class InboxFeed {
-  filter: Filter
+  view: View
   loading = false
   presence: Presence | undefined
   /** More pages to load from here (undefined: everything that matches is loaded). */
   nextCursor: string | undefined
-  /** How many annotations match the filter on the server. */
+  /** How many annotations match the view on the server. */
   total = 0
+  /** Matches per session (page), from the server. */
+  sessionTotals: Record<string, number> = {}
+  /** Matches per status with the status tab left out, from the server (undefined until the first answer). */
+  statusTotals: Record<AnnotationStatus, number> | undefined
   readonly sessions = new Map<string, Session>()
   readonly annotations = new ClientAnnotations()
+  /** Ids that arrived live since the view loaded (marked "new" until the person looks at them). */
+  readonly fresh = new Set<string>()
   private generation = 0
   private stream: LiveStream | undefined
+  private totalsTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     private readonly api: Api,
-    filter: Filter,
+    view: View,
     private readonly events: FeedEvents,
   ) {
-    this.filter = filter
+    this.view = view
   }
 
-  /** Does `a` belong under the current filter? (A card that changed status stays, dimmed.) */
+  /** Does `a` belong in the current view? (A card that changed status stays, dimmed.) */
   matches(a: Annotation): boolean {
-    return this.filter === 'all' || a.status === this.filter
+    return inView(a, this.view)
   }
 
-  /** Load from the start (a new filter, a `reset`, or the first time). */
+  /** The loaded annotations in the view's order (ties by id). */
+  ordered(): Annotation[] {
+    const newest = this.view.sort === 'newest'
+    return this.annotations.all().sort((a, b) => {
+      const c = a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+      return newest ? -c : c
+    })
+  }
+
+  /** Load from the start (a new view, a `reset`, or the first time). */
   async reload(): Promise<void> {
     const generation = ++this.generation
     this.loading = true
     this.events.listChanged()
     try {
       const [health, sessions] = await Promise.all([this.api.health(), this.api.allSessions()])
-      const page = await this.api.annotations({ limit: PAGE, ...this.statusQuery() })
-      if (generation !== this.generation) return // a newer load (another filter) is under way
+      const page = await this.api.search({ ...searchParams(this.view), limit: PAGE })
+      if (generation !== this.generation) return // a newer load (another view) is under way
       this.presence = health.agent
       this.sessions.clear()
       for (const s of sessions) this.sessions.set(s.id, s)
       this.annotations.reset(page.annotations)
+      this.fresh.clear()
       this.nextCursor = page.nextCursor
-      this.total = page.total
+      this.take(page)
       this.loading = false
       this.events.error(undefined)
       // Follow from the rev the first list reflects (earlier events are in what we loaded).
@@ -104,27 +124,39 @@ export class InboxFeed {
     if (this.nextCursor === undefined) return
     const generation = this.generation
     try {
-      const page = await this.api.annotations({ limit: PAGE, cursor: this.nextCursor, ...this.statusQuery() })
+      const page = await this.api.search({ ...searchParams(this.view), limit: PAGE, cursor: this.nextCursor })
       if (generation !== this.generation) return
       for (const a of page.annotations) this.annotations.offer(a)
       this.nextCursor = page.nextCursor
-      this.total = page.total
+      this.take(page)
       this.events.listChanged()
     } catch (e) {
       this.events.error(describeError(e))
     }
   }
 
-  /** How many annotations there are under each filter; undefined when the server did not answer. */
-  async counts(): Promise<Partial<Record<Filter, number>> | undefined> {
+  /** Fetch the totals again soon (after a change that may move them). */
+  refreshTotals(): void {
+    clearTimeout(this.totalsTimer)
+    this.totalsTimer = setTimeout(() => void this.fetchTotals(), TOTALS_DELAY_MS)
+  }
+
+  private async fetchTotals(): Promise<void> {
+    const generation = this.generation
     try {
-      const totals = await Promise.all(FILTERS.map((f) => this.api.annotations({ limit: 1, ...(f === 'all' ? {} : { status: f }) }).then((p) => p.total)))
-      const counts: Partial<Record<Filter, number>> = {}
-      FILTERS.forEach((f, i) => (counts[f] = totals[i]))
-      return counts
+      const page = await this.api.search({ ...searchParams(this.view), limit: 1 })
+      if (generation !== this.generation) return
+      this.take(page)
+      this.events.totals()
     } catch {
-      return undefined
+      // what is shown stays
     }
+  }
+
+  private take(page: SearchList): void {
+    this.total = page.total
+    this.sessionTotals = page.totals.sessions
+    this.statusTotals = page.totals.statuses
   }
 
   /** The agent's open questions; undefined when the server did not answer. */
@@ -145,43 +177,48 @@ export class InboxFeed {
     }
   }
 
-  /** The person deleted it here. */
-  removed(id: string): void {
-    if (this.annotations.delete(id)) this.total = Math.max(0, this.total - 1)
+  /** The person deleted or archived these here. */
+  removed(ids: Iterable<string>): void {
+    for (const id of ids) if (this.annotations.delete(id)) this.fresh.delete(id)
+    this.refreshTotals()
   }
 
-  private statusQuery(): { status?: Exclude<Filter, 'all'> } {
-    return this.filter === 'all' ? {} : { status: this.filter }
+  /** Whether the list holds everything up to the newest annotation (so a new one can go on top, or at the end). */
+  private canShowNew(): boolean {
+    return this.view.sort === 'newest' || this.nextCursor === undefined
   }
 
   private onEvent(e: StoreEvent): void {
     switch (e.type) {
       case 'session.created':
         this.sessions.set(e.session.id, e.session)
+        this.events.totals()
         return
       case 'annotation.created':
-        // Newest come last: show it now only if every earlier page is loaded (else "load more" reaches it).
-        if (this.matches(e.annotation) && this.nextCursor === undefined && this.annotations.apply(e) === 'applied') {
+        // Newest first: it goes on top. Oldest first: at the end, once every earlier page is loaded (else "Load more" reaches it).
+        if (this.matches(e.annotation) && this.canShowNew() && this.annotations.apply(e) === 'applied') {
+          this.fresh.add(e.annotationId)
           this.total++
-          this.events.added(e.annotationId)
+          this.sessionTotals[e.sessionId] = (this.sessionTotals[e.sessionId] ?? 0) + 1
+          this.events.listChanged()
         }
-        this.events.stale('counts')
+        this.refreshTotals()
         return
       case 'annotation.status_changed':
       case 'annotation.replied':
-        // Not loaded (another filter, a later page): nothing to show; stale: a response brought it already.
+        // Not loaded (another view, a later page): nothing to show; stale: a response brought it already.
         if (this.annotations.apply(e) === 'applied') this.events.changed(e.annotationId)
-        if (e.type === 'annotation.status_changed') this.events.stale('counts')
-        this.events.stale('questions')
+        if (e.type === 'annotation.status_changed' || this.view.author || this.view.q) this.refreshTotals()
+        this.events.stale()
         return
       case 'annotation.deleted':
       case 'annotation.archived':
         if (this.annotations.apply(e) === 'applied') {
-          this.total = Math.max(0, this.total - 1)
+          this.fresh.delete(e.annotationId)
           this.events.listChanged()
         }
-        this.events.stale('counts')
-        this.events.stale('questions')
+        this.refreshTotals()
+        this.events.stale()
         return
     }
   }

@@ -1,26 +1,30 @@
 /**
- * The inbox page (served at `/`): every session and its annotations, filterable by status, kept
- * live over Server-Sent Events. The person sees what is pending, what the agent acknowledged, its
- * replies and questions, what is resolved or dismissed and when — and can reply, reopen and
- * delete. Annotations load a page at a time (limit/cursor), so a big store opens fast.
+ * The inbox page (served at `/`): a triage list of every annotation, newest open ones first by
+ * default, kept live over Server-Sent Events. The person searches comments and replies, filters by
+ * status, page, intent, severity and reply author, selects annotations and resolves, dismisses,
+ * reopens, archives, deletes or copies them as Markdown at once — and replies (with pasted
+ * images), reopens and deletes one by one. Annotations load a page at a time (limit/cursor); the
+ * totals per status and per page come from the server.
  *
- * This is the page's controller: the feed holds the data, the filter bar, the questions panel and
- * the cards draw it, and the controller wires them and runs the person's actions.
+ * This is the page's controller: the feed holds the data, the tabs, toolbar, selection bar, the
+ * questions panel and the cards draw it, and the controller wires them and runs the actions.
  */
 import { setEditorBase } from '../shared/source.js'
 import { Api, describeError } from '../shared/api.js'
 import { h, replace } from '../shared/dom.js'
-import { AGENT_DETAIL, AGENT_LABEL, agentState, timeAgo } from '../shared/format.js'
+import { AGENT_DETAIL, AGENT_LABEL, agentState, shortUrl, timeAgo } from '../shared/format.js'
+import { annotationsToMarkdown } from '../shared/markdown.js'
 import { Toast } from '../shared/toast.js'
-import type { Annotation } from '../shared/types.js'
+import { upload } from '../overlay/capture/attach.js'
+import type { Annotation, BulkAction } from '../shared/types.js'
+import { BulkBar } from './bulk.js'
 import { Cards } from './cards.js'
 import { InboxFeed, type LiveState } from './feed.js'
-import { FilterBar, readFilter, writeFilter, type Filter } from './filters.js'
+import { StatusTabs, Toolbar, readView, writeView, type View } from './filters.js'
 import { emptyList, moreButton, sessionGroups } from './list.js'
 import { QuestionsPanel } from './questions.js'
 
-/** Counts and questions are fetched again this long after the last change that may move them (a burst of events costs one fetch). */
-const REFRESH_DELAY_MS = 200
+const DONE: Record<BulkAction, string> = { resolve: 'Resolved', dismiss: 'Dismissed', reopen: 'Reopened', archive: 'Archived', delete: 'Deleted' }
 
 class Inbox {
   private readonly api = new Api(location.origin)
@@ -33,72 +37,133 @@ class Inbox {
   }
   private readonly toast = new Toast(byId('toast'), 3_000)
   private readonly feed: InboxFeed
-  private readonly filters: FilterBar
+  private readonly tabs: StatusTabs
+  private readonly toolbar: Toolbar
+  private readonly bulk: BulkBar
   private readonly questions: QuestionsPanel
   private readonly cards: Cards
+  private readonly selection = new Set<string>()
+  private busy = false
   private live: LiveState = 'connecting'
-  private readonly refreshTimers: Partial<Record<'counts' | 'questions', ReturnType<typeof setTimeout>>> = {}
 
   constructor() {
-    this.feed = new InboxFeed(this.api, readFilter(), {
+    this.feed = new InboxFeed(this.api, readView(), {
       loaded: () => {
         this.renderAgent()
         this.renderList()
-        void this.refresh('counts')
-        void this.refresh('questions')
+        this.renderTotals()
+        void this.refreshQuestions()
       },
       listChanged: () => this.renderList(),
       changed: (id) => {
         this.cards.flash(id)
         this.cards.rerender(id)
       },
-      added: (id) => {
-        this.cards.flash(id)
-        this.renderList()
-      },
+      totals: () => this.renderTotals(),
       presence: () => this.renderAgent(),
       live: (state) => this.setLive(state),
       error: (message) => {
-        this.el.error.hidden = message === undefined
-        this.el.error.textContent = message ?? ''
+        // The live chip already says the server is unreachable: the banner only for other failures.
+        const unreachable = message !== undefined && message.startsWith("Can't reach")
+        this.el.error.hidden = message === undefined || unreachable
+        this.el.error.textContent = unreachable ? '' : (message ?? '')
       },
-      stale: (what) => this.soon(what),
+      stale: () => void this.refreshQuestions(),
     })
     // Editor links for source locations once the server says where the project is.
     void this.api.health().then((health) => {
       setEditorBase(health)
       if (health.sourceRoot) this.renderList()
     }, () => undefined)
-    this.filters = new FilterBar(byId('filters'), (f) => this.setFilter(f))
-    this.questions = new QuestionsPanel(byId('questions'), (id, message) => void this.act(id, () => this.api.reply(id, message), 'Answer sent to the agent.').then(() => this.refresh('questions')))
+    this.tabs = new StatusTabs(byId('filters'), (status) => this.setView({ status }))
+    this.toolbar = new Toolbar(byId('toolbar'), (patch) => this.setView(patch))
+    this.bulk = new BulkBar(byId('bulk'), {
+      run: (action) => void this.runBulk(action),
+      copy: () => void this.copy([...this.selection], 'Copied the selection as Markdown.'),
+      selectAll: () => {
+        for (const a of this.feed.annotations.all()) this.selection.add(a.id)
+        this.syncSelection()
+      },
+      clear: () => {
+        const first = this.selection.values().next().value
+        this.selection.clear()
+        this.syncSelection()
+        if (first !== undefined) this.cards.element(first)?.querySelector<HTMLElement>('[data-action="select"]')?.focus()
+      },
+    })
+    this.questions = new QuestionsPanel(byId('questions'), (id, message) => void this.act(id, () => this.api.reply(id, message), 'Answer sent to the agent.').then(() => this.refreshQuestions()))
     this.cards = new Cards(this.el.list, {
-      reply: (id, message) => void this.act(id, () => this.api.reply(id, message), 'Reply sent.'),
+      reply: async (id, message, images) => {
+        try {
+          const attachments = images.length > 0 ? await Promise.all(images.map((f) => upload(location.origin, f, 'image'))) : undefined
+          const updated = await this.api.reply(id, message, attachments)
+          this.feed.annotations.offer(updated)
+          this.toast.show('Reply sent.')
+          void this.refreshQuestions()
+        } catch (e) {
+          this.toast.show(describeError(e), true)
+          throw e
+        }
+      },
       reopen: (id) => void this.act(id, () => this.api.reopen(id), 'Reopened: pending again.'),
       remove: (id) =>
         void this.act(
           id,
           async () => {
+            const next = this.neighbour([id])
             await this.api.remove(id)
-            this.feed.removed(id)
+            this.forget([id])
             this.renderList()
+            this.focusCard(next)
           },
           'Deleted.',
         ),
+      copy: (id) => void this.copy([id], 'Copied as Markdown.'),
+      select: (id, on) => {
+        if (on) this.selection.add(id)
+        else this.selection.delete(id)
+        this.syncSelection()
+      },
+      selected: (id) => this.selection.has(id),
+      isNew: (id) => this.feed.fresh.has(id),
+      seen: (id) => {
+        if (!this.feed.fresh.delete(id)) return
+        const card = this.cards.element(id)
+        card?.classList.remove('new')
+        card?.querySelector('.new-tag')?.remove()
+      },
       get: (id) => this.feed.annotations.get(id),
       matches: (a) => this.feed.matches(a),
+      refused: (message) => this.toast.show(message, true),
     })
   }
 
   start(): void {
-    this.filters.render(this.feed.filter)
+    this.tabs.render(this.feed.view.status)
+    this.toolbar.render(this.feed.view, this.feed.sessions)
     void this.feed.reload()
     setInterval(() => this.refreshTimes(), 30_000)
     setInterval(() => void this.feed.pollHealth(), 20_000)
     window.addEventListener('popstate', () => {
-      this.feed.filter = readFilter()
-      this.filters.render(this.feed.filter)
-      void this.feed.reload()
+      this.feed.view = readView()
+      this.afterViewChange()
     })
+  }
+
+  private setView(patch: Partial<View>): void {
+    const next = { ...this.feed.view, ...patch }
+    if ((Object.keys(next) as (keyof View)[]).every((k) => next[k] === this.feed.view[k])) return
+    this.feed.view = next
+    writeView(next)
+    this.afterViewChange()
+  }
+
+  private afterViewChange(): void {
+    this.selection.clear()
+    this.syncSelection()
+    this.tabs.render(this.feed.view.status)
+    this.toolbar.render(this.feed.view, this.feed.sessions)
+    void this.feed.reload()
   }
 
   /** Run one of the person's actions; a fresher copy it returns replaces the card's. */
@@ -110,49 +175,122 @@ class Inbox {
         this.cards.rerender(id)
       }
       if (done) this.toast.show(done)
-      this.soon('counts')
-      this.soon('questions')
+      this.feed.refreshTotals()
+      void this.refreshQuestions()
     } catch (e) {
       this.toast.show(describeError(e), true)
     }
   }
 
-  private setFilter(f: Filter): void {
-    if (f === this.feed.filter) return
-    this.feed.filter = f
-    writeFilter(f)
-    this.filters.render(f)
-    void this.feed.reload()
-  }
-
-  private soon(what: 'counts' | 'questions'): void {
-    clearTimeout(this.refreshTimers[what])
-    this.refreshTimers[what] = setTimeout(() => void this.refresh(what), REFRESH_DELAY_MS)
-  }
-
-  /** Fetch the counts per status or the open questions again (on failure, what is shown stays). */
-  private async refresh(what: 'counts' | 'questions'): Promise<void> {
-    if (what === 'counts') {
-      const counts = await this.feed.counts()
-      if (counts) this.filters.render(this.feed.filter, counts)
-    } else {
-      const questions = await this.feed.questions()
-      if (questions) this.questions.render(questions, this.feed.sessions)
+  /** One action on the selection. Cards that stay keep their place (dimmed if they left the view); focus stays on the pressed button or, when the bar goes, on the card after the last removed one. */
+  private async runBulk(action: BulkAction): Promise<void> {
+    const ids = [...this.selection]
+    if (ids.length === 0 || this.busy) return
+    this.busy = true
+    this.syncSelection()
+    try {
+      const next = this.neighbour(ids)
+      const result = await this.api.bulk(action, ids)
+      if (action === 'delete' || action === 'archive') {
+        this.forget(result.done)
+        this.renderList()
+      } else {
+        // The live events bring the new copies; fetch them now so the cards change at once.
+        await Promise.all(result.done.map(async (id) => this.feed.annotations.offer(await this.api.annotation(id)) && this.cards.rerender(id)))
+      }
+      const failed = result.failed.length
+      this.toast.show(`${DONE[action]} ${result.done.length}.${failed > 0 ? ` ${failed} not: ${result.failed[0]!.message}` : ''}`, failed > 0)
+      this.busy = false
+      this.syncSelection()
+      if (this.selection.size === 0) this.focusCard(next)
+      this.feed.refreshTotals()
+      void this.refreshQuestions()
+    } catch (e) {
+      this.busy = false
+      this.syncSelection()
+      this.toast.show(describeError(e), true)
     }
+  }
+
+  private async copy(ids: readonly string[], done: string): Promise<void> {
+    const list = ids.map((id) => this.feed.annotations.get(id)).filter((a): a is Annotation => a !== undefined)
+    const pages = new Set(list.map((a) => a.sessionId))
+    const only = pages.size === 1 ? this.feed.sessions.get([...pages][0]!) : undefined
+    const markdown = annotationsToMarkdown(list, { title: only ? `Annotations on ${shortUrl(only.url)}` : `Annotations (${list.length})` })
+    try {
+      await navigator.clipboard.writeText(markdown)
+      this.toast.show(done)
+    } catch {
+      // No Clipboard API (a plain-http address other than localhost) or no permission: the old way, then give the focus back.
+      const ok = copyByCommand(markdown)
+      this.toast.show(ok ? done : "Can't write to the clipboard here: select the text in a card and copy it.", !ok)
+    }
+  }
+
+  /** Drop annotations that are gone (deleted, archived) from the feed and the selection. */
+  private forget(ids: readonly string[]): void {
+    for (const id of ids) this.selection.delete(id)
+    this.feed.removed(ids)
+  }
+
+  /** The id of the first card (as shown) after the last of `ids` that is not one of them (else the one before). */
+  private neighbour(ids: readonly string[]): string | undefined {
+    const order = [...this.el.list.querySelectorAll<HTMLElement>('article.card')].map((c) => c.dataset.id ?? '')
+    const gone = new Set(ids)
+    const last = Math.max(...ids.map((id) => order.indexOf(id)))
+    return order.slice(last + 1).find((id) => !gone.has(id)) ?? [...order.slice(0, last)].reverse().find((id) => !gone.has(id))
+  }
+
+  private focusCard(id: string | undefined): void {
+    if (id !== undefined) this.cards.element(id)?.querySelector<HTMLElement>('[data-action="select"]')?.focus()
+  }
+
+  private syncSelection(): void {
+    for (const id of [...this.selection]) if (!this.feed.annotations.get(id)) this.selection.delete(id)
+    for (const card of this.el.list.querySelectorAll<HTMLElement>('article.card')) {
+      const on = this.selection.has(card.dataset.id ?? '')
+      card.classList.toggle('selected', on)
+      const box = card.querySelector<HTMLInputElement>('input.pick')
+      if (box) box.checked = on
+    }
+    this.bulk.render(this.selection.size, this.feed.annotations.size, this.busy)
+  }
+
+  private async refreshQuestions(): Promise<void> {
+    const questions = await this.feed.questions()
+    if (questions) this.questions.render(questions, this.feed.sessions)
   }
 
   private setLive(state: LiveState): void {
     this.live = state
     this.el.live.setAttribute('data-state', state)
-    this.el.live.textContent = state === 'live' ? 'Live' : state === 'offline' ? 'Server unreachable — reconnecting' : 'Connecting…'
+    if (state === 'offline') replace(this.el.live, 'Server unreachable', h('span', { class: 'extra' }, ' — reconnecting'))
+    else this.el.live.textContent = state === 'live' ? 'Live' : 'Connecting…'
     this.renderAgent()
   }
 
+  /** The agent chip; hidden while the server is unreachable (the live chip says so, once). */
   private renderAgent(): void {
-    const state = this.live === 'offline' ? 'offline' : agentState(this.feed.presence)
+    const state = agentState(this.feed.presence)
+    this.el.agent.hidden = this.live === 'offline'
     this.el.agent.setAttribute('data-state', state)
-    this.el.agent.title = state === 'offline' ? "Can't reach the server." : AGENT_DETAIL[state]
-    replace(this.el.agent, h('span', { class: 'dot', 'aria-hidden': 'true' }), state === 'offline' ? 'Server unreachable' : AGENT_LABEL[state])
+    this.el.agent.title = AGENT_DETAIL[state]
+    replace(this.el.agent, h('span', { class: 'dot', 'aria-hidden': 'true' }), h('span', { class: 'agent-label' }, AGENT_LABEL[state]))
+  }
+
+  private renderTotals(): void {
+    const { feed } = this
+    this.tabs.render(feed.view.status, feed.statusTotals)
+    this.toolbar.render(feed.view, feed.sessions)
+    for (const el of this.el.list.querySelectorAll<HTMLElement>('section.session')) {
+      const total = el.querySelector<HTMLElement>('.group-total')
+      const n = feed.sessionTotals[el.dataset.session ?? '']
+      if (total && n !== undefined && String(n) !== total.dataset.total) {
+        total.dataset.total = String(n)
+        total.textContent = `${n} annotation${n === 1 ? '' : 's'}`
+      }
+    }
+    this.renderMore()
   }
 
   private renderList(): void {
@@ -162,14 +300,50 @@ class Inbox {
       replace(this.el.more)
       return
     }
-    const groups = sessionGroups(feed.annotations.all(), feed.sessions, (a) => this.cards.card(a))
-    replace(this.el.list, ...(groups.length ? groups : [emptyList(feed.filter)]))
-    replace(this.el.more, ...moreButton(feed.nextCursor === undefined ? undefined : feed.total - feed.annotations.size, () => void feed.loadMore()))
+    // Keep the keyboard focus where it was (same card, same control) across the redraw.
+    const active = document.activeElement instanceof HTMLElement && this.el.list.contains(document.activeElement) ? document.activeElement : undefined
+    const focusCard = active?.closest<HTMLElement>('article.card')?.dataset.id
+    const focusAction = active?.dataset.action
+    const groups = sessionGroups(feed.ordered(), feed.sessions, feed.sessionTotals, (a) => this.cards.card(a))
+    const nothing = feed.statusTotals === undefined || Object.values(feed.statusTotals).every((n) => n === 0)
+    replace(this.el.list, ...(groups.length ? groups : [emptyList(feed.view, nothing)]))
+    if (focusCard !== undefined) {
+      const card = this.cards.element(focusCard)
+      ;(card?.querySelector<HTMLElement>(`[data-action="${focusAction ?? ''}"]`) ?? card)?.focus()
+    }
+    this.renderMore()
+    this.syncSelection()
+  }
+
+  private renderMore(): void {
+    const { feed } = this
+    if (feed.loading && feed.annotations.size === 0) return
+    const focused = document.activeElement instanceof HTMLElement && this.el.more.contains(document.activeElement)
+    replace(this.el.more, ...moreButton(feed.nextCursor === undefined ? undefined : feed.total - feed.annotations.size, feed.view, () => void feed.loadMore()))
+    if (focused) this.el.more.querySelector<HTMLElement>('button')?.focus()
   }
 
   private refreshTimes(): void {
     for (const t of document.querySelectorAll<HTMLTimeElement>('time[datetime]')) t.textContent = timeAgo(t.dateTime)
   }
+}
+
+/** Copy through a hidden text box and `execCommand('copy')`; the keyboard focus returns where it was. */
+function copyByCommand(text: string): boolean {
+  const back = document.activeElement instanceof HTMLElement ? document.activeElement : undefined
+  const box = h('textarea', { readonly: true, style: 'position:fixed;top:0;left:-9999px;opacity:0', 'aria-hidden': 'true' })
+  box.value = text
+  document.body.append(box)
+  box.select()
+  let ok = false
+  try {
+    ok = document.execCommand('copy')
+  } catch {
+    ok = false
+  }
+  box.remove()
+  back?.focus()
+  return ok
 }
 
 function byId(id: string): HTMLElement {

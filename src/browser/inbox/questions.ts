@@ -22,7 +22,13 @@ export class QuestionsPanel {
       h('h2', {}, h('span', { class: 'q-badge', 'aria-hidden': 'true' }, '?'), `The agent is asking you (${questions.length})`),
       ...questions.map(({ annotation: a, question }) => {
         const session = sessions.get(a.sessionId)
-        const answer = messageBox(`Answer the agent about: ${clip(a.comment, 60)}`, 'Your answer…', typed.get(a.id) ?? '', { 'data-id': a.id })
+        const answer = messageBox(`Answer the agent about: ${clip(a.comment, 60)}`, 'Your answer… (Ctrl+Enter to send, Esc to leave)', typed.get(a.id) ?? '', { 'data-id': a.id })
+        answer.addEventListener('keydown', (e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault()
+            answer.blur()
+          }
+        })
         return h(
           'article',
           { class: 'question' },

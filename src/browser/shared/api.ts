@@ -3,7 +3,7 @@
  * kinds of failure the UI treats differently — the server could not be reached at all
  * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
  */
-import type { Annotation, AnnotationList, Attachment, AnnotationStatus, Health, NewAnnotation, QuestionList, Session, SessionList, SessionPage } from './types.js'
+import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
   constructor(
@@ -87,6 +87,16 @@ export class Api {
 
   annotations(options: { status?: AnnotationStatus; cursor?: string; limit?: number } = {}): Promise<AnnotationList> {
     return this.request('GET', `/api/annotations${query({ limit: options.limit ?? 100, cursor: options.cursor, status: options.status })}`)
+  }
+
+  /** A search (the inbox's list): filters as comma lists, `sort`, `q`; the answer carries totals per session and status. */
+  search(params: SearchParams): Promise<SearchList> {
+    return this.request('GET', `/api/annotations${query({ ...params, limit: params.limit ?? 100 })}`)
+  }
+
+  /** One action on a selection; each annotation is its own change. */
+  bulk(action: BulkAction, ids: readonly string[], message?: string): Promise<BulkResult> {
+    return this.request('POST', '/api/annotations/bulk', message ? { action, ids, message } : { action, ids })
   }
 
   annotation(id: string): Promise<Annotation> {

@@ -59,3 +59,24 @@ export interface NewAnnotation {
   viewport?: Viewport
   source?: SourceLocation
 }
+
+/** `GET /api/annotations` as a search (the inbox): lists are comma-separated. */
+export interface SearchParams {
+  status?: string
+  sessionId?: string
+  intent?: string
+  severity?: string
+  author?: 'agent' | 'human'
+  q?: string
+  sort?: 'newest' | 'oldest'
+  cursor?: string
+  limit?: number
+}
+export type SearchList = AnnotationList & { totals: { sessions: Record<string, number>; statuses: Record<AnnotationStatus, number> } }
+export type BulkAction = 'resolve' | 'dismiss' | 'reopen' | 'delete' | 'archive'
+export interface BulkResult {
+  action: BulkAction
+  done: string[]
+  failed: { id: string; code: string; message: string }[]
+  rev: number
+}

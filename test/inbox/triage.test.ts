@@ -6,16 +6,15 @@
  */
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { createMemoryStore, startHttpServer, type Annotation, type Store } from '../../src/index.js'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { deterministic, tempDir } from '../helpers/store.js'
 
-const enabled = browserTestsEnabled()
-const cleanups: (() => unknown)[] = []
-let browser: Browser
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
 /** Where to save screenshots to look at by hand (not compared): MARGINALIA_SHOTS=dir; none when unset. */
 const SHOTS = process.env.MARGINALIA_SHOTS
 async function shot(page: Page, name: string): Promise<void> {
@@ -23,16 +22,6 @@ async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SHOTS, name) })
 }
-
-beforeAll(async () => {
-  if (enabled) browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 const INTENTS = ['fix', 'change', 'question', undefined] as const
 const SEVERITIES = ['blocking', 'important', 'suggestion', undefined] as const
@@ -68,7 +57,7 @@ async function setup(viewport = { width: 1200, height: 900 }, at = '/'): Promise
   let stopped: Promise<void> | undefined
   const stop = () => (stopped ??= http.close())
   cleanups.push(stop)
-  const context = await browser.newContext({ viewport })
+  const context = await chromium.browser.newContext({ viewport })
   cleanups.push(() => context.close())
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: http.url })
   const page = await context.newPage()

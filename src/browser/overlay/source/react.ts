@@ -31,13 +31,19 @@ function nameOf(type: unknown): string | undefined {
   return undefined
 }
 
-/** The first app frame of a React 19 `_debugStack`: URL, line, column (generated). */
-function firstFrame(stack: string): { url: string; line: number; column: number } | undefined {
+const LIBRARY = /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|jsx-runtime|\/@react-refresh/
+
+/**
+ * The first app frame of a React 19 `_debugStack`, mapped to its original file and line. Each
+ * frame is mapped before it is judged: in a bundle (webpack, rspack) React's own frames share the
+ * app's URL, so only the original file tells a library frame from the app's.
+ */
+function appPosition(stack: string): { file: string; line: number; column: number } | undefined {
   for (const line of stack.split('\n').slice(1)) {
     const m = /\(?((?:https?|file):\/\/[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line)
-    if (!m) continue
-    if (/\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|\/@react-refresh/.test(m[1]!)) continue
-    return { url: m[1]!, line: Number(m[2]), column: Number(m[3]) }
+    if (!m || LIBRARY.test(m[1]!)) continue
+    const pos = originalPosition(m[1]!, Number(m[2]), Number(m[3]))
+    if (pos && !LIBRARY.test(pos.file)) return pos
   }
   return undefined
 }
@@ -63,8 +69,7 @@ export function reactSource(el: Element): SourceLocation | undefined {
       if (src.columnNumber) out.column = src.columnNumber
       out.exact = n === el
     } else if (fiber._debugStack?.stack) {
-      const frame = firstFrame(fiber._debugStack.stack)
-      const pos = frame && originalPosition(frame.url, frame.line, frame.column)
+      const pos = appPosition(fiber._debugStack.stack)
       if (pos) {
         out.file = pos.file.slice(0, 1000)
         out.line = pos.line
@@ -87,8 +92,7 @@ export function reactCallSite(el: Element, shared: (file: string) => boolean): S
     let at: SourcePoint | undefined
     if (o._debugSource?.fileName) at = { file: o._debugSource.fileName, ...(o._debugSource.lineNumber ? { line: o._debugSource.lineNumber } : {}) }
     else if (o._debugStack?.stack) {
-      const frame = firstFrame(o._debugStack.stack)
-      const pos = frame && originalPosition(frame.url, frame.line, frame.column)
+      const pos = appPosition(o._debugStack.stack)
       if (pos) at = pos
     }
     if (at && !shared(at.file)) {

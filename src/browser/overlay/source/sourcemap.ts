@@ -91,6 +91,8 @@ export function originalPosition(url: string, line: number, column: number): { f
   // A dev server serves /src/App.tsx for <root>/src/App.tsx: the URL path is the project-relative file.
   const served = new URL(url).pathname.replace(/^\//, '')
   const base = source.replace(/^.*[\\/]/, '')
-  const file = served.endsWith(base) && !served.startsWith('@') ? decodeURIComponent(served) : source
+  // A bundle's map names sources in the bundler's namespace: webpack:///./src/App.tsx is src/App.tsx.
+  const bundled = /^(?:webpack|rspack|turbopack):\/\/[^/]*\/(?:\.\/)?/.exec(source)
+  const file = bundled ? source.slice(bundled[0].length) : served.endsWith(base) && !served.startsWith('@') ? decodeURIComponent(served) : source
   return { file, line: best[2]! + 1, column: best[3]! + 1 }
 }

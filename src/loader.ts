@@ -19,7 +19,9 @@ export default function marginaliaLoader(this: LoaderContext, code: string, map?
   const options = this.getOptions?.() ?? {}
   if (this.mode === 'production' && !options.production && options.sourceLocations !== 'ids') return done(null, code, map)
   markModule(code, this.resourcePath + (this.resourceQuery ?? ''), this.rootContext, options).then(
-    (out) => (out ? done(null, out.code, out.map) : done(null, code, map)),
+    // The map names the module by its absolute path: a bundler resolves a relative `sources` entry
+    // against the module's own folder (Turbopack would read app/shop/app/shop/page.tsx).
+    (out) => (out ? done(null, out.code, { ...out.map, sources: [this.resourcePath] }) : done(null, code, map)),
     (e: unknown) => done(e instanceof Error ? e : new Error(String(e))),
   )
 }

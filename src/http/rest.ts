@@ -3,6 +3,7 @@
  * validated here, before anything reaches the store; the store validates again (it is the
  * authority) and its typed errors become statuses in respond.ts.
  */
+import path from 'node:path'
 import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
 import { AddAnnotationInput, ANNOTATION_STATUSES, AnnotationStatus, CreateSessionInput, DeleteInput, Id, INTENTS, LIMITS, ReopenInput, ReplyInput, SEVERITIES } from '../store/model.js'
@@ -22,7 +23,7 @@ export interface ApiContext extends RouteContext {
   headers: Record<string, string>
 }
 
-import { resolveSource, type SourceOptions } from '../plugin/resolve.js'
+import { relativeSource, resolveSource, type SourceOptions } from '../plugin/resolve.js'
 
 export interface ApiOptions {
   store: Store
@@ -179,6 +180,7 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
     .on('POST', '/api/sessions/:id/annotations', async (ctx) => {
       const input = parse(NewAnnotationBody, await body(ctx), 'body')
       if (input.source && options.sources?.manifest) input.source = resolveSource(input.source, options.sources.manifest)
+      if (input.source && options.sources?.root) input.source = relativeSource(input.source, path.resolve(options.sources.root))
       ok(ctx, 201, await store.addAnnotation({ ...input, sessionId: ctx.params.id! }))
     })
     .on('GET', '/api/sessions/:id/events', (ctx) => events(ctx, ctx.params.id!))

@@ -5,6 +5,7 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { isOutsidePath, type SourceLocation, type SourcePoint } from '../store/source-location.js'
 
 /** What a server knows about the app's source: its root, a preview build's manifest, the editor to link to. */
@@ -45,6 +46,30 @@ export function resolveSource(source: SourceLocation | undefined, manifest: Read
   if (!source || !manifest || source.via !== 'manifest' || !source.file?.startsWith('#')) return source
   const found = Object.hasOwn(manifest, source.file.slice(1)) ? point(manifest[source.file.slice(1)]!) : undefined
   return found ? { ...source, ...found } : source
+}
+
+/** A path the page named absolutely or as a file:// URL (a bundler's source map), relative to `root` when it lies inside it. */
+function insideRoot(file: string, root: string): string {
+  let abs = file
+  if (file.startsWith('file://')) {
+    try {
+      abs = fileURLToPath(file)
+    } catch {
+      return file
+    }
+  }
+  if (!path.isAbsolute(abs)) return file
+  const rel = path.relative(root, abs)
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/')
+}
+
+/** A source whose file (or call site) the page gave as an absolute path inside the project root, made project-relative. */
+export function relativeSource(source: SourceLocation | undefined, root: string | undefined): SourceLocation | undefined {
+  if (!source || !root) return source
+  const out: SourceLocation = { ...source }
+  if (source.file !== undefined) out.file = insideRoot(source.file, root)
+  if (source.callSite) out.callSite = { ...source.callSite, file: insideRoot(source.callSite.file, root) }
+  return out
 }
 
 /** `vscode://file/<abs>:<line>:<col>` (or the chosen editor's scheme) for a file inside the root. */

@@ -40,3 +40,19 @@ describe('annotation source location', () => {
     await store.close()
   })
 })
+
+describe('sources the page names by absolute path (a bundler source map: Turbopack, webpack)', () => {
+  it('are made relative to the project root when inside it, call site included; others stay as given', async () => {
+    const { relativeSource } = await import('../../src/plugin/resolve.js')
+    const root = '/home/me/shop'
+    expect(relativeSource({ file: 'file:///home/me/shop/app/shop/page.tsx', line: 7, callSite: { file: '/home/me/shop/app/page.tsx', line: 3 } }, root)).toEqual({
+      file: 'app/shop/page.tsx',
+      line: 7,
+      callSite: { file: 'app/page.tsx', line: 3 },
+    })
+    expect(relativeSource({ file: '/etc/passwd', line: 1 }, root)).toEqual({ file: '/etc/passwd', line: 1 })
+    expect(relativeSource({ file: 'file:///home/me/shop-other/x.tsx', line: 1 }, root)).toEqual({ file: 'file:///home/me/shop-other/x.tsx', line: 1 })
+    expect(relativeSource({ file: 'src/App.tsx', line: 2 }, root)).toEqual({ file: 'src/App.tsx', line: 2 })
+    expect(relativeSource({ file: 'src/App.tsx', line: 2 }, undefined)).toEqual({ file: 'src/App.tsx', line: 2 })
+  })
+})

@@ -1,7 +1,8 @@
 /**
  * Just enough source-map reading to turn a generated position in a dev server's module (React
  * 19's `_debugStack`) back into the original file and line: the module's own map (inline, as
- * Vite serves it, or beside it), decoded for the one line asked. Read synchronously at click
+ * Vite serves it, or beside it), decoded for the one line asked. Index maps (`sections`, as
+ * Turbopack writes them for its chunks) are read section by section. Read synchronously at click
  * time, cached per module.
  */
 interface RawMap {
@@ -10,7 +11,25 @@ interface RawMap {
   mappings: string
 }
 
-const maps = new Map<string, { map: RawMap; lines: string[] } | null>()
+interface IndexMap {
+  sections: { offset: { line: number; column: number }; map: RawMap | IndexMap }[]
+}
+
+/** One plain map placed at a generated (0-based) line and column of the module. */
+interface Section {
+  line: number
+  column: number
+  map: RawMap
+  lines: string[]
+}
+
+const maps = new Map<string, Section[] | null>()
+
+/** A map's plain sections in order, nested index maps flattened. */
+function sectionsOf(map: RawMap | IndexMap, line = 0, column = 0): Section[] {
+  if ('sections' in map) return map.sections.flatMap((s) => sectionsOf(s.map, line + s.offset.line, s.offset.line === 0 ? column + s.offset.column : s.offset.column))
+  return [{ line, column, map, lines: map.mappings.split(';') }]
+}
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 
 function getText(url: string): string | undefined {
@@ -20,18 +39,17 @@ function getText(url: string): string | undefined {
   return xhr.status >= 200 && xhr.status < 300 ? xhr.responseText : undefined
 }
 
-function loadMap(url: string): { map: RawMap; lines: string[] } | null {
+function loadMap(url: string): Section[] | null {
   const cached = maps.get(url)
   if (cached !== undefined) return cached
-  let entry: { map: RawMap; lines: string[] } | null = null
+  let entry: Section[] | null = null
   try {
     const code = getText(url)
     const ref = code && /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(code)?.[1]
     if (ref) {
       const json = ref.startsWith('data:') ? atob(ref.slice(ref.indexOf(',') + 1)) : getText(new URL(ref, url).href)
       if (json) {
-        const map = JSON.parse(json) as RawMap
-        entry = { map, lines: map.mappings.split(';') }
+        entry = sectionsOf(JSON.parse(json) as RawMap | IndexMap)
       }
     }
   } catch {
@@ -80,19 +98,24 @@ function decode(lines: string[], upTo: number): number[][] {
 
 /** The original file (project-relative when the dev server serves it by path), 1-based line and column. */
 export function originalPosition(url: string, line: number, column: number): { file: string; line: number; column: number } | undefined {
-  const entry = loadMap(url.replace(/\?.*$/, (q) => q))
-  if (!entry) return undefined
-  const segs = decode(entry.lines, line - 1)
+  const sections = loadMap(url.replace(/\?.*$/, (q) => q))
+  if (!sections) return undefined
+  // The last section that starts at or before the position.
+  let section: Section | undefined
+  for (const s of sections) if (s.line < line - 1 || (s.line === line - 1 && s.column <= column - 1)) section = s
+  if (!section) return undefined
+  const segs = decode(section.lines, line - 1 - section.line)
+  const col = line - 1 === section.line ? column - 1 - section.column : column - 1
   let best: number[] | undefined
-  for (const s of segs) if (s[0]! <= column - 1) best = s
+  for (const s of segs) if (s[0]! <= col) best = s
   best ??= segs[0]
   if (!best) return undefined
-  const source = (entry.map.sourceRoot ?? '') + (entry.map.sources[best[1]!] ?? '')
+  const source = (section.map.sourceRoot ?? '') + (section.map.sources[best[1]!] ?? '')
   // A dev server serves /src/App.tsx for <root>/src/App.tsx: the URL path is the project-relative file.
   const served = new URL(url).pathname.replace(/^\//, '')
   const base = source.replace(/^.*[\\/]/, '')
   // A bundle's map names sources in the bundler's namespace: webpack:///./src/App.tsx is src/App.tsx.
-  const bundled = /^(?:webpack|rspack|turbopack):\/\/[^/]*\/(?:\.\/)?/.exec(source)
+  const bundled = /^(?:webpack|rspack|turbopack):\/\/[^/]*\/(?:\[project\]\/)?(?:\.\/)?/.exec(source)
   const file = bundled ? source.slice(bundled[0].length) : served.endsWith(base) && !served.startsWith('@') ? decodeURIComponent(served) : source
   return { file, line: best[2]! + 1, column: best[3]! + 1 }
 }

@@ -21,6 +21,8 @@ const PUBLIC = [
   // wave 2: attachments (screenshots and pasted images), their blob stores, and the page's log
   'ATTACHMENT_KINDS', 'Attachment', 'BlobError', 'FileBlobStore', 'IMAGE_MIMES', 'MemoryBlobStore', 'PAGE_ENTRY_KINDS', 'PageContext',
   'PageEntry', 'sniffImage', 'storeImage',
+  // wave 2: anchoring (issue 21): an element's fingerprint and a text selection's quote
+  'Fingerprint', 'TextQuote',
 ]
 
 describe('the public API', () => {

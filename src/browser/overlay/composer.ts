@@ -11,13 +11,16 @@ import { findSource } from './source/index.js'
 import type { Intent, NewAnnotation, Severity } from '../shared/types.js'
 import type { Target } from './picker.js'
 import { ImageTray } from './capture/image-tray.js'
+import { pageLogEnabled } from './capture/page-log.js'
 import { labelOf } from './anchor/names.js'
 
 export interface ComposerEvents {
   /** The person sent an annotation (the box closes right after). */
-  send(body: NewAnnotation, extras: { target: Target; screenshot: boolean; images: File[] }): void
+  send(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void
   /** The box closed; `restoreFocus` when focus should go back where it was. */
   closed(restoreFocus: boolean): void
+  /** The person turned the page log on or off (remembered for the site). */
+  pageLog(on: boolean): void
 }
 
 const DEFAULT_INTENT: Intent = 'fix'
@@ -34,6 +37,7 @@ export class Composer {
   /** Pasted or dropped images, sent with the annotation. */
   readonly tray: ImageTray
   private readonly shot: HTMLInputElement
+  private readonly log: HTMLInputElement
 
   constructor(private readonly events: ComposerEvents) {
     this.about = h('div', { class: 'target' })
@@ -53,13 +57,19 @@ export class Composer {
     this.tray.bind(this.text)
     this.shot = h('input', { type: 'checkbox', name: 'screenshot', checked: screenshotDefault() })
     const shotToggle = h('label', { class: 'shot-toggle', title: 'Attach a picture of the element (remembered for this site)' }, this.shot, h('span', {}, 'Screenshot'))
-    this.shot.addEventListener('change', () => rememberScreenshot(this.shot.checked))
+    this.shot.addEventListener('change', () => remember(SHOT_KEY, this.shot.checked))
+    this.log = h('input', { type: 'checkbox', name: 'page-log', checked: pageLogDefault() })
+    const logToggle = h('label', { class: 'shot-toggle', title: "Attach what the page logged: console errors and warnings, failed requests (remembered for this site)" }, this.log, h('span', {}, 'Page log'))
+    this.log.addEventListener('change', () => {
+      remember(PAGE_LOG_KEY, this.log.checked)
+      this.events.pageLog(this.log.checked)
+    })
     const close = () => this.close(true)
     this.element = h(
       'form',
       { class: 'panel composer', role: 'dialog', 'aria-label': 'New annotation', hidden: true, novalidate: true, onsubmit: (e: Event) => this.submit(e) },
       h('div', { class: 'panel-head' }, h('div', { class: 'panel-title' }, 'New annotation'), h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: close }, '×')),
-      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, shotToggle, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
+      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, h('div', { class: 'toggles' }, shotToggle, logToggle), choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
       h(
         'div',
         { class: 'panel-foot' },
@@ -80,6 +90,7 @@ export class Composer {
       this.check('severity', DEFAULT_SEVERITY)
       this.tray.clear()
       this.shot.checked = screenshotDefault()
+      this.log.checked = pageLogDefault()
     }
     this.target = target
     this.discardArmed = false
@@ -148,7 +159,7 @@ export class Composer {
     if (target.selectedText) body.selectedText = clip(target.selectedText, LIMITS.selectedText)
     if (target.extra?.length) body.elements = target.extra.map((x) => x.info)
     if (target.area) body.area = target.area
-    this.events.send(body, { target, screenshot: this.shot.checked, images: this.tray.images })
+    this.events.send(body, { target, screenshot: this.shot.checked, pageLog: this.log.checked, images: this.tray.images })
     this.tray.clear()
     this.close(true)
   }
@@ -165,6 +176,9 @@ function choice(name: string, legend: string, values: readonly string[], checked
 }
 
 const SHOT_KEY = 'marginalia:screenshot'
+/** The page-log toggle: the key `pageLogEnabled` reads when the overlay loads. */
+const PAGE_LOG_KEY = 'marginalia:page-log'
+const pageLogDefault = pageLogEnabled
 /** The screenshot toggle, remembered per origin (on unless turned off here). */
 function screenshotDefault(): boolean {
   try {
@@ -173,9 +187,9 @@ function screenshotDefault(): boolean {
     return true
   }
 }
-function rememberScreenshot(on: boolean): void {
+function remember(key: string, on: boolean): void {
   try {
-    localStorage.setItem(SHOT_KEY, on ? 'on' : 'off')
+    localStorage.setItem(key, on ? 'on' : 'off')
   } catch {
     // not remembered
   }

@@ -42,7 +42,7 @@ export class Overlay {
   private readonly sync: PageSync
   private readonly host = document.createElement('marginalia-overlay')
   /** What the page logged (console errors, failed requests), unless turned off for this origin. */
-  private readonly pageLog: PageLog | undefined
+  private pageLog: PageLog | undefined
   private readonly shadow = this.host.attachShadow({ mode: 'open' })
   private readonly picker: Picker
   private readonly marks = new Marks()
@@ -137,6 +137,10 @@ export class Overlay {
     )
     this.composer = new Composer({
       send: (body, extras) => this.sendWithExtras(body, extras),
+      // Turned on while off at load: the log starts now (it has nothing from before).
+      pageLog: (on) => {
+        if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
+      },
       closed: (restoreFocus) => {
         this.schedulePosition()
         if (restoreFocus) this.restoreFocus()
@@ -255,12 +259,12 @@ export class Overlay {
   // ------------------------------------------------------------------ what the sync and the sender report
 
   /** Screenshot, pasted images, page log, styles: gathered (≤ 1 s for the screenshot), then queued. */
-  private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; images: File[] }): void {
+  private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void {
     this.dock.say('Sending…')
     // An element inside an iframe: its box in this page's viewport (what the screenshot shows).
     const { element } = extras.target
     const rect = extras.target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
-    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: this.pageLog, exclude: this.host })
+    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host })
       .catch(() => body)
       .then((full) => this.queue(full))
   }

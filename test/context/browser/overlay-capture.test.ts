@@ -142,6 +142,36 @@ describe.skipIf(!enabled)('capture in Chromium', () => {
     expect(failed[0]!.durationMs).toBeGreaterThanOrEqual(0)
   })
 
+  it('the page-log toggle (the opt-out): off → no log goes with the annotation, remembered for the origin; on again → it does', { timeout: 60_000 }, async () => {
+    const { store, page } = await setup()
+    await page.evaluate(() => console.error('Boom: private detail'))
+    await openComposer(page, '#target')
+    await ui(page, '.composer input[name="screenshot"]').uncheck({ force: true })
+    expect(await ui(page, '.composer input[name="page-log"]').isChecked()).toBe(true)
+    await ui(page, '.composer input[name="page-log"]').uncheck({ force: true })
+    await ui(page, '.composer textarea').fill('no log please')
+    await ui(page, '.composer button[type="submit"]').click()
+    await eventually(() => store.getAllPending().length, 10_000).toBe(1)
+    expect(store.getAllPending()[0]!.context).toBeUndefined()
+    expect(await page.evaluate(() => localStorage.getItem('marginalia:page-log'))).toBe('off')
+
+    // Remembered after a reload: the box starts unchecked and the page's console is left alone.
+    await page.reload()
+    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+    await openComposer(page, '#target')
+    expect(await ui(page, '.composer input[name="page-log"]').isChecked()).toBe(false)
+    await ui(page, '.composer input[name="page-log"]').check({ force: true })
+    await ui(page, '.composer button:has-text("Cancel")').click()
+    await page.evaluate(() => console.error('Boom: after turning it on'))
+    await openComposer(page, '#target')
+    await ui(page, '.composer input[name="screenshot"]').uncheck({ force: true })
+    await ui(page, '.composer textarea').fill('with the log')
+    await ui(page, '.composer button[type="submit"]').click()
+    await eventually(() => store.getAllPending().length, 10_000).toBe(2)
+    const withLog = store.getAllPending().find((a) => a.comment === 'with the log')!
+    expect(withLog.context?.entries.map((e) => e.message)).toEqual(['Boom: after turning it on'])
+  })
+
   it('the thread panel shows the screenshot and the page log; an image pasted into a reply is stored with it', { timeout: 60_000 }, async () => {
     const { store, page } = await setup()
     await page.evaluate(() => {

@@ -46,7 +46,8 @@ export interface ServerOptions extends RegistryOptions {
  * that check, and answer the same request with "internal error" (-32603) wrapping a zod dump.
  */
 const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
-  params: CallToolRequestParamsSchema.extend({ name: z.unknown(), arguments: z.unknown().optional() }),
+  // Optional here too: a tools/call without params reaches the SDK's own check (-32602), not a parse error (-32603).
+  params: CallToolRequestParamsSchema.extend({ name: z.unknown(), arguments: z.unknown().optional() }).optional(),
 })
 
 /**
@@ -88,7 +89,9 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   }))
 
   server.setRequestHandler(LenientCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const progressToken = request.params._meta?.progressToken
+    // The SDK's own check has refused a call without params before this runs (-32602).
+    const params = request.params ?? { name: undefined }
+    const progressToken = params._meta?.progressToken
     const mcpCall: McpCallContext = {
       notify: (notification) => extra.sendNotification(notification),
       request: (req, resultSchema) => extra.sendRequest(req, resultSchema),
@@ -96,7 +99,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
       ...(extra.closeSSEStream ? { closeStream: extra.closeSSEStream } : {}),
     }
-    const outcome = await registry.call(request.params.name as string, request.params.arguments ?? {}, {
+    const outcome = await registry.call(params.name as string, params.arguments ?? {}, {
       signal: extra.signal,
       mcp: mcpCall,
       onProgress:

@@ -3,6 +3,7 @@
  * with the current state of the store, for every session or one.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { afterCatchUp } from './resources.js'
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
 import { ErrorCode, McpError, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
@@ -56,13 +57,14 @@ export function registerPrompts(mcp: McpServer, store: Store, toolNames: readonl
         sessionId: completable(z.string().min(1).optional().describe('Only this session (default: every session)'), (value) => completeSessionIds(store, value)),
       },
     },
-    ({ sessionId }) => {
-      try {
-        return renderWorkLoop(store, toolNames, sessionId)
-      } catch (e) {
-        if (e instanceof NotFoundError) throw new McpError(ErrorCode.InvalidParams, `sessionId: ${toToolError(e).message}`)
-        throw e
-      }
-    },
+    ({ sessionId }) =>
+      afterCatchUp(store, () => {
+        try {
+          return renderWorkLoop(store, toolNames, sessionId)
+        } catch (e) {
+          if (e instanceof NotFoundError) throw new McpError(ErrorCode.InvalidParams, `sessionId: ${toToolError(e).message}`)
+          throw e
+        }
+      }),
   )
 }

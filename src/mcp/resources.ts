@@ -75,6 +75,15 @@ export function urisChangedBy(event: StoreEvent): string[] {
  * subscription starts when the client has initialized (or first subscribes) and ends when the
  * connection closes.
  */
+/**
+ * Read-after-write across processes, as tool calls and REST reads have it: a read that begins after
+ * another process's write resolved sees it (synchronous when nothing can be new).
+ */
+export function afterCatchUp<T>(store: Store, read: () => T): T | Promise<T> {
+  const catchingUp = store.catchUp()
+  return catchingUp ? catchingUp.then(read) : read()
+}
+
 export function registerResources(mcp: McpServer, store: Store): void {
   const server = mcp.server
   const subscribed = new Set<string>()
@@ -84,25 +93,27 @@ export function registerResources(mcp: McpServer, store: Store): void {
     'sessions',
     SESSIONS_URI,
     { title: 'Sessions', description: 'Every annotation session (one per annotated page), oldest first: { sessions, count }.', mimeType: RESOURCE_MIME_TYPE },
-    (uri) => {
-      const sessions = store.listSessions()
-      return jsonContents(uri.href, { sessions, count: sessions.length })
-    },
+    (uri) =>
+      afterCatchUp(store, () => {
+        const sessions = store.listSessions()
+        return jsonContents(uri.href, { sessions, count: sessions.length })
+      }),
   )
 
   mcp.registerResource(
     'session',
     new ResourceTemplate(SESSION_TEMPLATE, {
       complete: { id: (value) => completeSessionIds(store, value) },
-      list: () => ({
-        resources: store.listSessions().map((s) => ({
-          uri: sessionUri(s.id),
-          name: s.url,
-          title: s.name ?? s.url,
-          description: `Session ${s.id}: ${store.countPending(s.id)} pending annotation(s).`,
-          mimeType: RESOURCE_MIME_TYPE,
+      list: () =>
+        afterCatchUp(store, () => ({
+          resources: store.listSessions().map((s) => ({
+            uri: sessionUri(s.id),
+            name: s.url,
+            title: s.name ?? s.url,
+            description: `Session ${s.id}: ${store.countPending(s.id)} pending annotation(s).`,
+            mimeType: RESOURCE_MIME_TYPE,
+          })),
         })),
-      }),
     }),
     {
       title: 'Session',
@@ -110,12 +121,12 @@ export function registerResources(mcp: McpServer, store: Store): void {
       mimeType: RESOURCE_MIME_TYPE,
     },
     (uri, variables) =>
-      read(uri.href, () => {
+      afterCatchUp(store, () => read(uri.href, () => {
         const { annotations: _all, ...session } = store.getSession(variable(variables, uri.href))
         // Bounded like a tool result: a session can hold 100 000 annotations.
         const page = fitPage(store.pageAnnotations({ sessionId: session.id }, { limit: DEFAULT_PAGE_LIMIT }), 'summary', DEFAULT_BYTE_BUDGET)
         return { session, ...page }
-      }),
+      })),
   )
 
   mcp.registerResource(
@@ -123,7 +134,7 @@ export function registerResources(mcp: McpServer, store: Store): void {
     // Not enumerated in resources/list: a store can hold 100 000 of them. Sessions list theirs.
     new ResourceTemplate(ANNOTATION_TEMPLATE, { list: undefined }),
     { title: 'Annotation', description: 'One annotation with its status and replies: { annotation }.', mimeType: RESOURCE_MIME_TYPE },
-    (uri, variables) => read(uri.href, () => ({ annotation: store.getAnnotation(variable(variables, uri.href)) })),
+    (uri, variables) => afterCatchUp(store, () => read(uri.href, () => ({ annotation: store.getAnnotation(variable(variables, uri.href)) }))),
   )
 
   mcp.registerResource(

@@ -74,13 +74,14 @@ async function run(values: Values): Promise<void> {
   if (headersTimeoutMs > requestTimeoutMs) throw new UsageError(`--headers-timeout (${headersTimeoutMs}) must not be longer than --request-timeout (${requestTimeoutMs})`)
   const sseMaxBufferedBytes = integerOption(values, 'sse-buffer', DEFAULT_SSE_MAX_BUFFERED_BYTES, 1024, 1024 ** 3)
   const sources = await sourceOptions(values)
-  const { assertSafeBinding, startHttpServer } = await import('../http/app.js')
+  const { assertPortFree, assertSafeBinding, startHttpServer } = await import('../http/app.js')
   const { isWildcardHost } = await import('../http/security.js')
   try {
     assertSafeBinding(host, token) // before the store is opened: refuse early, touch nothing
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e))
   }
+  await assertPortFree(host, port) // before the store is opened: a server that cannot bind touches nothing
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)

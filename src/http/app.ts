@@ -6,7 +6,7 @@
  * check (401; /health and static assets stay open), then its route.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import path from 'node:path'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Store } from '../store/store.js'
@@ -264,7 +264,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening)
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use; choose another with --port`) : error)
+      reject(bindError(error, host, port))
     }
     const onListening = (): void => {
       server.off('error', onError)
@@ -316,4 +316,22 @@ function parseTarget(target: string): URL | undefined {
   } catch {
     return undefined
   }
+}
+
+function bindError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  return error.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use; choose another with --port`) : error
+}
+
+/**
+ * Whether `host:port` can be bound right now, checked by binding it and letting go: `serve` asks
+ * before it opens the store, so a second server that cannot get its port never touches the store
+ * (no lock taken, no snapshot written on its way out). Port 0 always can.
+ */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return
+  const probe = createNetServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (e: NodeJS.ErrnoException) => reject(bindError(e, host, port)))
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()))
+  })
 }

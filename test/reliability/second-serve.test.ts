@@ -1,0 +1,57 @@
+/**
+ * A second `marginalia serve` on a port another server holds must not touch the store that server
+ * is using: it exits 1 with the reason before opening the store — no lock taken, no snapshot
+ * written, no log compacted on its way out.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { CLI, startServeCli } from '../helpers/cli.js'
+import { request } from '../helpers/http.js'
+import { tempDir } from '../helpers/store.js'
+
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+/** Every file of the store's folder: name, size, mtime and content. */
+function snapshotOf(dir: string): Record<string, { size: number; mtimeMs: number; text: string }> {
+  return Object.fromEntries(
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .map((f) => path.join(dir, f))
+      .filter((f) => statSync(f).isFile())
+      .sort()
+      .map((f) => [path.relative(dir, f), { size: statSync(f).size, mtimeMs: statSync(f).mtimeMs, text: readFileSync(f, 'utf8') }]),
+  )
+}
+
+describe('a second serve that cannot bind its port', () => {
+  it('exits 1 saying the port is in use, and leaves the live store byte for byte as it was', async () => {
+    const { dir, cleanup } = tempDir('marginalia-second-serve-')
+    cleanups.push(cleanup)
+    const store = path.join(dir, 'data', 'store.json')
+    const first = await startServeCli(cleanups, dir, ['--store', store])
+    const session = await request(`${first.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })
+    expect(session.status).toBe(201)
+    for (let i = 0; i < 5; i++) {
+      const r = await request(`${first.url}/api/sessions/${(session.json as { id: string }).id}/annotations`, { method: 'POST', body: { comment: `note ${i}` } })
+      expect(r.status).toBe(201)
+    }
+    const before = snapshotOf(path.dirname(store))
+    expect(Object.keys(before).length).toBeGreaterThan(0)
+
+    const port = new URL(first.url).port
+    const second = spawn(process.execPath, [CLI, 'serve', '--port', port, '--store', store], { cwd: dir, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
+    cleanups.push(() => second.kill('SIGKILL'))
+    let stderr = ''
+    second.stderr.on('data', (d: Buffer) => (stderr += d))
+    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
+    expect(code).toBe(1)
+    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`)
+    expect(snapshotOf(path.dirname(store))).toEqual(before)
+    // The first server goes on.
+    expect((await request(`${first.url}/api/annotations`)).status).toBe(200)
+  }, 30_000)
+})

@@ -68,7 +68,7 @@ describe('two processes, one store file', () => {
       expect(report.rev).toBe(expectedRev)
       expect(report.seen).toEqual(all) // every event once, in rev order: its own and the other's
     }
-    // they really overlapped: the writers alternated on the lock more than once
+    // They really overlapped: each waits halfway for the other to have written (test/fixtures/mutator.mjs), so the writers alternate at least twice
     const alphaAnnotations = new Set(a!.mine)
     const check0 = await openStore({ file })
     const writers = check0.changesSince(1).map((e) => ('annotationId' in e && alphaAnnotations.has(e.annotationId) ? 'a' : 'b'))

@@ -233,7 +233,7 @@ export class FileAdapter implements StoreAdapter {
       if (!snapshot) {
         throw new StoreFileError(
           this.location,
-          `is missing, and the event log beside it starts at rev ${before} (events ${after + 1}…${before - 1} are gone): the store's files were deleted or moved while a process used them. Restore the snapshot, or run \`marginalia reset\` to start an empty store. ${UNTOUCHED}`,
+          `is missing, and the event log beside it starts at rev ${before} (events ${after + 1}…${before - 1} are gone): the store's files were deleted or moved while a process used them. Restore the snapshot; or, to start an empty store, stop every Marginalia process that uses it and move this folder's store files aside. ${UNTOUCHED}`,
         )
       }
       throw new StoreFileError(
@@ -315,7 +315,7 @@ export class FileAdapter implements StoreAdapter {
     }
     this.snapshotRev = decision.state.rev
     this.lastRev = decision.state.rev
-    this.onError(new StoreFileError(this.location, `was deleted while this process ran; rewrote it from memory at rev ${decision.state.rev} (use \`marginalia reset\` to empty a store)`))
+    this.onError(new StoreFileError(this.location, `was deleted while this process ran; rewrote it from memory at rev ${decision.state.rev}. To empty a store on purpose, stop every Marginalia process that uses it first, then move its files aside`))
   }
 
   private shouldCompact(): boolean {

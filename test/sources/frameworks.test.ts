@@ -15,10 +15,9 @@ import react from '@vitejs/plugin-react'
 import vue from '@vitejs/plugin-vue'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import marginalia from '../../src/vite.js'
-import type { Annotation } from '../../src/store/model.js'
 import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
-import { copyApp, positionOf } from './apps.js'
+import { annotateByClick, copyApp, overlayReady, positionOf } from './apps.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -45,26 +44,11 @@ async function open(url: string): Promise<Page> {
   cleanups.push(() => context.close())
   const page = await context.newPage()
   await page.goto(url)
-  await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+  await overlayReady(page)
   return page
 }
 
-const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
-/** Click the element in annotate mode, write a comment, send it; the stored annotation. */
-async function annotate(page: Page, api: string, target: string, comment: string): Promise<Annotation> {
-  if ((await ui(page, '.annotate').getAttribute('aria-pressed')) !== 'true') await ui(page, '.annotate').click()
-  await page.locator(target).first().click()
-  await ui(page, '.composer textarea').fill(comment)
-  await ui(page, '.composer button[type="submit"]').click()
-  let found: Annotation | undefined
-  await eventually(async () => {
-    const body = (await (await fetch(`${api}/api/annotations`)).json()) as { annotations: Annotation[] }
-    found = body.annotations.find((a) => a.comment === comment)
-    return found !== undefined
-  }).toBe(true)
-  return found!
-}
 
 describe.skipIf(!enabled)('source locations in real apps', () => {
   it('React 19: a list item, a child component, a components/ui/Button with its call site, and after an HMR edit', { timeout: 120_000 }, async () => {
@@ -73,13 +57,13 @@ describe.skipIf(!enabled)('source locations in real apps', () => {
     const page = await open(url)
     const app = path.join(root, 'src/App.tsx')
 
-    const li = await annotate(page, api, 'li.fruit-pear', 'pear is wrong')
+    const li = await annotateByClick(page, api, 'li.fruit-pear', 'pear is wrong')
     expect(li.source).toMatchObject({ file: 'src/App.tsx', ...positionOf(app, '<li key'), via: 'mark', exact: true, component: 'App' })
 
-    const h2 = await annotate(page, api, 'h2.card-title', 'title too big')
+    const h2 = await annotateByClick(page, api, 'h2.card-title', 'title too big')
     expect(h2.source).toMatchObject({ file: 'src/Card.tsx', line: positionOf(path.join(root, 'src/Card.tsx'), '<h2').line, via: 'mark', component: 'Card', components: ['App', 'Card'] })
 
-    const button = await annotate(page, api, 'button.ui-button', 'sign in is grey')
+    const button = await annotateByClick(page, api, 'button.ui-button', 'sign in is grey')
     expect(button.source).toMatchObject({
       file: 'src/components/ui/Button.tsx',
       line: positionOf(path.join(root, 'src/components/ui/Button.tsx'), '<button').line,
@@ -100,7 +84,7 @@ describe.skipIf(!enabled)('source locations in real apps', () => {
     const before = positionOf(app, '<h1 id="title"')
     writeFileSync(app, readFileSync(app, 'utf8').replace('export function App() {', '// one\n// two\n// three\nexport function App() {'))
     await eventually(() => page.locator('h1#title').getAttribute('data-marginalia-source'), 20_000).toBe(`src/App.tsx:${before.line + 3}:${before.column}`)
-    const h1 = await annotate(page, api, 'h1#title', 'moved title')
+    const h1 = await annotateByClick(page, api, 'h1#title', 'moved title')
     expect(h1.source).toMatchObject({ file: 'src/App.tsx', line: before.line + 3 })
   })
 
@@ -108,9 +92,9 @@ describe.skipIf(!enabled)('source locations in real apps', () => {
     const root = copyApp('vue', cleanups)
     const { url, api } = await serve(root, vue())
     const page = await open(url)
-    const li = await annotate(page, api, 'li.fruit-plum', 'plum')
+    const li = await annotateByClick(page, api, 'li.fruit-plum', 'plum')
     expect(li.source).toMatchObject({ file: 'src/App.vue', ...positionOf(path.join(root, 'src/App.vue'), '<li v-for'), via: 'mark', exact: true })
-    const h2 = await annotate(page, api, 'h2.card-title', 'child')
+    const h2 = await annotateByClick(page, api, 'h2.card-title', 'child')
     expect(h2.source).toMatchObject({ file: 'src/Child.vue', line: positionOf(path.join(root, 'src/Child.vue'), '<h2').line, component: 'Child' })
   })
 
@@ -118,9 +102,9 @@ describe.skipIf(!enabled)('source locations in real apps', () => {
     const root = copyApp('svelte', cleanups)
     const { url, api } = await serve(root, svelte())
     const page = await open(url)
-    const li = await annotate(page, api, 'li.fruit-apple', 'apple')
+    const li = await annotateByClick(page, api, 'li.fruit-apple', 'apple')
     expect(li.source).toMatchObject({ file: 'src/App.svelte', ...positionOf(path.join(root, 'src/App.svelte'), '<li class'), via: 'mark', exact: true })
-    const h2 = await annotate(page, api, 'h2.card-title', 'child')
+    const h2 = await annotateByClick(page, api, 'h2.card-title', 'child')
     expect(h2.source).toMatchObject({ file: 'src/Child.svelte', line: positionOf(path.join(root, 'src/Child.svelte'), '<h2').line })
   })
 })

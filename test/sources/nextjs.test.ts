@@ -12,12 +12,10 @@ import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import type { Page } from 'playwright-core'
 import { createMemoryStore, startHttpServer } from '../../src/index.js'
-import type { Annotation } from '../../src/store/model.js'
 import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
-import { positionOf } from './apps.js'
+import { annotateByClick, overlayReady, positionOf } from './apps.js'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -115,20 +113,6 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-async function annotate(page: Page, api: string, target: string, comment: string): Promise<Annotation> {
-  const ui = (selector: string) => page.locator(`marginalia-overlay ${selector}`)
-  if ((await ui('.annotate').getAttribute('aria-pressed')) !== 'true') await ui('.annotate').click()
-  await page.locator(target).first().click()
-  await ui('.composer textarea').fill(comment)
-  await ui('.composer button[type="submit"]').click()
-  let found: Annotation | undefined
-  await eventually(async () => {
-    const body = (await (await fetch(`${api}/api/annotations`)).json()) as { annotations: Annotation[] }
-    found = body.annotations.find((a) => a.comment === comment)
-    return found !== undefined
-  }).toBe(true)
-  return found!
-}
 
 describe.skipIf(!enabled)('source locations in Next.js', () => {
   it('next dev --turbopack with marginalia/loader: marks in the server-rendered HTML, file:line of a list item and of a components/ui button with its call site', { timeout: 180_000 }, async () => {
@@ -165,10 +149,10 @@ describe.skipIf(!enabled)('source locations in Next.js', () => {
     cleanups.push(() => context.close())
     const page = await context.newPage()
     await page.goto(url)
-    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
-    const pear = await annotate(page, http.url, 'li.fruit-pear', 'pear (next)')
+    await overlayReady(page)
+    const pear = await annotateByClick(page, http.url, 'li.fruit-pear', 'pear (next)')
     expect(pear.source).toMatchObject({ file: 'app/page.jsx', ...li, via: 'mark', exact: true })
-    const button = await annotate(page, http.url, 'button.ui-button', 'button (next)')
+    const button = await annotateByClick(page, http.url, 'button.ui-button', 'button (next)')
     expect(button.source).toMatchObject({ file: 'app/components/ui/Button.jsx', line: positionOf(path.join(dir, 'app/components/ui/Button.jsx'), '<button').line })
     // The page is a Server Component: its owner stack stays on the server, so the call site is the
     // nearest marked element around <Button> (the form), as the README says.
@@ -176,8 +160,8 @@ describe.skipIf(!enabled)('source locations in Next.js', () => {
 
     // In a Client Component the call site is exact: React's owner stack mapped through Turbopack's source maps.
     await page.goto(`${url}shop`)
-    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
-    const buy = await annotate(page, http.url, 'section.shop button.ui-button', 'buy (next client)')
+    await overlayReady(page)
+    const buy = await annotateByClick(page, http.url, 'section.shop button.ui-button', 'buy (next client)')
     const shop = path.join(dir, 'app/shop/page.jsx')
     expect(buy.source).toMatchObject({ file: 'app/components/ui/Button.jsx', callSite: { file: 'app/shop/page.jsx', line: positionOf(shop, '<Button label').line } })
   })

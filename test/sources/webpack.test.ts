@@ -12,11 +12,10 @@ import type { Page } from 'playwright-core'
 import webpack, { type Configuration } from 'webpack'
 import { marginaliaWebpack } from '../../src/webpack.js'
 import { createMemoryStore, startHttpServer } from '../../src/index.js'
-import type { Annotation } from '../../src/store/model.js'
 import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { servePages } from '../helpers/page.js'
-import { copyApp, positionOf } from './apps.js'
+import { annotateByClick, copyApp, overlayReady, positionOf } from './apps.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -63,20 +62,6 @@ async function marginaliaServer(root: string): Promise<string> {
   return http.url
 }
 
-async function annotate(page: Page, api: string, target: string, comment: string): Promise<Annotation> {
-  const ui = (selector: string) => page.locator(`marginalia-overlay ${selector}`)
-  if ((await ui('.annotate').getAttribute('aria-pressed')) !== 'true') await ui('.annotate').click()
-  await page.locator(target).first().click()
-  await ui('.composer textarea').fill(comment)
-  await ui('.composer button[type="submit"]').click()
-  let found: Annotation | undefined
-  await eventually(async () => {
-    const body = (await (await fetch(`${api}/api/annotations`)).json()) as { annotations: Annotation[] }
-    found = body.annotations.find((a) => a.comment === comment)
-    return found !== undefined
-  }).toBe(true)
-  return found!
-}
 
 /** The page, its bundle and the bundle's source map, on their own origin (as a dev server serves them). */
 async function open(html: string, built: { code: string; map: string }, logs: string[]): Promise<Page> {
@@ -88,7 +73,7 @@ async function open(html: string, built: { code: string; map: string }, logs: st
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`))
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`))
   await page.goto(pages.origin + '/')
-  await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+  await overlayReady(page)
   return page
 }
 
@@ -104,9 +89,9 @@ describe.skipIf(!enabled)('source locations from a webpack build', () => {
       throw new Error(`the webpack app did not render:\n${logs.join('\n')}`)
     })
     const app = path.join(root, 'src/App.tsx')
-    const li = await annotate(page, api, 'li.fruit-pear', 'pear (webpack)')
+    const li = await annotateByClick(page, api, 'li.fruit-pear', 'pear (webpack)')
     expect(li.source).toMatchObject({ file: 'src/App.tsx', ...positionOf(app, '<li key'), via: 'mark', exact: true, component: 'App' })
-    const button = await annotate(page, api, 'button.ui-button', 'button (webpack)')
+    const button = await annotateByClick(page, api, 'button.ui-button', 'button (webpack)')
     expect(button.source).toMatchObject({
       file: 'src/components/ui/Button.tsx',
       line: positionOf(path.join(root, 'src/components/ui/Button.tsx'), '<button').line,
@@ -139,7 +124,7 @@ describe.skipIf(!enabled)('source locations from a webpack build', () => {
     await page.locator('li.fruit-pear').waitFor({ timeout: 20_000 })
     await eventually(() => page.evaluate("Object.keys(document.getElementById('root')).some((k) => k.startsWith('__reactContainer'))")).toBe(true)
     const app = path.join(root, 'src/App.tsx')
-    const li = await annotate(page, api, 'li.fruit-pear', 'pear (ssr)')
+    const li = await annotateByClick(page, api, 'li.fruit-pear', 'pear (ssr)')
     expect(li.source).toMatchObject({ file: 'src/App.tsx', ...positionOf(app, '<li key'), via: 'mark' })
     expect(logs.filter((l) => /hydrat|did not match|recoverable/i.test(l))).toEqual([])
   })

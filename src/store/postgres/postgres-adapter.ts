@@ -40,6 +40,13 @@ export interface PostgresAdapterOptions {
   poolSize?: number
   /** Give up connecting after this long, so commands fail fast with STORE_UNAVAILABLE (ms, default 2000). */
   connectTimeoutMs?: number
+  /**
+   * Let reads skip PostgreSQL while the LISTEN connection is up and no NOTIFY has arrived since
+   * the last read (default false). Cheaper reads, but a read can miss another process's write
+   * that committed before its NOTIFY reached this process (in-process tests see it every time),
+   * so the default keeps read-after-write strict: one indexed query before each read.
+   */
+  readsTrustNotify?: boolean
   /** Where problems that do not fail a command go (a lost LISTEN connection, a failed snapshot). */
   onError?: (error: unknown) => void
 }
@@ -57,6 +64,7 @@ export class PostgresAdapter implements StoreAdapter {
   private readonly pollIntervalMs: number
   private readonly connectTimeoutMs: number
   private readonly onError: (error: unknown) => void
+  private readonly readsTrustNotify: boolean
   /** Rev of the last event this process has seen. */
   private lastRev = 0
   /** Rev of the newest snapshot this process knows of. */
@@ -64,6 +72,12 @@ export class PostgresAdapter implements StoreAdapter {
   private migrated: Promise<void> | null = null
   private listener: Listener | null = null
   private closed = false
+  /**
+   * Something may have been written elsewhere since the last read: set by every NOTIFY (and by
+   * the listener's connect and polling), cleared right before a read is sent. While the LISTEN
+   * connection is down, `mayHaveNews` is always true (the store reads before every query).
+   */
+  private dirty = true
 
   constructor(options: PostgresAdapterOptions) {
     const schema = options.schema ?? schemaFromUrl(options.url) ?? DEFAULT_SCHEMA
@@ -76,6 +90,7 @@ export class PostgresAdapter implements StoreAdapter {
     this.snapshotEvery = Math.max(1, options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY)
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
     this.connectTimeoutMs = options.connectTimeoutMs ?? 2000
+    this.readsTrustNotify = options.readsTrustNotify ?? false
     this.onError = options.onError ?? ((e) => console.error(`marginalia: ${describePg(e)}`))
     const s = quoteIdent(schema)
     this.q = { events: `${s}.events`, snapshots: `${s}.snapshots`, archive: `${s}.archive` }
@@ -156,7 +171,24 @@ export class PostgresAdapter implements StoreAdapter {
 
   async poll(): Promise<StoreEvent[]> {
     if (!this.migrated) await this.ensureSchema()
-    return this.run((c) => this.readAfter(c, this.lastRev))
+    // Cleared before the query goes out: a NOTIFY that arrives while it runs sets it again.
+    this.dirty = false
+    try {
+      return await this.run((c) => this.readAfter(c, this.lastRev))
+    } catch (e) {
+      this.dirty = true
+      throw e
+    }
+  }
+
+  /**
+   * Whether another process may have written since our last read. Strict by default (always
+   * true: the store reads the events after our rev, one indexed query, before each read). With
+   * `readsTrustNotify`: false while the LISTEN connection is up and no NOTIFY has arrived since
+   * the last read, so reads cost no round trip but may lag a write by the NOTIFY's delivery time.
+   */
+  mayHaveNews(): boolean {
+    return !this.readsTrustNotify || this.dirty || !this.listening || this.listener === null
   }
 
   /** Read-after-write: read the head rev and catch up (the same as a poll here: no lock needed). */
@@ -177,8 +209,15 @@ export class PostgresAdapter implements StoreAdapter {
       channel: this.channel,
       pollIntervalMs: this.pollIntervalMs,
       connectTimeoutMs: this.connectTimeoutMs,
-      isNew: (rev) => rev > this.lastRev,
-      onChange,
+      isNew: (rev) => {
+        const isNew = rev > this.lastRev
+        if (isNew) this.dirty = true
+        return isNew
+      },
+      onChange: () => {
+        this.dirty = true
+        onChange()
+      },
       onError: this.onError,
       location: this.location,
     })

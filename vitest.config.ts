@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Cleaning up a real npm install (the install and Next.js tests) can take a while on a busy machine.
+    hookTimeout: 60_000,
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
   },

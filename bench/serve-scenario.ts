@@ -7,8 +7,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { CLI, median, percentile, realisticAnnotation, sleep, tempDir } from './lib.js'
 
 /** Start the bundled `marginalia serve --port 0` in `dir`; resolve with its base URL. */
-export async function startServe(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--burst-ms', '0'] /* the wake itself, without the burst window */, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+export async function startServe(dir: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--burst-ms', '0', ...extra] /* the wake itself, without the burst window */, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, MARGINALIA_STORE: '' } })
   let err = ''
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 15_000)
@@ -28,7 +28,7 @@ export async function startServe(dir: string): Promise<{ url: string; child: Chi
 type Post = (path: string, body: unknown) => Promise<{ id: string }>
 
 /** POST with node:http and a keep-alive agent: a lean client, so the figure is the server's. */
-function httpPoster(url: string): Post {
+export function httpPoster(url: string): Post {
   const agent = new http.Agent({ keepAlive: true })
   return (path, body) =>
     new Promise((resolve, reject) => {

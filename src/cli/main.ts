@@ -13,8 +13,10 @@ import { help } from './help.js'
 import { mcp } from './mcp.js'
 import { migrate } from './migrate.js'
 import { serve } from './serve.js'
+import { reset } from './reset.js'
+import { exportCommand, importCommand } from './transfer.js'
 
-const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate }
+const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate, reset, export: exportCommand, import: importCommand }
 
 /** The exit code, or -1 for a command that keeps serving. */
 async function main(argv: string[]): Promise<number> {

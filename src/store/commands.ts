@@ -116,6 +116,15 @@ export function archive(due: readonly Annotation[], kept: ArchiveWrite): Verdict
   }
 }
 
+/** Every annotation leaves the store in one transaction, one `annotation.deleted` event each, oldest first (`marginalia reset`). */
+export function clearAnnotations(state: StoreState): Verdict<{ deleted: number; ids: string[] }> {
+  const all = [...shardValues(state.annotations)].sort((a, b) => (orderKey(a) < orderKey(b) ? -1 : 1))
+  return {
+    drafts: all.map((a) => ({ type: 'annotation.deleted' as const, sessionId: a.sessionId, annotationId: a.id, from: a.status })),
+    result: () => ({ deleted: all.length, ids: all.map((a) => a.id) }),
+  }
+}
+
 function mustGetFrom(state: StoreState, id: string, expectedRev: number | undefined): Annotation {
   if (typeof id !== 'string' || id.length === 0) throw new ValidationError([{ path: 'id', message: 'must be a non-empty string' }])
   const current = shardGet(state.annotations, id)

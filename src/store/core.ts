@@ -246,6 +246,17 @@ export class Store {
   }
 
   /**
+   * Empty the inbox: every annotation, whatever its status, is deleted in one transaction (one
+   * `annotation.deleted` event each, so every running process, SSE client and overlay sees them
+   * go, and revs go on from where they were). Sessions stay (they are the pages). What
+   * `marginalia reset` does; attachments are left to `gcAttachments`.
+   */
+  clearAnnotations(): Promise<{ deleted: number; ids: string[] }> {
+    if (this.closing) return Promise.reject(new StoreClosedError())
+    return this.engine.submit(async (state) => decide.clearAnnotations(state))
+  }
+
+  /**
    * Move finished annotations (resolved, dismissed) last changed before the cut-off into the
    * adapter's archive (see archive.ts for the crash-safety argument). Each one is one mutation
    * (`annotation.archived`).

@@ -6,6 +6,7 @@ import { ValidationError } from './errors.js'
 import type { StoreAdapter } from './persistence.js'
 import path from 'node:path'
 import { FileBlobStore } from './blobs/file-blob-store.js'
+import type { BlobStore } from './blobs/blob-store.js'
 
 export interface OpenStoreOptions extends StoreOptions, Omit<FileAdapterOptions, 'file' | 'onError'> {
   /** The store file (default `.marginalia/store.json` under the current directory). */
@@ -40,7 +41,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   const loaded = await adapter.load()
   try {
     // Attachments beside the store file: `.marginalia/attachments/<sha256>.<ext>`.
-    const blobs = storeOptions.blobs ?? (custom ? undefined : new FileBlobStore(path.join(path.dirname(file ?? DEFAULT_STORE_FILE), 'attachments')))
+    // A shared store keeps them in its database (the PostgreSQL adapter's `blobs` table).
+    const blobs = storeOptions.blobs ?? (custom ? blobStoreOf(custom) : new FileBlobStore(path.join(path.dirname(file ?? DEFAULT_STORE_FILE), 'attachments')))
     return new Store(adapter, loaded, { ...storeOptions, ...(blobs ? { blobs } : {}) })
   } catch (e) {
     // The store's data was read but does not make a store (a log event that does not fit): close
@@ -48,6 +50,24 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     await adapter.dispose?.().catch(() => {})
     throw custom ? e : asFileError(e)
   }
+}
+
+/** The blob store an adapter brings along (PostgreSQL: its `blobs` table), if any. */
+function blobStoreOf(adapter: StoreAdapter): BlobStore | undefined {
+  const withBlobs = adapter as StoreAdapter & { blobStore?: () => BlobStore }
+  return typeof withBlobs.blobStore === 'function' ? withBlobs.blobStore() : undefined
+}
+
+/**
+ * The adapter and blob store for a `--store` value (a file path or a postgres:// URL), not yet
+ * loaded: for commands that move a whole store (`marginalia export` / `import`).
+ */
+export async function openPlace(store: string): Promise<{ adapter: StoreAdapter; blobs: BlobStore }> {
+  if (/^postgres(ql)?:\/\//i.test(store)) {
+    const adapter = (await openUrl(store, {}))!
+    return { adapter, blobs: blobStoreOf(adapter)! }
+  }
+  return { adapter: new FileAdapter({ file: store, watchFiles: false, pollIntervalMs: 0 }), blobs: new FileBlobStore(path.join(path.dirname(store), 'attachments')) }
 }
 
 /** The adapter for a store URL: `postgres://…` (loaded only when used), or a file path / `file:` URL. */

@@ -122,4 +122,27 @@ export interface StoreAdapter {
    * without this method cannot archive.
    */
   archive?(place: string | undefined): ArchiveSink
+  /**
+   * Everything this place still holds, for `marginalia export`: a snapshot (null when the whole
+   * history is kept as events) and the events after it, in rev order. Called on an adapter that
+   * was not loaded. Without it, export uses `load()`.
+   */
+  history?(progress?: Progress): Promise<LoadResult>
+  /**
+   * Write an imported store into this place, which must hold nothing yet (`marginalia import`):
+   * `base` as exported (the snapshot and events after it) and `head`, the state they lead to. An
+   * adapter keeps what suits it (the file adapter writes `head` as its snapshot; PostgreSQL keeps
+   * the events too). All or nothing; refuses a place that already holds a store.
+   */
+  restore?(input: RestoreInput, progress?: Progress): Promise<void>
+}
+
+/** Progress of a long operation: `done` of `total` items (events, usually). */
+export type Progress = (done: number, total: number) => void
+
+export interface RestoreInput {
+  base: LoadResult
+  head: Snapshot
+  /** Runs once the place is known to be empty, before the store is written (the import puts its attachments there). */
+  beforeWrite?: () => Promise<void>
 }

@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest'
 import { filter, firstValueFrom } from 'rxjs'
 import { openStore, type Store, type StoreEvent, type OpenStoreOptions } from '../../src/index.js'
 import { PostgresAdapter } from '../../src/store/postgres/index.js'
-import { migrate } from '../../src/store/postgres/migrations.js'
+import { migrate, LATEST_VERSION } from '../../src/store/postgres/migrations.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
 
 const cleanups: (() => unknown)[] = []
@@ -95,7 +95,8 @@ suite('the PostgreSQL adapter', () => {
     }))
     try {
       const results = await Promise.all(clients.map((c) => migrate(c, s, 'test')))
-      expect(results.filter((r) => r.from === 0 && r.to === 1)).toHaveLength(1)
+      expect(results.filter((r) => r.from === 0 && r.to === LATEST_VERSION)).toHaveLength(1)
+      expect(results.every((r) => r.to === LATEST_VERSION)).toBe(true)
     } finally {
       await Promise.all(clients.map((c) => c.end()))
     }

@@ -60,3 +60,36 @@ suite('two marginalia serve processes on one PostgreSQL schema', () => {
     expect(latencies[10]).toBeLessThan(500)
   })
 })
+
+suite('an agent on one server, a person on another', () => {
+  it('watch_annotations over MCP on A wakes for an annotation POSTed to B', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
+    const schema = freshSchema()
+    cleanups.push(() => dropSchema(schema))
+    const t = tempDir()
+    cleanups.push(t.cleanup)
+    const store = `${PG_URL}?schema=${schema}`
+    const a = await startServeCli(cleanups, t.dir, ['--store', store, '--burst-ms', '0'])
+    const b = await startServeCli(cleanups, t.dir, ['--store', store])
+    const client = new Client({ name: 'agent-on-a', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`)))
+    cleanups.push(() => client.close())
+    const session = await request(`${b.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })
+    const sessionId = (session.json as { id: string }).id
+    for (let i = 0; i < 3; i++) {
+      const watching = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 20_000 } })
+      // Whether the POST lands before or after the watch starts waiting, the watch returns it.
+      const posted = await request(`${b.url}/api/sessions/${sessionId}/annotations`, { method: 'POST', body: { comment: `from the person on B ${i}` } })
+      expect(posted.status).toBe(201)
+      const result = (await watching) as { structuredContent?: { status: string; annotations?: { id: string; comment: string }[] } }
+      expect(result.structuredContent?.status).toBe('annotations')
+      expect(result.structuredContent?.annotations?.map((x) => x.id)).toEqual([(posted.json as { id: string }).id])
+      const ack = await client.callTool({ name: 'acknowledge', arguments: { id: (posted.json as { id: string }).id } })
+      expect(ack.isError).toBeFalsy()
+    }
+    // B sees A's acknowledgements (read-after-write across servers).
+    const list = await request(`${b.url}/api/sessions/${sessionId}`)
+    expect((list.json as { annotations: { status: string }[] }).annotations.map((x) => x.status)).toEqual(['acknowledged', 'acknowledged', 'acknowledged'])
+  }, 60_000)
+})

@@ -108,10 +108,11 @@ beforeAll(async () => {
   })
 }, 300_000)
 
+// Removing a Next.js install (tens of thousands of files) takes a while on a busy machine.
 afterAll(() => {
   next?.kill('SIGKILL')
   if (dir) rmSync(dir, { recursive: true, force: true })
-})
+}, 120_000)
 
 
 describe.skipIf(!enabled)('source locations in Next.js', () => {

@@ -17,7 +17,7 @@
 import { existsSync, promises as fsp, statSync } from 'node:fs'
 import path from 'node:path'
 import type { StoreEvent } from '../events.js'
-import { DEFAULT_POLL_INTERVAL_MS, snapshotOf, type Decision, type LoadResult, type Snapshot, type StoreAdapter, type StoreView } from '../persistence.js'
+import { DEFAULT_POLL_INTERVAL_MS, snapshotOf, type Decision, type LoadResult, type RestoreInput, type Snapshot, type StoreAdapter, type StoreView } from '../persistence.js'
 import { StoreFileError, UNTOUCHED, describe } from './errors.js'
 import { defaultIo, type FileIo } from './io.js'
 import { SnapshotFile, fsyncPath } from './snapshot-file.js'
@@ -184,6 +184,34 @@ export class FileAdapter implements StoreAdapter {
     return new DirectoryArchive(place ?? this.archiveDirectory)
   }
 
+  /**
+   * Import into a place with no store yet: the head state becomes the snapshot (the file store
+   * keeps a snapshot plus the events after it, and the head snapshot's window keeps the recent
+   * events for `changesSince`). One atomic rename, under the write lock; a store already there
+   * (any rev above 0, or a non-empty log) is refused untouched.
+   */
+  async restore(input: RestoreInput): Promise<void> {
+    checkStorePath(this.location)
+    await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
+      throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
+    })
+    const release = await this.lock.acquire({ optional: false })
+    try {
+      const existing = await this.snapshot.read()
+      const logBytes = statSync(this.logFile, { throwIfNoEntry: false })?.size ?? 0
+      if ((existing && existing.rev > 0) || logBytes > 0) {
+        throw new StoreFileError(this.location, `already holds a store (rev ${Math.max(existing?.rev ?? 0, 1)} or later); import only into an empty store: pass another --store, or move this store's files aside first. ${UNTOUCHED}`)
+      }
+      await input.beforeWrite?.()
+      await this.snapshot.write(input.head)
+      await fsyncPath(this.dir)
+      this.snapshotRev = input.head.rev
+      this.lastRev = input.head.rev
+    } finally {
+      await release()
+    }
+  }
+
   // ---- catching up ----------------------------------------------------------------------------
 
   /** Events written since we last looked, in rev order, each once; follows a log replaced by compaction. */
@@ -233,7 +261,7 @@ export class FileAdapter implements StoreAdapter {
       if (!snapshot) {
         throw new StoreFileError(
           this.location,
-          `is missing, and the event log beside it starts at rev ${before} (events ${after + 1}…${before - 1} are gone): the store's files were deleted or moved while a process used them. Restore the snapshot; or, to start an empty store, stop every Marginalia process that uses it and move this folder's store files aside. ${UNTOUCHED}`,
+          `is missing, and the event log beside it starts at rev ${before} (events ${after + 1}…${before - 1} are gone): the store's files were deleted or moved while a process used them. Restore the snapshot; or, to start an empty store, stop every Marginalia process that uses it and run marginalia reset --move-aside. ${UNTOUCHED}`,
         )
       }
       throw new StoreFileError(
@@ -315,7 +343,7 @@ export class FileAdapter implements StoreAdapter {
     }
     this.snapshotRev = decision.state.rev
     this.lastRev = decision.state.rev
-    this.onError(new StoreFileError(this.location, `was deleted while this process ran; rewrote it from memory at rev ${decision.state.rev}. To empty a store on purpose, stop every Marginalia process that uses it first, then move its files aside`))
+    this.onError(new StoreFileError(this.location, `was deleted while this process ran; rewrote it from memory at rev ${decision.state.rev}. To empty a store on purpose, run marginalia reset (safe while Marginalia runs)`))
   }
 
   private shouldCompact(): boolean {

@@ -24,6 +24,14 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       annotation jsonb NOT NULL,
       archived_at timestamptz NOT NULL
     );`,
+  // 2: attachment bytes, content-addressed (the blob store of a shared store).
+  (s) => `
+    CREATE TABLE ${s}.blobs (
+      sha256 text PRIMARY KEY CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+      mime text NOT NULL,
+      bytes bytea NOT NULL,
+      written_at timestamptz NOT NULL DEFAULT now()
+    );`,
 ]
 
 export const LATEST_VERSION = MIGRATIONS.length

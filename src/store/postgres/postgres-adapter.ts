@@ -23,6 +23,9 @@ import type { ArchiveSink } from '../archive.js'
 import { DirectoryArchive } from '../file/archive-directory.js'
 import { migrate, LATEST_VERSION, quoteIdent } from './migrations.js'
 import { isUnavailable, describePg, redactUrl } from './connection.js'
+import { PostgresBlobStore } from './postgres-blob-store.js'
+import type { BlobStore } from '../blobs/blob-store.js'
+import type { Progress, RestoreInput } from '../persistence.js'
 
 export const DEFAULT_SCHEMA = 'marginalia'
 export const DEFAULT_SNAPSHOT_EVERY = 1000
@@ -58,7 +61,7 @@ export class PostgresAdapter implements StoreAdapter {
   readonly schema: string
   private readonly pool: pg.Pool
   private readonly url: string
-  private readonly q: { events: string; snapshots: string; archive: string }
+  private readonly q: { events: string; snapshots: string; archive: string; blobs: string }
   private readonly channel: string
   private readonly snapshotEvery: number
   private readonly pollIntervalMs: number
@@ -93,7 +96,7 @@ export class PostgresAdapter implements StoreAdapter {
     this.readsTrustNotify = options.readsTrustNotify ?? false
     this.onError = options.onError ?? ((e) => console.error(`marginalia: ${describePg(e)}`))
     const s = quoteIdent(schema)
-    this.q = { events: `${s}.events`, snapshots: `${s}.snapshots`, archive: `${s}.archive` }
+    this.q = { events: `${s}.events`, snapshots: `${s}.snapshots`, archive: `${s}.archive`, blobs: `${s}.blobs` }
     this.channel = `marginalia_${schema}`.toLowerCase()
     this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4, connectionTimeoutMillis: this.connectTimeoutMs, idleTimeoutMillis: 30_000 })
     // An idle connection the server dropped: the pool discards it; the next query reconnects.
@@ -271,6 +274,87 @@ export class PostgresAdapter implements StoreAdapter {
         return { place: `${this.schema}.archive`, written: res.rowCount ?? 0 }
       },
     }
+  }
+
+  /** Attachment bytes in this schema's `blobs` table, through this adapter's pool. */
+  blobStore(): BlobStore {
+    return new PostgresBlobStore(`${this.location} blobs`, this.q.blobs, (work) => this.run(work), () => this.ensureSchema())
+  }
+
+  /**
+   * The whole history for export: every event from rev 1 when the table still starts there (it
+   * does unless the store was imported from a snapshot), else the newest snapshot and the events
+   * after it. Read in pages inside one REPEATABLE READ transaction, so writers may go on.
+   */
+  async history(progress?: Progress): Promise<LoadResult> {
+    await this.ensureSchema()
+    return this.run(async (c) => {
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      try {
+        const range = await c.query<{ lo: string | null; hi: string | null }>(`SELECT min(rev) AS lo, max(rev) AS hi FROM ${this.q.events}`)
+        const lo = Number(range.rows[0]?.lo ?? 0)
+        const hi = Number(range.rows[0]?.hi ?? 0)
+        let snapshot: Snapshot | null = null
+        let after = 0
+        if (lo !== 1) {
+          const snap = await c.query<{ state: Snapshot }>(`SELECT state FROM ${this.q.snapshots} ORDER BY rev DESC LIMIT 1`)
+          snapshot = snap.rows[0]?.state ?? null
+          after = snapshot?.rev ?? 0
+        }
+        const events: StoreEvent[] = []
+        const total = Math.max(0, hi - after)
+        for (;;) {
+          const page = await c.query<{ event: StoreEvent }>(`SELECT event FROM ${this.q.events} WHERE rev > $1 ORDER BY rev LIMIT 5000`, [after])
+          if (page.rows.length === 0) break
+          for (const row of page.rows) events.push(row.event)
+          after = events[events.length - 1]!.rev
+          progress?.(events.length, total)
+        }
+        await c.query('COMMIT')
+        return { snapshot, events }
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw e
+      }
+    })
+  }
+
+  /**
+   * Import into an empty schema, in one transaction under the writers' lock: the exported
+   * snapshot (if any), every exported event, and a snapshot of the head so start-up is fast.
+   */
+  async restore(input: RestoreInput, progress?: Progress): Promise<void> {
+    await this.ensureSchema()
+    const { base, head } = input
+    await this.run(async (c) => {
+      await c.query('BEGIN')
+      try {
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1), 1)', [this.schema])
+        const held = await c.query<{ rev: string | null }>(`SELECT greatest((SELECT max(rev) FROM ${this.q.events}), (SELECT max(rev) FROM ${this.q.snapshots})) AS rev`)
+        const rev = Number(held.rows[0]?.rev ?? 0)
+        if (rev > 0) throw new StoreDataError(this.location, `already holds a store (rev ${rev}); import only into an empty store: name another schema (?schema=name) or database. Nothing was written`)
+        await input.beforeWrite?.()
+        if (base.snapshot && base.snapshot.rev > 0) await c.query(`INSERT INTO ${this.q.snapshots} (rev, state) VALUES ($1, $2)`, [base.snapshot.rev, JSON.stringify(base.snapshot)])
+        const events = base.events
+        for (let i = 0; i < events.length; i += 2000) {
+          const chunk = events.slice(i, i + 2000)
+          await c.query(`INSERT INTO ${this.q.events} (rev, event, at) SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[])`, [
+            chunk.map((e) => e.rev),
+            chunk.map((e) => JSON.stringify(e)),
+            chunk.map((e) => e.at),
+          ])
+          progress?.(i + chunk.length, events.length)
+        }
+        if (head.rev > (base.snapshot?.rev ?? 0) && events.length > 0) {
+          await c.query(`INSERT INTO ${this.q.snapshots} (rev, state) VALUES ($1, $2) ON CONFLICT (rev) DO NOTHING`, [head.rev, JSON.stringify(head)])
+        }
+        if (head.rev > 0) await c.query('SELECT pg_notify($1, $2)', [this.channel, String(head.rev)])
+        await c.query('COMMIT')
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw e
+      }
+    })
   }
 
   // ---- internals ------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ async function seedSchema(schema: string, n: number): Promise<string[]> {
   const adapterStore = await openStore({ url: URL_, schema })
   await adapterStore.close()
   const snapshot = loaded.snapshot!
-  await query(`INSERT INTO "${schema}".snapshots (rev, state) VALUES ($1, $2)`, [snapshot.rev, JSON.stringify(snapshot)])
+  await query(`INSERT INTO "${schema}".snapshots (rev, body) VALUES ($1, $2)`, [snapshot.rev, JSON.stringify(snapshot)])
   for (let i = 0; i < loaded.events.length; i += 5_000) {
     const chunk = loaded.events.slice(i, i + 5_000)
     await query(`INSERT INTO "${schema}".events (rev, event) SELECT * FROM unnest($1::bigint[], $2::jsonb[])`, [chunk.map((e) => e.rev), chunk.map((e) => JSON.stringify(e))])

@@ -35,6 +35,7 @@ function random(s: number): () => number {
 
 interface Holder {
   child: ChildProcessWithoutNullStreams
+  next: () => Promise<string | null>
   /** The next line that is not "appending", or null if the process ended. */
   result: () => Promise<string | null>
   send: (line: string) => void
@@ -56,6 +57,7 @@ async function startHolder(file: string, pauseMs: number): Promise<Holder> {
   expect(await next()).toBe('ready')
   return {
     child,
+    next,
     async result() {
       for (;;) {
         const line = await next()
@@ -83,6 +85,7 @@ function writer(store: Store, sessionId: string): { stop: () => Promise<{ confir
     for (let i = 0; running; i++) {
       try {
         confirmed.push((await store.addAnnotation({ sessionId, comment: `main ${i}` })).id)
+        await new Promise((r) => setTimeout(r, 5))
       } catch (e) {
         const code = (e as { code?: string }).code
         if (code === 'STORE_BUSY') busy++
@@ -112,10 +115,15 @@ it('stall: 50 writers stopped (SIGSTOP) past the stale time at a random point of
   let holderOk = 0
   let holderFailed = 0
   for (let round = 0; round < 50; round++) {
-    const holder = await startHolder(file, Math.floor(rnd() * 40))
+    // Half the rounds stop it while it holds the lock (in its append's pause), the others anywhere.
+    const pauseMs = 5 + Math.floor(rnd() * 40)
+    const holder = await startHolder(file, pauseMs)
     const w = writer(main, session.id)
     holder.send(`write ${session.id}`)
-    await new Promise((r) => setTimeout(r, Math.floor(rnd() * 30)))
+    if (round % 2 === 0) {
+      expect(await holder.next()).toBe('appending')
+      await new Promise((r) => setTimeout(r, Math.floor(rnd() * pauseMs)))
+    } else await new Promise((r) => setTimeout(r, Math.floor(rnd() * 30)))
     holder.child.kill('SIGSTOP')
     await new Promise((r) => setTimeout(r, 2_200))
     holder.child.kill('SIGCONT')

@@ -37,6 +37,8 @@ interface Frame {
   text: string
   bytes: number
   rev?: number
+  /** A reset: the stream goes on from this rev (whatever it was before). */
+  resetTo?: number
 }
 
 /** Parse a Last-Event-ID value: undefined when absent or empty; an integer ≥ 0; anything else is invalid. */
@@ -97,6 +99,13 @@ export class EventStream {
         complete: () => this.close('store'),
       }),
     )
+    // The store was reloaded in place (recovery after a refused event): the client refetches.
+    this.subscriptions.push(
+      store.resets$.subscribe((r) => {
+        const text = `id: ${r.rev}\nevent: reset\ndata: ${JSON.stringify({ currentRev: r.rev, reason: r.reason })}\n\n`
+        this.push({ ...frame(text), resetTo: r.rev })
+      }),
+    )
     if (this.closed) return
     this.res.write(`: marginalia rev ${store.rev}\n\n`)
 
@@ -151,7 +160,8 @@ export class EventStream {
       } else {
         break
       }
-      if (next.rev !== undefined) {
+      if (next.resetTo !== undefined) this.lastRev = next.resetTo
+      else if (next.rev !== undefined) {
         if (next.rev <= this.lastRev) continue
         this.lastRev = next.rev
       }

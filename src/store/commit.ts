@@ -97,7 +97,7 @@ export class CommitEngine {
   private async runBatch(batch: WorkItem[]): Promise<void> {
     const commands = batch.filter((item): item is Command<unknown> => item.kind === 'command')
     this.syncRequested = false
-    if (this.refused) {
+    if (this.refused && !(await this.recover())) {
       for (const c of commands) c.reject(this.refused)
       for (const item of batch) if (item.kind === 'sync') item.done()
       return
@@ -114,15 +114,35 @@ export class CommitEngine {
   }
 
   /**
+   * Recover in place from a refusal: read the whole store again (snapshot + log). If it now makes
+   * a store (the damaged event was repaired or removed), replace the state, tell subscribers to
+   * refetch (a `reset`), and write again. Otherwise stay refused; the next command or sync tries
+   * again. Without `adapter.reload`, a restart is the way back.
+   */
+  private async recover(): Promise<boolean> {
+    if (!this.adapter.reload) return false
+    try {
+      const loaded = await this.adapter.reload()
+      this.live.reload(loaded, this.adapter.location, 'reloaded after a refused event')
+    } catch {
+      return false
+    }
+    this.onError(new Error(`${this.adapter.location}: the store makes sense again; reloaded it in place at rev ${this.live.state.rev} and writing again`))
+    this.refused = undefined
+    return true
+  }
+
+  /**
    * Fail closed: another process's event could not be applied, so this process's state is behind
    * its adapter. Deciding from it would stamp revs the log already has; from now on every command
-   * is refused with this error (nothing is written) until the process is restarted.
+   * is refused with this error (nothing is written) until a reload of the store succeeds (see
+   * `recover`: tried before each later batch) or the process is restarted.
    */
   private refuse(error: unknown): never {
     if (error instanceof StoreDataError && !this.refused) {
       this.refused = new StoreDataError(
         error.location,
-        `${error.problem}. This process stopped writing so that no rev is written twice (it is at rev ${this.live.state.rev}); repair or remove the damaged event, then restart it`,
+        `${error.problem}. This process stopped writing so that no rev is written twice (it is at rev ${this.live.state.rev}); repair or remove the damaged event: the process reloads the store at its next write (no restart needed)`,
         { cause: error },
       )
     }

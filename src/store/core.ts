@@ -77,6 +77,11 @@ export class Store {
 
   /** Every event, once, in rev order: this process's mutations and those of other processes. */
   readonly changes$: Observable<StoreEvent>
+  /**
+   * The store was reloaded from storage rather than moved on by events (recovery after a refused
+   * event): what a subscriber built from `changes$` may be stale; refetch. Rare.
+   */
+  readonly resets$: Observable<{ rev: number; reason: string }>
   /** The current state, replayed to new subscribers, then each new state. */
   readonly state$: Observable<StoreState>
   /** Attachment bytes, content-addressed; records on annotations and replies point into it. */
@@ -94,6 +99,7 @@ export class Store {
     this.blobs = options.blobs ?? new MemoryBlobStore()
     this.live = LiveState.restore(loaded, adapter.location, Math.max(DEFAULT_EVENT_WINDOW, options.eventWindow ?? DEFAULT_EVENT_WINDOW))
     this.changes$ = this.live.changes.asObservable()
+    this.resets$ = this.live.resets.asObservable()
     this.state$ = this.live.states.asObservable()
     this.engine = new CommitEngine(adapter, this.live, clock, onError)
     this.stopWatching = adapter.watch(() => this.engine.requestSync())

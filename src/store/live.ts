@@ -12,8 +12,10 @@ import type { LoadResult, StoreView } from './persistence.js'
 
 export class LiveState {
   readonly changes = new Subject<StoreEvent>()
+  /** The state was reloaded from storage (not reached by events): subscribers refetch. */
+  readonly resets = new Subject<{ rev: number; reason: string }>()
   readonly states: BehaviorSubject<StoreState>
-  readonly indexes: Indexes
+  indexes: Indexes
   private current: StoreState
   /** Recent events, oldest first: between one and two windows long (trimmed in one go, not per event). */
   private recentEvents: StoreEvent[]
@@ -61,6 +63,20 @@ export class LiveState {
     this.changes.next(event)
   }
 
+  /**
+   * Replace everything with what the adapter loaded again (recovery after a refused event):
+   * state, indexes and the recent-event window, then `resets` (SSE clients get a `reset` and
+   * refetch) and `state$`. Throws a StoreDataError, changing nothing, if it still does not fit.
+   */
+  reload(loaded: LoadResult, location: string, reason: string): void {
+    const fresh = LiveState.restore(loaded, location, this.eventWindow)
+    this.current = fresh.current
+    this.recentEvents = fresh.recentEvents
+    this.indexes = fresh.indexes
+    this.resets.next({ rev: this.current.rev, reason })
+    this.states.next(this.current)
+  }
+
   /** Emit the current state on `state$` (once per batch of published events). */
   announce(): void {
     this.states.next(this.current)
@@ -85,6 +101,7 @@ export class LiveState {
   }
 
   complete(): void {
+    this.resets.complete()
     this.changes.complete()
     this.states.complete()
   }

@@ -123,6 +123,11 @@ export interface StoreAdapter {
    */
   archive?(place: string | undefined): ArchiveSink
   /**
+   * Forget what was read and read everything again, as `load` does at open: how a process
+   * recovers in place after it refused an event it read (once the damaged event was repaired).
+   */
+  reload?(): Promise<LoadResult>
+  /**
    * Everything this place still holds, for `marginalia export`: a snapshot (null when the whole
    * history is kept as events) and the events after it, in rev order. Called on an adapter that
    * was not loaded. Without it, export uses `load()`.

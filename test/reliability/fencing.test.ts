@@ -5,7 +5,7 @@
  * deleted under a running process are rewritten from memory.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { appendFileSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -15,6 +15,7 @@ import { FileAdapter } from '../../src/store/file/file-adapter.js'
 import type { StoreEvent } from '../../src/store/events.js'
 import type { StoreState } from '../../src/store/reducer.js'
 import { tempDir } from '../helpers/store.js'
+import { SseClient, serve } from '../helpers/http.js'
 
 const HOLDER = path.resolve(import.meta.dirname, '../fixtures/lock-holder.mjs')
 
@@ -207,6 +208,62 @@ describe('a store changed under a running process', () => {
     }
     const revs = logRevs(file)
     expect(revs).toEqual([1, 2])
+  })
+
+  it('a snapshot changed by hand into something unusable while it runs is never overwritten (others were told it was left untouched); the log keeps every write', async () => {
+    const { file, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const reported: string[] = []
+    const main = await open(file, { compactMinBytes: 1, onError: (e) => reported.push(e instanceof Error ? e.message : String(e)) })
+    const session = await main.createSession({ url: 'http://localhost:5173/' })
+    await main.addAnnotation({ sessionId: session.id, comment: 'before the edit' })
+    const edited = '{"format":"marginalia-store", "edited by hand'
+    writeFileSync(file, edited)
+    const other = await openStore({ file, pollIntervalMs: 0, watchFiles: false }).catch((e: unknown) => e)
+    expect((other as Error).message).toMatch(/left untouched/)
+    // Writes go on (into the log), and neither a compaction nor the close overwrites the edit.
+    const after = await main.addAnnotation({ sessionId: session.id, comment: 'after the edit' })
+    expect(after.rev).toBe(3)
+    await main.close()
+    expect(readFileSync(file, 'utf8')).toBe(edited)
+    expect(reported.filter((m) => /changed outside Marginalia/.test(m))).toHaveLength(1)
+    expect(logRevs(file)).toContain(3)
+  })
+
+  it('once the damaged line is repaired, the process reloads in place: it writes again with the next rev and its SSE clients get a reset', async () => {
+    const { file, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const main = await open(file, { compactMinBytes: 1 << 30 })
+    const server = await serve(main, cleanups)
+    const session = await main.createSession({ url: 'http://localhost:5173/' })
+    await main.addAnnotation({ sessionId: session.id, comment: 'before the damage' })
+    const events = await SseClient.open(`${server.url}/api/events`, { 'Last-Event-ID': '2' })
+    cleanups.push(() => events.close())
+    const logFile = file.replace(/\.json$/, '.events.jsonl')
+    const good = readFileSync(logFile, 'utf8')
+    const bad = { type: 'annotation.deleted', rev: 3, at: new Date().toISOString(), sessionId: session.id, annotationId: 'a-missing', from: 'pending' }
+    appendFileSync(logFile, `${JSON.stringify(bad)}\n`)
+    const refused = await main.addAnnotation({ sessionId: session.id, comment: 'while damaged' }).catch((err: unknown) => err)
+    expect(refused).toMatchObject({ code: 'STORE_FILE' })
+    expect((refused as Error).message).toMatch(/reloads the store at its next write/)
+    // Still damaged: still refused (the reload fails the same way), nothing written.
+    expect(await main.addAnnotation({ sessionId: session.id, comment: 'still damaged' }).catch((err: unknown) => err)).toMatchObject({ code: 'STORE_FILE' })
+    expect(logRevs(file)).toEqual([1, 2, 3])
+
+    // The person repairs the log (removes the damaged line): no restart needed.
+    writeFileSync(logFile, good)
+    const after = await main.addAnnotation({ sessionId: session.id, comment: 'after the repair' })
+    expect(after.rev).toBe(3)
+    expect(logRevs(file)).toEqual([1, 2, 3])
+    expect(main.getSession(session.id).annotations.map((a) => a.comment)).toEqual(['before the damage', 'after the repair'])
+    await events.until((es) => es.some((e) => e.id === '3' && e.event === 'annotation.created'))
+    const reset = events.events.find((e) => e.event === 'reset')
+    expect(JSON.parse(reset!.data)).toMatchObject({ currentRev: 2 })
+    expect(events.events.map((e) => e.event).filter((n) => n === 'reset' || n.startsWith('annotation'))).toEqual(['reset', 'annotation.created'])
+    // A new process agrees.
+    const fresh = await openStore({ file, pollIntervalMs: 0, watchFiles: false })
+    expect(fresh.getAnnotation(after.id).comment).toBe('after the repair')
+    await fresh.close()
   })
 
   it.each([

@@ -66,6 +66,8 @@ export class FileAdapter implements StoreAdapter {
   private lastRev = 0
   /** Rev of the snapshot on disk as this process last read or wrote it. */
   private snapshotRev = 0
+  /** mtime of a snapshot file found changed by hand and unusable: never overwritten (see `snapshotIsForeign`). */
+  private foreignMtimeMs: number | undefined
 
   constructor(options: FileAdapterOptions) {
     this.location = path.resolve(options.file)
@@ -134,6 +136,13 @@ export class FileAdapter implements StoreAdapter {
       if (failed) await released
     }
     this.watcher.ensure()
+  }
+
+  async reload(): Promise<LoadResult> {
+    await this.log.close()
+    this.lastRev = 0
+    this.snapshotRev = 0
+    return this.load()
   }
 
   async poll(): Promise<StoreEvent[]> {
@@ -350,8 +359,34 @@ export class FileAdapter implements StoreAdapter {
     return !this.snapshot.exists || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshot.bytes)
   }
 
+  /**
+   * Whether the snapshot on disk was replaced by something that is not a usable snapshot (a hand
+   * edit) since this process last read or wrote it. Such a file was reported to other processes as
+   * "left untouched", so this process must not overwrite it either: it keeps appending to the log
+   * (which, with the old snapshot it read, has everything) and says so once.
+   */
+  private async snapshotIsForeign(): Promise<boolean> {
+    const st = statSync(this.location, { throwIfNoEntry: false })
+    if (st === undefined) return false
+    if (this.foreignMtimeMs === st.mtimeMs) return true
+    if (!this.snapshot.replacedSinceReadSync()) return false
+    try {
+      const theirs = await this.snapshot.read()
+      if (theirs && theirs.rev <= this.lastRev) return false // another process compacted: a real snapshot
+      if (!theirs) return false
+    } catch (e) {
+      this.foreignMtimeMs = st.mtimeMs
+      this.onError(
+        new StoreFileError(this.location, `was changed outside Marginalia and is not a usable snapshot (${e instanceof Error ? e.message : String(e)}). This process left it as it is and keeps writing to the event log; restore the file (or run marginalia reset --move-aside once every process is stopped)`),
+      )
+      return true
+    }
+    return false
+  }
+
   /** Write a snapshot, then start a new log. Under the lock. A failure here loses nothing. */
   private async compactSafely(view: StoreView): Promise<void> {
+    if (await this.snapshotIsForeign()) return
     try {
       await this.snapshot.assertWritable()
       await this.snapshot.write(snapshotOf(view))

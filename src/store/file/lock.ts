@@ -11,7 +11,7 @@
  * is taken over — best effort, with the log fencing in file-adapter.ts as the safety net.
  */
 import { hostname } from 'node:os'
-import { readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import { syncLockFs } from './sync-fs.js'
@@ -47,6 +47,8 @@ export class FileLock {
   readonly file: string
   private readonly target: string
   private readonly staleMs: number
+  /** proper-lockfile's file system, whose mkdir creates the lock with its owner record inside. */
+  private readonly fs: typeof syncLockFs
   private readonly timeoutMs: number
   private readonly onError: (error: unknown) => void
   /** The release of our last lock, still under way (see `releaseSoon`). */
@@ -58,6 +60,7 @@ export class FileLock {
     this.target = options.target
     this.file = options.lockFile
     this.staleMs = Math.max(2_000, options.staleMs ?? DEFAULT_LOCK_STALE_MS)
+    this.fs = recordingLockFs(() => JSON.stringify({ ...SELF, since: new Date().toISOString() }))
     this.timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_WAIT_MS
     this.onError = options.onError
   }
@@ -83,7 +86,7 @@ export class FileLock {
         this.lost = false
         const release = await lockfile.lock(this.target, {
           realpath: false,
-          fs: syncLockFs,
+          fs: this.fs,
           lockfilePath: this.file,
           stale: NEVER_STALE_MS,
           update: 1_000,
@@ -93,7 +96,6 @@ export class FileLock {
             this.onError(new StoreFileError(this.file, `lock was compromised (${describe(e)}); this process re-reads the store before its next write`))
           },
         })
-        this.recordSelf()
         return async () => {
           try {
             unlinkSync(path.join(this.file, OWNER_FILE))
@@ -158,18 +160,6 @@ export class FileLock {
     return this.releasing
   }
 
-  private recordSelf(): void {
-    try {
-      // Adding a file changes the directory's mtime, which proper-lockfile reads as a takeover
-      // (compromised): put the mtime back as it was.
-      const { atime, mtime } = statSync(this.file)
-      writeFileSync(path.join(this.file, OWNER_FILE), JSON.stringify({ ...SELF, since: new Date().toISOString() }))
-      utimesSync(this.file, atime, mtime)
-    } catch {
-      // Unrecorded, the lock falls back to the age rule for others: still correct, only slower.
-    }
-  }
-
   /**
    * Remove the lock when its holder is provably gone: dead on this host (at once), or silent for
    * `staleMs` on another host or unrecorded. Returns whether it was removed (then retry at once).
@@ -221,5 +211,39 @@ function startedOf(pid: number): { started?: string } {
     return started ? { started } : {}
   } catch {
     return {}
+  }
+}
+
+/**
+ * The lock's file system: `mkdir` of the lock makes it appear with its holder already recorded.
+ * The directory is built under a temporary name with `owner.json` inside, then renamed into
+ * place (one atomic step). A process killed at any point leaves either no lock or a recorded one
+ * (a dead holder on this host is replaced at once), never an unrecorded lock that only the age
+ * rule (seconds) could clear — the fencing stress (kill -9 at random points) found that window
+ * between the mkdir and the record.
+ */
+function recordingLockFs(owner: () => string): typeof syncLockFs {
+  return {
+    ...syncLockFs,
+    mkdir: (p: string, callback: (err: NodeJS.ErrnoException | null) => void) => {
+      const temp = `${p}.new-${process.pid}-${Math.random().toString(36).slice(2)}`
+      try {
+        mkdirSync(temp)
+        try {
+          writeFileSync(path.join(temp, OWNER_FILE), owner())
+          // Onto a missing path: atomic. Onto an existing lock (never empty: it holds its owner
+          // record) it fails with ENOTEMPTY/EEXIST, which is "locked".
+          renameSync(temp, p)
+        } catch (e) {
+          rmSync(temp, { recursive: true, force: true })
+          if (isErrno(e, 'ENOTEMPTY') || isErrno(e, 'EEXIST') || isErrno(e, 'EISDIR')) throw Object.assign(new Error(`EEXIST: lock held, mkdir '${p}'`), { code: 'EEXIST' })
+          throw e
+        }
+      } catch (e) {
+        process.nextTick(callback, e as NodeJS.ErrnoException)
+        return
+      }
+      process.nextTick(callback, null)
+    },
   }
 }

@@ -32,6 +32,11 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       bytes bytea NOT NULL,
       written_at timestamptz NOT NULL DEFAULT now()
     );`,
+  // 3: snapshots as JSON text (start-up reads one large value: jsonb costs a conversion to text on
+  // every read and a parse into jsonb on every write; nothing queries inside a snapshot).
+  (s) => `
+    ALTER TABLE ${s}.snapshots ADD COLUMN body text;
+    ALTER TABLE ${s}.snapshots ALTER COLUMN state DROP NOT NULL;`,
 ]
 
 export const LATEST_VERSION = MIGRATIONS.length

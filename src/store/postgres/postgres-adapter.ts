@@ -4,7 +4,8 @@
  *
  *   <schema>.migrations  (version, applied_at)          versioned, applied under an advisory lock
  *   <schema>.events      (rev bigint pk, event jsonb, at) append-only, consecutive revs
- *   <schema>.snapshots   (rev bigint pk, state jsonb, at) every `snapshotEvery` events
+ *   <schema>.snapshots   (rev bigint pk, body text (JSON), at) every `snapshotEvery` events
+ *                        (`state jsonb` holds those written before schema version 3)
  *   <schema>.archive     (id text pk, annotation jsonb, archived_at)
  *
  * A write: BEGIN, pg_advisory_xact_lock (one writer at a time across every process), read the
@@ -127,8 +128,7 @@ export class PostgresAdapter implements StoreAdapter {
     return this.run(async (c) => {
       await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
       try {
-        const snap = await c.query<{ rev: string; state: Snapshot }>(`SELECT rev, state FROM ${this.q.snapshots} ORDER BY rev DESC LIMIT 1`)
-        const snapshot = snap.rows[0]?.state ?? null
+        const snapshot = await this.newestSnapshot(c)
         this.snapshotRev = snapshot?.rev ?? 0
         this.lastRev = this.snapshotRev
         const events = await this.readAfter(c, this.lastRev)
@@ -139,6 +139,11 @@ export class PostgresAdapter implements StoreAdapter {
         throw e
       }
     })
+  }
+
+  /** Read the newest snapshot and the events after it again (recovery after a refused event). */
+  reload(): Promise<LoadResult> {
+    return this.load()
   }
 
   async transact(decide: (external: StoreEvent[]) => Promise<Decision>): Promise<void> {
@@ -297,8 +302,7 @@ export class PostgresAdapter implements StoreAdapter {
         let snapshot: Snapshot | null = null
         let after = 0
         if (lo !== 1) {
-          const snap = await c.query<{ state: Snapshot }>(`SELECT state FROM ${this.q.snapshots} ORDER BY rev DESC LIMIT 1`)
-          snapshot = snap.rows[0]?.state ?? null
+          snapshot = await this.newestSnapshot(c)
           after = snapshot?.rev ?? 0
         }
         const events: StoreEvent[] = []
@@ -334,7 +338,7 @@ export class PostgresAdapter implements StoreAdapter {
         const rev = Number(held.rows[0]?.rev ?? 0)
         if (rev > 0) throw new StoreDataError(this.location, `already holds a store (rev ${rev}); import only into an empty store: name another schema (?schema=name) or database. Nothing was written`)
         await input.beforeWrite?.()
-        if (base.snapshot && base.snapshot.rev > 0) await c.query(`INSERT INTO ${this.q.snapshots} (rev, state) VALUES ($1, $2)`, [base.snapshot.rev, JSON.stringify(base.snapshot)])
+        if (base.snapshot && base.snapshot.rev > 0) await c.query(`INSERT INTO ${this.q.snapshots} (rev, body) VALUES ($1, $2)`, [base.snapshot.rev, JSON.stringify(base.snapshot)])
         const events = base.events
         for (let i = 0; i < events.length; i += 2000) {
           const chunk = events.slice(i, i + 2000)
@@ -346,7 +350,7 @@ export class PostgresAdapter implements StoreAdapter {
           progress?.(i + chunk.length, events.length)
         }
         if (head.rev > (base.snapshot?.rev ?? 0) && events.length > 0) {
-          await c.query(`INSERT INTO ${this.q.snapshots} (rev, state) VALUES ($1, $2) ON CONFLICT (rev) DO NOTHING`, [head.rev, JSON.stringify(head)])
+          await c.query(`INSERT INTO ${this.q.snapshots} (rev, body) VALUES ($1, $2) ON CONFLICT (rev) DO NOTHING`, [head.rev, JSON.stringify(head)])
         }
         if (head.rev > 0) await c.query('SELECT pg_notify($1, $2)', [this.channel, String(head.rev)])
         await c.query('COMMIT')
@@ -369,11 +373,26 @@ export class PostgresAdapter implements StoreAdapter {
 
   private async writeSnapshot(snapshot: Snapshot): Promise<void> {
     await this.run(async (c) => {
-      await c.query(`INSERT INTO ${this.q.snapshots} (rev, state) VALUES ($1, $2) ON CONFLICT (rev) DO NOTHING`, [snapshot.rev, JSON.stringify(snapshot)])
+      await c.query(`INSERT INTO ${this.q.snapshots} (rev, body) VALUES ($1, $2) ON CONFLICT (rev) DO NOTHING`, [snapshot.rev, JSON.stringify(snapshot)])
       // Keep the last few snapshots only: start-up needs the newest.
       await c.query(`DELETE FROM ${this.q.snapshots} WHERE rev < (SELECT min(rev) FROM (SELECT rev FROM ${this.q.snapshots} ORDER BY rev DESC LIMIT 3) AS kept)`)
     })
     this.snapshotRev = Math.max(this.snapshotRev, snapshot.rev)
+  }
+
+  /** The newest snapshot, or null (JSON text since schema version 3; jsonb before). */
+  private async newestSnapshot(c: pg.PoolClient): Promise<Snapshot | null> {
+    const res = await c.query<{ body: string | null; state: Snapshot | null }>(`SELECT body, CASE WHEN body IS NULL THEN state END AS state FROM ${this.q.snapshots} ORDER BY rev DESC LIMIT 1`)
+    const row = res.rows[0]
+    if (!row) return null
+    if (row.body !== null) {
+      try {
+        return JSON.parse(row.body) as Snapshot
+      } catch (e) {
+        throw new StoreDataError(this.location, `the newest snapshot is not valid JSON (${e instanceof Error ? e.message : String(e)})`)
+      }
+    }
+    return row.state
   }
 
   private async readAfter(c: pg.PoolClient, after: number): Promise<StoreEvent[]> {

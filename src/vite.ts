@@ -41,6 +41,8 @@ export interface MarginaliaViteOptions {
   exclude?: string[]
   /** Where an 'ids' build writes its manifest (default `<root>/marginalia-sources.json`, outside the build output). */
   sourcesManifest?: string
+  /** The overlay's annotate shortcut, e.g. `'Ctrl+Alt+M'` (default `Alt+Shift+A`): the script tag's `data-shortcut`. */
+  shortcut?: string
 }
 
 /** What the plugin is using, for tests and tools: the overlay's server and whether this process runs it. */
@@ -239,7 +241,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       order: 'post',
       handler(): HtmlTagDescriptor[] | undefined {
         if (!state) return undefined
-        return [{ tag: 'script', attrs: { src: `${state.url}/overlay.js`, defer: true, 'data-marginalia': '' }, injectTo: 'body' }]
+        return [{ tag: 'script', attrs: { src: `${state.url}/overlay.js`, defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' }]
       },
     },
 

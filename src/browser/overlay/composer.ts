@@ -13,6 +13,7 @@ import type { Target } from './picker.js'
 import { ImageTray } from './capture/image-tray.js'
 import { pageLogEnabled } from './capture/page-log.js'
 import { labelOf } from './anchor/names.js'
+import { charCounter, type CharCounter } from './long-text.js'
 
 export interface ComposerEvents {
   /** The person sent an annotation (the box closes right after). */
@@ -38,6 +39,8 @@ export class Composer {
   readonly tray: ImageTray
   private readonly shot: HTMLInputElement
   private readonly log: HTMLInputElement
+  /** "9 412 / 10 000" near the limit; past it, the box keeps the text and says so. */
+  private readonly counter: CharCounter
 
   constructor(private readonly events: ComposerEvents) {
     this.about = h('div', { class: 'target' })
@@ -45,14 +48,16 @@ export class Composer {
       name: 'comment',
       'aria-label': 'Comment',
       placeholder: 'What should change here?',
-      maxlength: LIMITS.comment,
       required: true,
       oninput: () => {
         this.discardArmed = false
-        this.error.hidden = true
+        const problem = this.counter.problem()
+        if (problem) this.showError(problem)
+        else this.error.hidden = true
       },
     })
     this.error = h('div', { class: 'error', role: 'alert', hidden: true })
+    this.counter = charCounter(this.text, LIMITS.comment)
     this.tray = new ImageTray((message) => this.showError(message))
     this.tray.bind(this.text)
     this.shot = h('input', { type: 'checkbox', name: 'screenshot', checked: screenshotDefault() })
@@ -74,18 +79,27 @@ export class Composer {
         'div',
         { class: 'panel-foot' },
         h('span', { class: 'hint' }, 'Ctrl+Enter to send'),
+        this.counter.element,
         h('span', { class: 'spacer' }),
         h('button', { type: 'button', class: 'btn', onclick: close }, 'Cancel'),
         h('button', { type: 'submit', class: 'btn primary' }, 'Send'),
       ),
     )
     submitOnCtrlEnter(this.text, this.element)
+    // Ctrl/Cmd+Enter sends from anywhere in the box (a toggle, a radio button), as its footer says.
+    this.element.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !e.defaultPrevented) {
+        e.preventDefault()
+        this.element.requestSubmit()
+      }
+    })
   }
 
   /** Open the box for `target`. Already open, it keeps what was typed and only changes the target. */
   open(target: Target): void {
     if (!this.target) {
       this.text.value = ''
+      this.counter.update()
       this.check('intent', DEFAULT_INTENT)
       this.check('severity', DEFAULT_SEVERITY)
       this.tray.clear()
@@ -142,6 +156,12 @@ export class Composer {
     const comment = this.text.value.trim()
     if (comment === '') {
       this.showError('Write a comment first.')
+      this.text.focus()
+      return
+    }
+    const tooLong = this.counter.problem()
+    if (tooLong) {
+      this.showError(tooLong)
       this.text.focus()
       return
     }

@@ -21,6 +21,8 @@ export interface DockEvents {
   retry(): void
   /** The alert's height changed: panels above the dock move. */
   resized(): void
+  /** The toolbar was collapsed to its brand button, or opened again. */
+  collapsed?(collapsed: boolean): void
 }
 
 /** The listening dot stays on this long after a watch call ends, so the agent's loop does not flicker. */
@@ -186,5 +188,29 @@ export class Dock {
     this.bar.classList.toggle('collapsed', collapsed)
     this.bar.querySelector('.brand')?.setAttribute('aria-expanded', String(!collapsed))
     this.settings.set(COLLAPSED, collapsed ? '1' : '0')
+    this.events.collapsed?.(collapsed)
+  }
+
+  /** Whether the toolbar is collapsed to its brand button. */
+  get collapsed(): boolean {
+    return this.bar.classList.contains('collapsed')
+  }
+
+  /** More toolbar buttons (after the count), and what opens above the toolbar (a menu). */
+  extend(tools: readonly HTMLElement[], above: readonly HTMLElement[] = []): void {
+    this.bar.append(...tools)
+    for (const el of above) this.bar.before(el)
+  }
+
+  /** The toast gone at once (another page: its numbers are not this page's). */
+  quiet(): void {
+    this.toast.stop()
+    this.toast.element.classList.remove('show', 'bad')
+  }
+
+  /** The annotate shortcut as the toolbar tells it. */
+  setShortcut(text: string): void {
+    this.annotateButton.setAttribute('aria-keyshortcuts', text)
+    this.annotateButton.title = `Annotate: click an element or select text (${text})`
   }
 }

@@ -15,6 +15,8 @@ export interface ListEvents {
   retry(): void
   /** Whether the annotation's element is on the page now. */
   onPage(a: Annotation): boolean
+  /** "Copy as Markdown": all of the page's annotations. */
+  copyAll?(): void
 }
 
 export class ListPanel {
@@ -24,6 +26,8 @@ export class ListPanel {
     /** The inbox's address, for its link. */
     private readonly server: string,
     private readonly events: ListEvents,
+    /** The annotate shortcut, as the empty list tells it. */
+    private readonly shortcut = 'Alt+Shift+A',
   ) {}
 
   get isOpen(): boolean {
@@ -82,6 +86,7 @@ export class ListPanel {
         'div',
         { class: 'panel-head' },
         h('div', { class: 'panel-title' }, `This page · ${ordered.length} annotation${ordered.length === 1 ? '' : 's'}`),
+        events.copyAll && ordered.length > 0 ? h('button', { type: 'button', class: 'btn copy-md', title: "Copy all of this page's annotations as Markdown", onclick: () => events.copyAll?.() }, 'Copy all') : null,
         h('a', { class: 'btn', href: `${this.server}/`, target: '_blank', rel: 'noopener' }, 'Inbox'),
         h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', onclick: () => events.close() }, '×'),
       ),
@@ -89,7 +94,7 @@ export class ListPanel {
         'div',
         { class: 'panel-body' },
         kept.length ? h('ul', { class: 'list', 'aria-label': 'Kept in this browser' }, ...kept) : null,
-        items.length ? h('ul', { class: 'list' }, ...items) : h('div', { class: 'empty' }, 'No annotations on this page yet. Press Annotate (Alt+Shift+A) and click something.'),
+        items.length ? h('ul', { class: 'list' }, ...items) : h('div', { class: 'empty' }, `No annotations on this page yet. Press Annotate (${this.shortcut}) and click something.`),
       ),
     )
   }

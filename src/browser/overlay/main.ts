@@ -75,7 +75,8 @@ function boot(): void {
     console.warn('Marginalia: could not tell which server this overlay came from; add data-server="http://127.0.0.1:4848" to its script tag.')
     return
   }
-  const overlay = new Overlay(server)
+  // data-shortcut="Ctrl+Alt+M": the annotate shortcut (the Vite plugin's `shortcut` option sets it).
+  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut })
   window.Marginalia = publicApi(overlay)
   const start = () => overlay.mount()
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

@@ -31,6 +31,16 @@ import { ThreadPanel } from './thread-panel.js'
 import { withExtras } from './capture/attach.js'
 import { setAttachmentBase } from '../shared/attachments-view.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
+import { SettingsMenu } from './settings-menu.js'
+import { Freezer } from './freeze.js'
+import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, isTyping, matches, parseShortcut, type Shortcut } from './shortcuts.js'
+import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
+
+/** What the script tag (or the Vite plugin) configures. */
+export interface OverlayOptions {
+  /** The annotate shortcut, e.g. `Alt+Shift+A` (the default) or `Ctrl+Alt+M`. */
+  shortcut?: string | undefined
+}
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
 const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
@@ -57,12 +67,26 @@ export class Overlay {
   private readonly intervals: ReturnType<typeof setInterval>[] = []
   private returnFocus: HTMLElement | undefined
   private destroyed = false
+  /** The toolbar's settings: theme, resolved pins, all pins hidden, capture defaults. */
+  private readonly menu: SettingsMenu
+  private readonly freezer: Freezer
+  private readonly freezeButton: HTMLButtonElement
+  private readonly shortcut: Shortcut
+  private readonly pinsShortcut = parseShortcut(PINS_SHORTCUT)!
+  private readonly frameKeys: FrameKeys
 
-  constructor(readonly server: string) {
+  constructor(
+    readonly server: string,
+    options: OverlayOptions = {},
+  ) {
+    const shortcut = parseShortcut(options.shortcut)
+    if (options.shortcut && !shortcut) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
+    this.shortcut = shortcut ?? parseShortcut(DEFAULT_SHORTCUT)!
     setAttachmentBase(server)
     this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
+    const settings = new Settings(storage)
     this.api = new Api(server)
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
@@ -161,6 +185,7 @@ export class Overlay {
         this.dock.say(`#${n} deleted.`)
       },
       close: () => this.closeThread(),
+      copy: (a) => void this.copy(oneAsMarkdown(a, this.sync.numberOf(a.id)), `Copied #${this.sync.numberOf(a.id)} as Markdown.`),
       unreachable: () => this.sync.setReachable(false),
     }, server)
     this.list = new ListPanel(server, {
@@ -173,8 +198,9 @@ export class Overlay {
       },
       retry: () => this.sender.retrySoon(),
       onPage: (a) => this.pins.elementOf(a) !== null,
-    })
-    this.dock = new Dock(server, this.sync, () => this.outbox.list(), new Settings(storage), {
+      copyAll: () => void this.copy(allAsMarkdown(this.sync.ordered()), `Copied ${this.sync.ordered().length} annotation${this.sync.ordered().length === 1 ? '' : 's'} as Markdown.`),
+    }, this.shortcut.text)
+    this.dock = new Dock(server, this.sync, () => this.outbox.list(), settings, {
       annotatePress: () => this.picker.remember(),
       annotateClick: () => this.picker.toggleRemembered(),
       toggleList: (open) => this.toggleList(open),
@@ -183,12 +209,39 @@ export class Overlay {
         this.sender.retrySoon()
       },
       resized: () => this.schedulePosition(),
+      collapsed: () => this.renderPins(),
     })
+    this.dock.setShortcut(this.shortcut.text)
 
     const style = h('style', {}, OVERLAY_CSS)
     const root = h('div', { class: 'mg' }, this.marks.words, this.pins.element, this.marks.highlight, this.marks.outline, this.marks.band, this.picker.shields, this.composer.element, this.thread.element, this.list.element, this.dock.element)
     this.shadow.append(style, root)
     for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
+
+    // Issue 21: the settings menu (theme, resolved pins), freezing the page, keys in iframes.
+    this.menu = new SettingsMenu(settings, {
+      changed: () => this.renderPins(),
+      pageLog: (on) => {
+        if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
+      },
+    }, root)
+    this.pins.shows = (a, openId) => this.menu.shows(a, openId)
+    this.freezer = new Freezer(this.host)
+    this.freezeButton = h('button', { type: 'button', class: 'tool freeze-btn', 'aria-pressed': 'false', 'aria-label': 'Freeze the page', title: 'Freeze the page: pause animations, transitions and videos', onclick: () => this.toggleFreeze() }, '❄')
+    this.dock.extend([this.freezeButton, this.menu.button], [this.menu.element])
+    this.frameKeys = new FrameKeys(this.onKeyDown)
+  }
+
+  private toggleFreeze(): void {
+    const frozen = this.freezer.toggle()
+    this.freezeButton.setAttribute('aria-pressed', String(frozen))
+    this.freezeButton.setAttribute('aria-label', frozen ? 'Unfreeze the page' : 'Freeze the page')
+    this.dock.say(frozen ? 'Page frozen: animations, transitions and videos paused.' : 'Page running again.')
+  }
+
+  private async copy(markdown: string, done: string): Promise<void> {
+    const ok = await copyText(markdown, this.shadow)
+    this.dock.say(ok ? done : "Can't write to the clipboard on this page: copy from the inbox instead.")
   }
 
   // ------------------------------------------------------------------ life cycle and the public API
@@ -196,6 +249,7 @@ export class Overlay {
   mount(): void {
     document.documentElement.appendChild(this.host)
     window.addEventListener('keydown', this.onKeyDown, true)
+    this.frameKeys.start()
     this.picker.attach()
     window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true })
     window.addEventListener('resize', this.schedulePosition, { passive: true })
@@ -213,6 +267,9 @@ export class Overlay {
     this.destroyed = true
     this.picker.detach()
     window.removeEventListener('keydown', this.onKeyDown, true)
+    this.frameKeys.stop()
+    this.freezer.unfreeze()
+    this.menu.stop()
     window.removeEventListener('scroll', this.schedulePosition, true)
     window.removeEventListener('resize', this.schedulePosition)
     window.removeEventListener('online', this.onOnline)
@@ -308,7 +365,8 @@ export class Overlay {
   private checkLocation(): void {
     const key = location.origin + location.pathname
     if (key === this.sync.pageKey) return
-    // Client-side navigation: another page, another session.
+    // Client-side navigation: another page, another session (and its own numbers: the toast goes).
+    this.dock.quiet()
     this.composer.close(false)
     this.closeThread()
     this.pins.forget()
@@ -320,8 +378,13 @@ export class Overlay {
 
   private readonly onKeyDown = (e: KeyboardEvent): void => {
     let handled: boolean
-    if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyA') {
+    // Shortcuts never fire while the person types (an input, a textarea, a contenteditable editor).
+    if (matches(this.shortcut, e) && !isTyping(e)) {
       this.picker.toggle()
+      handled = true
+    } else if (matches(this.pinsShortcut, e) && !isTyping(e)) {
+      this.menu.setPinsHidden(!this.menu.pinsHidden)
+      this.dock.say(this.menu.pinsHidden ? `Pins hidden (${PINS_SHORTCUT} shows them).` : 'Pins shown.')
       handled = true
     } else if (e.key === 'Escape') handled = this.escape()
     // Keyboard annotation: in annotate mode, Enter on a focused page element annotates it.
@@ -334,7 +397,10 @@ export class Overlay {
 
   /** Close the innermost open thing; false when nothing was open. */
   private escape(): boolean {
-    if (this.composer.target) this.composer.escape()
+    if (this.menu.isOpen) {
+      this.menu.toggle(false)
+      this.menu.button.focus()
+    } else if (this.composer.target) this.composer.escape()
     else if (this.thread.openId !== undefined) this.closeThread()
     else if (this.list.isOpen) this.toggleList(false)
     else if (this.picker.active) this.picker.set(false)
@@ -405,6 +471,7 @@ export class Overlay {
   // ------------------------------------------------------------------ rendering and layout
 
   private renderAll(): void {
+    this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
     this.pins.render(this.sync.ordered(), this.thread.openId)
     this.dock.renderCount(this.sync.ordered())
     this.dock.renderAgent()
@@ -417,6 +484,7 @@ export class Overlay {
   }
 
   private renderPins(): void {
+    this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
     this.pins.render(this.sync.ordered(), this.thread.openId)
     this.positionAll()
   }

@@ -10,6 +10,7 @@ import { LiveStream } from '../shared/live.js'
 import { ClientAnnotations } from '../shared/records.js'
 import type { Annotation, Presence, Reply, Session, StoreEvent } from '../shared/types.js'
 import type { PageSessions } from './sessions.js'
+import { setEditorBase } from '../shared/source.js'
 
 /** What the toolbar and the alert show about the server (read by the dock). */
 export interface ConnectionState {
@@ -171,6 +172,8 @@ export class PageSync implements ConnectionState {
     try {
       const health = await this.api.health()
       if (generation !== this.generation) return
+      // Source locations in the thread link to the editor once the server says where the project is.
+      setEditorBase(health)
       this.setPresence(health.agent)
       this.setReachable(true)
       let rev = health.rev

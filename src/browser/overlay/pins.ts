@@ -20,6 +20,8 @@ export class Pins {
   readonly element = h('div', { class: 'pins' })
   private readonly buttons = new Map<string, HTMLButtonElement>()
   readonly anchors: Anchors
+  /** Which annotations get a pin (resolved and dismissed ones are hidden unless asked for); numbers stay those of `ordered`. */
+  shows: (a: Annotation, openId: string | undefined) => boolean = () => true
 
   constructor(
     /** The overlay's own host: never an annotation's element. */
@@ -36,6 +38,7 @@ export class Pins {
   render(ordered: readonly Annotation[], openId: string | undefined): void {
     const seen = new Set<string>()
     ordered.forEach((a, i) => {
+      if (!this.shows(a, openId)) return
       seen.add(a.id)
       let pin = this.buttons.get(a.id)
       if (!pin) {

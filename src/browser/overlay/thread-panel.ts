@@ -14,6 +14,8 @@ import { ImageTray } from './capture/image-tray.js'
 import { upload } from './capture/attach.js'
 import { labelOf } from './anchor/names.js'
 import { composedSelector } from './anchor/dom.js'
+import { LIMITS } from '../../store/vocabulary.js'
+import { charCounter, foldable } from './long-text.js'
 
 export interface ThreadEvents {
   reply(id: string, message: string, attachments?: Attachment[]): Promise<void>
@@ -21,6 +23,8 @@ export interface ThreadEvents {
   reopen(id: string, message: string | undefined): Promise<void>
   remove(id: string): Promise<void>
   close(): void
+  /** "Copy as Markdown": this annotation. */
+  copy?(a: Annotation): void
   /** A request failed because the server could not be reached. */
   unreachable(): void
 }
@@ -31,6 +35,8 @@ export class ThreadPanel {
   openId: string | undefined
   private tray: ImageTray | undefined
   private trayFor: string | undefined
+  /** Long texts the person unfolded ("id:comment", "id:reply:3"): they stay unfolded across re-renders. */
+  private readonly unfolded = new Set<string>()
 
   constructor(
     /** Where focus is read from (the overlay's shadow root). */
@@ -38,7 +44,25 @@ export class ThreadPanel {
     private readonly events: ThreadEvents,
     /** The server, for image uploads. */
     private readonly server = '',
-  ) {}
+  ) {
+    // Ctrl/Cmd+Enter sends the reply from anywhere in the panel, not only from its box.
+    this.element.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey) || e.defaultPrevented) return
+      const form = this.element.querySelector<HTMLFormElement>('.reply-form')
+      if (!form) return
+      e.preventDefault()
+      form.requestSubmit()
+    })
+  }
+
+  /** The reply box as it is now (a re-render replaces it): emptied once what it held was sent. */
+  private clearBox(): void {
+    const box = this.element.querySelector<HTMLTextAreaElement>('.reply-form textarea')
+    if (box) {
+      box.value = ''
+      box.dispatchEvent(new Event('input'))
+    }
+  }
 
   /** Show annotation `a` (number `n`) with an empty reply box, and focus the box when the agent asks something. */
   open(a: Annotation, n: number): void {
@@ -70,7 +94,10 @@ export class ThreadPanel {
       error.hidden = false
       if (e instanceof UnreachableError) this.events.unreachable()
     }
-    const box = messageBox(question ? 'Answer the agent' : 'Reply', question ? 'Answer the agent…' : 'Reply…', draft)
+    // No maxlength: a pasted text past the limit stays whole and the counter says so.
+    const box = messageBox(question ? 'Answer the agent' : 'Reply', question ? 'Answer the agent…' : 'Reply…', draft, { maxlength: null })
+    const counter = charCounter(box, LIMITS.message, 'reply')
+    counter.update()
     // Images pasted or dropped into the reply box: kept across re-renders of the same thread.
     if (this.trayFor !== a.id) {
       this.tray = new ImageTray((message) => fail(new Error(message)))
@@ -79,13 +106,17 @@ export class ThreadPanel {
     const tray = this.tray!
     tray.bind(box)
     const send = h('button', { type: 'submit', class: 'btn primary' }, question ? 'Answer' : 'Reply')
-    const form = messageForm({ class: 'reply-form' }, box, h('div', { class: 'row' }, tray.element, h('span', { class: 'hint' }, 'Ctrl+Enter to send'), h('span', { class: 'spacer' }), send), async (message) => {
+    const form = messageForm({ class: 'reply-form' }, box, h('div', { class: 'row' }, tray.element, h('span', { class: 'hint' }, 'Ctrl+Enter to send'), counter.element, h('span', { class: 'spacer' }), send), async () => {
+      const tooLong = counter.problem()
+      if (tooLong) return fail(new Error(tooLong))
+      const message = box.value.trim()
       send.disabled = true
       try {
         const images = tray.images
         const attachments = images.length > 0 ? await Promise.all(images.map((f) => upload(this.server, f, 'image'))) : undefined
         await this.events.reply(a.id, message, attachments)
-        box.value = ''
+        // The reply re-rendered the panel (its box restored as a draft): empty the box now shown.
+        this.clearBox()
         tray.clear()
       } catch (err) {
         fail(err)
@@ -94,9 +125,11 @@ export class ThreadPanel {
       }
     })
     const reopen = async () => {
+      const tooLong = counter.problem()
+      if (tooLong) return fail(new Error(tooLong))
       try {
         await this.events.reopen(a.id, typedMessage(box))
-        box.value = ''
+        this.clearBox()
       } catch (err) {
         fail(err)
       }
@@ -114,7 +147,7 @@ export class ThreadPanel {
       h(
         'div',
         { class: 'panel-body' },
-        h('p', { class: 'comment' }, a.comment),
+        foldable(h('p', { class: 'comment' }, a.comment), a.comment, `${a.id}:comment`, this.unfolded),
         h(
           'div',
           { class: 'tags' },
@@ -124,16 +157,18 @@ export class ThreadPanel {
         ),
         a.element ? h('div', { class: 'meta' }, h('span', { class: 'label', title: clip(composedSelector(a.element), 400) }, labelOf(a.element)), a.elements?.length ? ` + ${a.elements.length} more` : null) : null,
         a.source ? h('div', { class: 'meta mono' }, sourceView(a.source)) : null,
-        a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
+        // The quoted words in full (the panel scrolls), never squashed by the replies below.
+        a.selectedText ? h('blockquote', { class: 'selected full' }, a.selectedText) : null,
         attachmentStrip(a.attachments),
         pageContextView(a.context),
-        replyList(a) ?? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.'),
+        this.foldReplies(a, replyList(a)) ?? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.'),
         form,
         error,
       ),
       h(
         'div',
         { class: 'panel-foot' },
+        this.events.copy ? h('button', { type: 'button', class: 'btn copy-md', title: 'Copy this annotation as Markdown (element, source, comment, status, thread)', onclick: () => this.events.copy?.(a) }, 'Copy') : null,
         a.status === 'pending' ? null : h('button', { type: 'button', class: 'btn', title: 'Send it back to the agent (a typed reply goes with it)', onclick: () => void reopen() }, 'Reopen'),
         h('span', { class: 'spacer' }),
         confirmButton('Delete', 'Confirm delete', () => void this.events.remove(a.id).catch(fail)),
@@ -143,5 +178,16 @@ export class ThreadPanel {
     if (hadFocus) box.focus()
     const body = this.element.querySelector('.panel-body')
     if (body && !fresh) body.scrollTop = body.scrollHeight
+  }
+
+  /** Long replies fold like the comment. */
+  private foldReplies(a: Annotation, list: HTMLOListElement | null): HTMLOListElement | null {
+    list?.querySelectorAll<HTMLElement>(':scope > .reply > p').forEach((p, i) => {
+      const text = a.replies[i]?.message ?? p.textContent ?? ''
+      const placeholder = document.createComment('')
+      p.replaceWith(placeholder)
+      placeholder.replaceWith(foldable(p, text, `${a.id}:reply:${i}`, this.unfolded))
+    })
+    return list
   }
 }

@@ -1,0 +1,156 @@
+/**
+ * Keyboard shortcuts (issue 21). The annotate shortcut is configurable (`data-shortcut` on the
+ * script tag, the Vite plugin's `shortcut` option), e.g. `Alt+Shift+A` (the default: it takes
+ * nothing from Chrome, Firefox or Safari — Ctrl/Cmd+Shift+A is the browsers' tab search). No
+ * shortcut fires while the person types in an input, a textarea or a contenteditable editor.
+ * Keys pressed while focus is inside a same-origin iframe reach the overlay too.
+ */
+
+export interface Shortcut {
+  /** `KeyboardEvent.code` of the key: layout-independent (Alt+Shift+A types "Å" on a Mac). */
+  code: string
+  alt: boolean
+  shift: boolean
+  ctrl: boolean
+  meta: boolean
+  /** How it reads: `Alt+Shift+A` (also the aria-keyshortcuts value). */
+  text: string
+}
+
+export const DEFAULT_SHORTCUT = 'Alt+Shift+A'
+/** Hide or show every pin. */
+export const PINS_SHORTCUT = 'Alt+Shift+P'
+
+const MODIFIERS: Record<string, 'alt' | 'shift' | 'ctrl' | 'meta'> = {
+  alt: 'alt',
+  option: 'alt',
+  opt: 'alt',
+  shift: 'shift',
+  ctrl: 'ctrl',
+  control: 'ctrl',
+  meta: 'meta',
+  cmd: 'meta',
+  command: 'meta',
+}
+
+/** `"alt+shift+a"`, `"Ctrl+Alt+M"`, `"Alt+Shift+Period"`, `"F2"` → a shortcut; undefined when it is not one. */
+export function parseShortcut(spec: string | undefined): Shortcut | undefined {
+  if (!spec) return undefined
+  const parts = spec.split('+').map((p) => p.trim()).filter(Boolean)
+  const mods = { alt: false, shift: false, ctrl: false, meta: false }
+  let code: string | undefined
+  let keyText = ''
+  for (const part of parts) {
+    const mod = MODIFIERS[part.toLowerCase()]
+    if (mod) {
+      mods[mod] = true
+      continue
+    }
+    if (code !== undefined) return undefined
+    if (/^[a-z]$/i.test(part)) {
+      code = `Key${part.toUpperCase()}`
+      keyText = part.toUpperCase()
+    } else if (/^[0-9]$/.test(part)) {
+      code = `Digit${part}`
+      keyText = part
+    } else if (/^f([1-9]|1[0-2])$/i.test(part)) {
+      code = part.toUpperCase()
+      keyText = code
+    } else if (/^[A-Z][A-Za-z0-9]+$/.test(part)) {
+      // A KeyboardEvent.code as it is: Period, Backquote, Slash…
+      code = part
+      keyText = part
+    } else return undefined
+  }
+  if (code === undefined) return undefined
+  // A bare letter or digit would fire on every keystroke outside a text box.
+  if (!mods.alt && !mods.ctrl && !mods.meta && !code.startsWith('F')) return undefined
+  const text = [mods.ctrl && 'Ctrl', mods.alt && 'Alt', mods.shift && 'Shift', mods.meta && 'Meta', keyText].filter(Boolean).join('+')
+  return { code, ...mods, text }
+}
+
+export function matches(s: Shortcut, e: KeyboardEvent): boolean {
+  return e.code === s.code && e.altKey === s.alt && e.shiftKey === s.shift && e.ctrlKey === s.ctrl && e.metaKey === s.meta
+}
+
+const NOT_TEXT = new Set(['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color', 'file', 'image', 'hidden'])
+
+/** Whether the key goes into something the person types in (an input, a textarea, a contenteditable editor). */
+export function isTyping(e: KeyboardEvent): boolean {
+  const t = (e.composedPath()[0] ?? e.target) as (Element & { isContentEditable?: boolean; type?: string }) | null
+  if (!t || typeof t.localName !== 'string') return false
+  if (t.isContentEditable) return true
+  if (t.localName === 'textarea' || t.localName === 'select') return true
+  return t.localName === 'input' && !NOT_TEXT.has((t.type ?? 'text').toLowerCase())
+}
+
+/**
+ * Hears keydown on the window and in every same-origin iframe (also ones added later, and after
+ * an iframe navigates), so the overlay's keys work wherever focus is.
+ */
+export class FrameKeys {
+  private readonly windows = new Set<Window>()
+  private readonly frames = new WeakSet<Element>()
+  /** Documents listened to: a frame that navigates keeps its window but loses its listeners. */
+  private readonly docs = new WeakSet<Document>()
+  private readonly observer: MutationObserver
+
+  constructor(private readonly handler: (e: KeyboardEvent) => void) {
+    this.observer = new MutationObserver((records) => {
+      for (const r of records) {
+        for (const n of r.addedNodes) {
+          if (n.nodeType !== 1) continue
+          const el = n as Element
+          if (el.localName === 'iframe' || el.localName === 'frame' || el.querySelector('iframe, frame')) {
+            this.scan(el.ownerDocument)
+            return
+          }
+        }
+      }
+    })
+  }
+
+  start(): void {
+    this.scan(document)
+  }
+
+  stop(): void {
+    this.observer.disconnect()
+    for (const w of this.windows) {
+      try {
+        w.removeEventListener('keydown', this.handler, true)
+      } catch {
+        // gone
+      }
+    }
+    this.windows.clear()
+  }
+
+  /** Listen in `doc`'s frames, nested, and watch `doc` for new ones. */
+  private scan(doc: Document): void {
+    this.observer.observe(doc, { childList: true, subtree: true })
+    for (const f of doc.querySelectorAll('iframe, frame')) {
+      if (!this.frames.has(f)) {
+        this.frames.add(f)
+        // A frame that navigates gets a new document: listen again.
+        f.addEventListener('load', () => this.listen(f as HTMLIFrameElement))
+      }
+      this.listen(f as HTMLIFrameElement)
+    }
+  }
+
+  private listen(f: HTMLIFrameElement): void {
+    try {
+      const win = f.contentWindow
+      const doc = f.contentDocument
+      if (!win || !doc) return
+      if (this.docs.has(doc)) return
+      this.docs.add(doc)
+      win.addEventListener('keydown', this.handler, true)
+      this.windows.add(win)
+      this.scan(doc)
+    } catch {
+      // cross-origin: its keys stay its own
+    }
+  }
+}

@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
-/** overlay.js, minified. 59 448 bytes when this was set; issue #19 (source locations) and issue #20 (screenshots) raise it to the issue's 120 KB. */
-const OVERLAY_BUDGET = 120 * 1024
+/** overlay.js, minified. 59 448 bytes when this was set; issue #19 (source locations) and issue #20 (screenshots) raise it to the issue's 120 KB; issue #21's top layer, strict-CSP messages, phone layout and server-down notes to 132 KB (121 535 bytes before them). */
+const OVERLAY_BUDGET = 132 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
 const INBOX_BUDGET = 48 * 1024
 

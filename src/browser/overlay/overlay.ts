@@ -22,6 +22,7 @@ import { Outbox, Sender, outboxItem, type OutboxItem } from './outbox.js'
 import { PageSync } from './page-sync.js'
 import { Picker, type Target } from './picker.js'
 import { Follower } from './anchor/follow.js'
+import { TopLayer } from './top-layer.js'
 import { viewRect, frameOffset } from './anchor/dom.js'
 import { Pins } from './pins.js'
 import { PageSessions } from './sessions.js'
@@ -52,6 +53,7 @@ export class Overlay {
   private readonly list: ListPanel
   private readonly dock: Dock
   private readonly follower: Follower
+  private readonly topLayer: TopLayer
   private hovered: Element | undefined
   private frame = 0
   private readonly intervals: ReturnType<typeof setInterval>[] = []
@@ -135,6 +137,8 @@ export class Overlay {
       },
       this.host,
     )
+    // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
+    this.topLayer = new TopLayer(this.host, () => this.schedulePosition())
     this.composer = new Composer({
       send: (body, extras) => this.sendWithExtras(body, extras),
       // Turned on while off at load: the log starts now (it has nothing from before).
@@ -195,6 +199,7 @@ export class Overlay {
 
   mount(): void {
     document.documentElement.appendChild(this.host)
+    this.topLayer.start()
     window.addEventListener('keydown', this.onKeyDown, true)
     this.picker.attach()
     window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true })
@@ -223,6 +228,7 @@ export class Overlay {
     this.sync.stop()
     this.dock.stop()
     this.sender.stop()
+    this.topLayer.stop()
     this.host.remove()
   }
 

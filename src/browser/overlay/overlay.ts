@@ -23,6 +23,7 @@ import { PageSync } from './page-sync.js'
 import { Picker, type Target } from './picker.js'
 import { Follower } from './anchor/follow.js'
 import { TopLayer } from './top-layer.js'
+import { CspWatch, adoptStyles } from './csp.js'
 import { viewRect, frameOffset } from './anchor/dom.js'
 import { Pins } from './pins.js'
 import { PageSessions } from './sessions.js'
@@ -54,6 +55,7 @@ export class Overlay {
   private readonly dock: Dock
   private readonly follower: Follower
   private readonly topLayer: TopLayer
+  private readonly csp: CspWatch
   private hovered: Element | undefined
   private frame = 0
   private readonly intervals: ReturnType<typeof setInterval>[] = []
@@ -189,15 +191,18 @@ export class Overlay {
       resized: () => this.schedulePosition(),
     })
 
-    const style = h('style', {}, OVERLAY_CSS)
+    // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
+    adoptStyles(this.shadow, OVERLAY_CSS)
+    this.csp = new CspWatch(server, (message) => this.dock.setBlocked(message))
     const root = h('div', { class: 'mg' }, this.marks.words, this.pins.element, this.marks.highlight, this.marks.outline, this.marks.band, this.picker.shields, this.composer.element, this.thread.element, this.list.element, this.dock.element)
-    this.shadow.append(style, root)
+    this.shadow.append(root)
     for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
   }
 
   // ------------------------------------------------------------------ life cycle and the public API
 
   mount(): void {
+    this.csp.start()
     document.documentElement.appendChild(this.host)
     this.topLayer.start()
     window.addEventListener('keydown', this.onKeyDown, true)
@@ -229,6 +234,7 @@ export class Overlay {
     this.dock.stop()
     this.sender.stop()
     this.topLayer.stop()
+    this.csp.stop()
     this.host.remove()
   }
 

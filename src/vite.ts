@@ -15,6 +15,7 @@ import { fetchHealth } from './cli/health.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
+import { PROXY_PREFIX, marginaliaProxy } from './plugin/proxy.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -43,6 +44,12 @@ export interface MarginaliaViteOptions {
   sourcesManifest?: string
   /** The overlay's annotate shortcut, e.g. `'Ctrl+Alt+M'` (default `Alt+Shift+A`): the script tag's `data-shortcut`. */
   shortcut?: string
+  /**
+   * Serve the overlay and its API through the dev server's own origin, under `/__marginalia/`
+   * (default false: straight from the Marginalia server). For pages with a strict
+   * Content-Security-Policy: `script-src 'self'; connect-src 'self'` then let it through.
+   */
+  sameOrigin?: boolean
 }
 
 /** What the plugin is using, for tests and tools: the overlay's server and whether this process runs it. */
@@ -148,6 +155,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   if (sourceLocations !== false && sourceLocations !== 'paths' && sourceLocations !== 'ids') throw new Error(`marginalia(): sourceLocations must be 'paths', 'ids' or false (got ${String(sourceLocations)})`)
   const markOptions: MarkOptions = { sourceLocations, ...(options.include ? { include: options.include } : {}), ...(options.exclude ? { exclude: options.exclude } : {}) }
   let root = process.cwd()
+  let publicBase = '/'
   let building = false
   const ids = new Map<string, string>()
   const leases: (() => Promise<void>)[] = []
@@ -165,6 +173,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     configResolved(config) {
       root = config.root
+      publicBase = config.base.endsWith('/') ? config.base : `${config.base}/`
       building = config.command === 'build'
     },
 
@@ -182,6 +191,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     async configureServer(server: ViteDevServer) {
       const logger = server.config.logger
+      if (options.sameOrigin) server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`))
       const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
       const base = `http://${displayHost}:${port}`
@@ -241,7 +251,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       order: 'post',
       handler(): HtmlTagDescriptor[] | undefined {
         if (!state) return undefined
-        return [{ tag: 'script', attrs: { src: `${state.url}/overlay.js`, defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' }]
+        const src = options.sameOrigin ? `${publicBase}${PROXY_PREFIX.slice(1)}/overlay.js` : `${state.url}/overlay.js`
+        return [{ tag: 'script', attrs: { src, defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' }]
       },
     },
 

@@ -14,10 +14,11 @@ const root = path.resolve(import.meta.dirname, '../..')
 
 /**
  * overlay.js, minified. 59 448 bytes when this was set; issue #19 (source locations) and issue #20
- * (screenshots) raise it to the issue's 120 KB; issue #21's settings menu, dark theme, freeze,
- * shortcuts and Copy as Markdown (shared/markdown.ts) took it from 121 535 to about 141 000.
+ * (screenshots) raise it to the issue's 120 KB; issue #21 took it from 121 535 bytes: the settings
+ * menu, dark theme, freeze, shortcuts and Copy as Markdown (shared/markdown.ts) to about 141 000,
+ * the top layer, strict-CSP messages, phone layout and server-down notes about 2 000-10 000 more.
  */
-const OVERLAY_BUDGET = 144 * 1024
+const OVERLAY_BUDGET = 156 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
 const INBOX_BUDGET = 48 * 1024
 

@@ -40,6 +40,8 @@ export class Dock {
   private readonly agent: HTMLSpanElement
   private readonly toast: Toast
   private listeningUntil = 0
+  /** What the page's Content-Security-Policy blocks (csp.ts), when it blocks the overlay. */
+  private blocked: string | undefined
   private agentTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -90,6 +92,13 @@ export class Dock {
     clearTimeout(this.agentTimer)
   }
 
+  /** The page's Content-Security-Policy blocks the overlay: say that (and what to add), not "unreachable". */
+  setBlocked(message: string): void {
+    this.blocked = message
+    this.renderAgent()
+    this.renderAlert()
+  }
+
   setAnnotating(on: boolean): void {
     this.annotateButton.setAttribute('aria-pressed', String(on))
   }
@@ -124,7 +133,11 @@ export class Dock {
     let state: AgentState | 'offline'
     let label: string
     let detail: string
-    if (reachable === false) {
+    if (this.blocked !== undefined && reachable !== true) {
+      state = 'offline'
+      label = 'Blocked by CSP'
+      detail = this.blocked
+    } else if (reachable === false) {
       state = 'offline'
       label = 'Server unreachable'
       detail = `Can't reach Marginalia at ${this.server}.`
@@ -154,7 +167,9 @@ export class Dock {
     const waiting = this.waiting()
     const unsent = waiting.filter((i) => i.rejected === undefined).length
     const rejected = waiting.length - unsent
-    if (this.connection.reachable === false) {
+    if (this.blocked !== undefined) {
+      this.showAlert(h('div', { class: 'csp' }, h('b', {}, 'Marginalia is blocked on this page'), this.blocked))
+    } else if (this.connection.reachable === false) {
       this.showAlert(
         h(
           'div',

@@ -22,6 +22,8 @@ import { Outbox, Sender, outboxItem, type OutboxItem } from './outbox.js'
 import { PageSync } from './page-sync.js'
 import { Picker, type Target } from './picker.js'
 import { Follower } from './anchor/follow.js'
+import { TopLayer } from './top-layer.js'
+import { CspWatch, adoptStyles } from './csp.js'
 import { viewRect, frameOffset } from './anchor/dom.js'
 import { Pins } from './pins.js'
 import { PageSessions } from './sessions.js'
@@ -62,6 +64,8 @@ export class Overlay {
   private readonly list: ListPanel
   private readonly dock: Dock
   private readonly follower: Follower
+  private readonly topLayer: TopLayer
+  private readonly csp: CspWatch
   private hovered: Element | undefined
   private frame = 0
   private readonly intervals: ReturnType<typeof setInterval>[] = []
@@ -159,6 +163,8 @@ export class Overlay {
       },
       this.host,
     )
+    // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
+    this.topLayer = new TopLayer(this.host, () => this.schedulePosition())
     this.composer = new Composer({
       send: (body, extras) => this.sendWithExtras(body, extras),
       // Turned on while off at load: the log starts now (it has nothing from before).
@@ -213,9 +219,11 @@ export class Overlay {
     })
     this.dock.setShortcut(this.shortcut.text)
 
-    const style = h('style', {}, OVERLAY_CSS)
+    // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
+    adoptStyles(this.shadow, OVERLAY_CSS)
+    this.csp = new CspWatch(server, (message) => this.dock.setBlocked(message))
     const root = h('div', { class: 'mg' }, this.marks.words, this.pins.element, this.marks.highlight, this.marks.outline, this.marks.band, this.picker.shields, this.composer.element, this.thread.element, this.list.element, this.dock.element)
-    this.shadow.append(style, root)
+    this.shadow.append(root)
     for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
 
     // Issue 21: the settings menu (theme, resolved pins), freezing the page, keys in iframes.
@@ -247,7 +255,9 @@ export class Overlay {
   // ------------------------------------------------------------------ life cycle and the public API
 
   mount(): void {
+    this.csp.start()
     document.documentElement.appendChild(this.host)
+    this.topLayer.start()
     window.addEventListener('keydown', this.onKeyDown, true)
     this.frameKeys.start()
     this.picker.attach()
@@ -280,6 +290,8 @@ export class Overlay {
     this.sync.stop()
     this.dock.stop()
     this.sender.stop()
+    this.topLayer.stop()
+    this.csp.stop()
     this.host.remove()
   }
 

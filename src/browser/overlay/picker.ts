@@ -16,6 +16,7 @@ import { LIMITS } from '../../store/vocabulary.js'
 import type { ElementInfo } from '../shared/types.js'
 import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from './anchor/dom.js'
 import { quoteOf } from './anchor/quote.js'
+import { adoptStyles } from './csp.js'
 
 export interface Target {
   element: Element
@@ -72,7 +73,8 @@ export class Picker {
   private readonly shieldFrames = new WeakMap<Element, Element>()
   private suppressClick = false
   private remembered: Target | undefined
-  private readonly cursorStyle: HTMLStyleElement
+  /** Takes the crosshair cursor off the page again. */
+  private dropCursor: (() => void) | undefined
   /** The element under the pointer, what it means, and where ↑ came from. */
   private raw: Element | undefined
   private current: Element | undefined
@@ -83,11 +85,7 @@ export class Picker {
   constructor(
     private readonly host: HTMLElement,
     private readonly events: PickerEvents,
-  ) {
-    this.cursorStyle = document.createElement('style')
-    this.cursorStyle.textContent = PAGE_CURSOR_CSS
-    this.cursorStyle.setAttribute('data-marginalia', '')
-  }
+  ) {}
 
   attach(): void {
     window.addEventListener('pointermove', this.onPointerMove, { capture: true, passive: true })
@@ -114,11 +112,13 @@ export class Picker {
     if (this.active === on) return
     this.active = on
     if (on) {
-      ;(document.head ?? document.documentElement).appendChild(this.cursorStyle)
+      // A constructable stylesheet: a page's strict style-src would block a <style> element.
+      this.dropCursor ??= adoptStyles(document, PAGE_CURSOR_CSS)
       document.documentElement.setAttribute('data-marginalia-annotating', '')
     } else {
       document.documentElement.removeAttribute('data-marginalia-annotating')
-      this.cursorStyle.remove()
+      this.dropCursor?.()
+      this.dropCursor = undefined
       this.setCurrent(undefined)
       this.endDrag()
     }

@@ -1,0 +1,124 @@
+/**
+ * A strict Content-Security-Policy (issue 21): `script-src 'self'; style-src 'self'; connect-src
+ * 'self'`, sent as a header. Served through the app's own origin (the Vite plugin's `sameOrigin`)
+ * the overlay works: styled without inline styles, connected, an annotation sent. Loaded from the
+ * page's origin but talking to the server on another port, it says which directive blocks it and
+ * what to add — not "Server unreachable".
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { createLogger, createServer } from 'vite'
+import marginalia from '../../src/vite.js'
+import { createMemoryStore, startHttpServer } from '../../src/index.js'
+import { useChromium } from '../helpers/chromium.js'
+import { eventually } from '../helpers/eventually.js'
+import { tempDir } from '../helpers/store.js'
+import { ui } from '../overlay-anchor/setup.js'
+
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
+
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'"
+const OVERLAY_JS = path.resolve(import.meta.dirname, '../../dist/overlay/overlay.js')
+
+const body = (script: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Strict</title></head>
+<body><main><h1>Billing</h1><button id="pay" type="button">Pay now</button></main>${script}</body></html>`
+
+/** Every CSP violation the page sees, recorded before any page script runs. */
+async function recordViolations(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { violations: string[] }
+    w.violations = []
+    document.addEventListener('securitypolicyviolation', (e) => w.violations.push(`${e.effectiveDirective} ${e.blockedURI} from ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`), true)
+  })
+}
+const violations = (page: Page) => page.evaluate(() => (window as unknown as { violations: string[] }).violations)
+
+/** The toolbar as the browser computes it: the overlay's own dark pill, not a default <div>. */
+const barStyle = (page: Page) =>
+  page.evaluate(() => {
+    const bar = document.querySelector('marginalia-overlay')!.shadowRoot!.querySelector('.bar')!
+    const s = getComputedStyle(bar)
+    return { background: s.backgroundColor, radius: s.borderRadius, display: s.display }
+  })
+
+describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', () => {
+  it('names the directive and the value to add when connect-src blocks the server, and is styled without inline styles', { timeout: 60_000 }, async () => {
+    const store = createMemoryStore()
+    cleanups.push(() => store.close())
+    const http = await startHttpServer(store, { port: 0, log: () => {} })
+    cleanups.push(() => http.close())
+    // The page's own server: the overlay script from its own origin ('self'), the API on the Marginalia port.
+    const overlay = readFileSync(OVERLAY_JS)
+    const server: Server = createHttpServer((req, res) => {
+      if (req.url === '/overlay.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(overlay)
+      else res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).end(body(`<script src="/overlay.js" data-server="${http.url}" defer></script>`))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))))
+    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
+    cleanups.push(() => context.close())
+    const page = await context.newPage()
+    await recordViolations(page)
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/billing`)
+
+    const message = `This page's Content-Security-Policy blocks Marginalia: add ${http.url} to connect-src.`
+    await eventually(() => ui(page, '.alert').textContent()).toContain(message)
+    expect(await ui(page, '.agent').textContent()).toBe('Blocked by CSP')
+    expect(await barStyle(page)).toEqual({ background: 'rgb(15, 23, 42)', radius: '999px', display: 'flex' })
+    // What was blocked is the server, under connect-src; nothing of the overlay's styles.
+    const seen = await violations(page)
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.filter((v) => !v.startsWith(`connect-src ${http.url}/`))).toEqual([])
+    await page.screenshot({ path: 'test/overlay-screen/.screenshots/csp-blocked.png' })
+  })
+
+  it('works through the Vite dev server\'s own origin with sameOrigin: true — styled, connected, an annotation sent', { timeout: 90_000 }, async () => {
+    const { dir: root, cleanup } = tempDir('marginalia-csp-')
+    cleanups.push(cleanup)
+    writeFileSync(path.join(root, 'index.html'), body('<script type="module" src="/main.js"></script>'))
+    writeFileSync(path.join(root, 'main.js'), "document.querySelector('h1').dataset.ready = '1'\n")
+    const plugin = marginalia({ port: 0, sameOrigin: true })
+    const logger = createLogger('silent')
+    const vite = await createServer({
+      root,
+      configFile: false,
+      customLogger: logger,
+      clearScreen: false,
+      cacheDir: path.join(root, '.vite-cache'),
+      plugins: [plugin],
+      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, headers: { 'Content-Security-Policy': CSP } },
+      optimizeDeps: { noDiscovery: true, include: [] },
+    })
+    cleanups.push(() => vite.close())
+    await vite.listen()
+    const origin = `http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}`
+    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
+    cleanups.push(() => context.close())
+    const page = await context.newPage()
+    await recordViolations(page)
+    await page.goto(`${origin}/`)
+
+    expect(await page.locator('script[data-marginalia]').getAttribute('src')).toBe('/__marginalia/overlay.js')
+    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 20_000 })
+    expect(await page.evaluate(() => window.Marginalia?.server)).toBe(`${origin}/__marginalia`)
+    expect(await barStyle(page)).toEqual({ background: 'rgb(15, 23, 42)', radius: '999px', display: 'flex' })
+
+    await ui(page, '.annotate').click()
+    await page.locator('#pay').click()
+    await ui(page, '.composer textarea').fill('Say how much')
+    // Screenshots are drawn with an inline <style> and a data: image, which this policy blocks (README): off here.
+    await ui(page, '.composer input[name="screenshot"]').uncheck()
+    await ui(page, '.composer button[type="submit"]').click()
+    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    // Stored on the plugin's Marginalia server, straight from there.
+    const listed = (await (await fetch(`${plugin.marginalia()!.url}/api/annotations`)).json()) as { annotations: { comment: string }[] }
+    expect(listed.annotations.map((a) => a.comment)).toEqual(['Say how much'])
+    expect(await ui(page, '.alert').isVisible()).toBe(false)
+    expect(await violations(page)).toEqual([])
+  })
+})

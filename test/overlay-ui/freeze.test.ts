@@ -46,6 +46,17 @@ function times(page: Page): Promise<Record<string, number>> {
   })
 }
 
+/** Whether every animation of the page (not the overlay's) has settled into the paused state. */
+function allPaused(page: Page): () => Promise<boolean> {
+  return () =>
+    page.evaluate(() =>
+      document.getAnimations().every((a) => {
+        const target = (a.effect as KeyframeEffect | null)?.target
+        return !(target instanceof Element && target.id) || (a.playState === 'paused' && !a.pending)
+      }),
+    )
+}
+
 /** Let `ms` of page time pass (a condition on the page's clock, not a sleep in the test). */
 async function pass(page: Page, ms: number): Promise<void> {
   const t0 = await page.evaluate(() => performance.now())
@@ -63,12 +74,15 @@ describe.skipIf(!enabled)('freeze the page', () => {
 
     await ui(page, '.freeze-btn').click()
     expect(await ui(page, '.freeze-btn').getAttribute('aria-pressed')).toBe('true')
+    // pause() settles on the next frame: read the times once every page animation says paused.
+    await eventually(allPaused(page)).toBe(true)
     const frozen = await times(page)
     const width = await page.locator('#bar').evaluate((el) => el.getBoundingClientRect().width)
     expect(await page.evaluate(() => (document.getElementById('sound') as HTMLAudioElement).paused)).toBe(true)
     // A transition that starts while frozen (a hover, a class) is paused as it starts.
     await page.evaluate(() => document.getElementById('later')!.classList.add('wide'))
     await eventually(async () => 'later' in (await times(page))).toBe(true)
+    await eventually(allPaused(page)).toBe(true)
     const later = (await times(page)).later
     await pass(page, 400)
     const still = await times(page)

@@ -220,7 +220,9 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       // The short names (/events, /sessions/:id/events, /questions) are the same routes as under /api.
       const apiPath = SHORT_API_ROUTE.test(pathname) ? `/api${pathname}` : pathname
       if (apiPath === '/api' || apiPath.startsWith('/api/')) {
-        const caller = await identify(req)
+        // An attachment is named by its SHA-256 (a capability: only who saw the record knows it), so <img> can load it without a header.
+        const capability = (method === 'GET' || method === 'HEAD') && /^\/api\/attachments\/[0-9a-f]{64}$/.test(apiPath)
+        const caller: Caller = capability ? { kind: 'local' } : await identify(req)
         const need = apiRoles(method, apiPath)
         if (need) requireRole(caller, need.roles, need.what)
         if (await team.adminRoute(method, apiPath, req, res, cors, maxBodyBytes, publicUrl?.toString() ?? baseUrl())) return

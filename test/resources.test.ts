@@ -98,9 +98,14 @@ describe('resources', () => {
       'annotation.replied': { ...annotation, type: 'annotation.replied', reply: { id: 'rep_1', author: 'human', message: 'hi', createdAt: base.at } },
       'annotation.deleted': { ...annotation, type: 'annotation.deleted', from: 'pending' },
       'annotation.archived': { ...annotation, type: 'annotation.archived', from: 'resolved', archiveFile: '2025-01-01.jsonl' },
+      'identity.added': { ...base, sessionId: '', type: 'identity.added', identity: { id: 'idn_1', name: 'Alice', kind: 'person', role: 'person', createdAt: base.at } },
+      'identity.revoked': { ...base, sessionId: '', type: 'identity.revoked', identityId: 'idn_1' },
+      'credential.issued': { ...base, sessionId: '', type: 'credential.issued', credential: { id: 'c1', identityId: 'idn_1', kind: 'session', createdAt: base.at } },
+      'credential.ended': { ...base, sessionId: '', type: 'credential.ended', credentialId: 'c1', identityId: 'idn_1', reason: 'signed_out' },
     }
     for (const [kind, event] of Object.entries(events)) {
-      const expected = kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
+      // Identity events change no resource.
+      const expected = kind.startsWith('identity.') || kind.startsWith('credential.') ? [] : kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
       expect(urisChangedBy(event), kind).toEqual(expected)
     }
     expect(() => urisChangedBy({ ...base, type: 'annotation.teleported' } as unknown as StoreEvent)).toThrow(/unknown event type "annotation.teleported"/)

@@ -11,7 +11,9 @@ export interface Command {
   /** The whole of `marginalia <command> --help`; its first line is the usage line. */
   usage: string
   options: NonNullable<ParseArgsConfig['options']>
-  run(values: Values): Promise<void>
+  /** Takes words besides options (`people add "Alice Martin"`). */
+  positionals?: boolean
+  run(values: Values, positionals: string[]): Promise<void>
 }
 
 /** A mistake in the command line: exit code 2 instead of 1. */

@@ -15,8 +15,9 @@ import { migrate } from './migrate.js'
 import { serve } from './serve.js'
 import { reset } from './reset.js'
 import { exportCommand, importCommand } from './transfer.js'
+import { agents, people, revoke } from './team.js'
 
-const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate, reset, export: exportCommand, import: importCommand }
+const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate, reset, export: exportCommand, import: importCommand, people, agents, revoke }
 
 /** The exit code, or -1 for a command that keeps serving. */
 async function main(argv: string[]): Promise<number> {
@@ -40,8 +41,9 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   let values: Values
+  let positionals: string[]
   try {
-    ;({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }))
+    ;({ values, positionals } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: command.positionals === true }))
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e)
     const unknown = /Unknown option '-{1,2}([^']+)'/.exec(message)?.[1]
@@ -50,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     return 2
   }
   try {
-    await command.run(values)
+    await command.run(values, positionals)
     return command.oneShot ? Number(process.exitCode ?? 0) : -1 // servers keep running
   } catch (e) {
     log(e instanceof Error ? e.message : String(e))

@@ -10,7 +10,8 @@ import {
   DEFAULT_SSE_MAX_BUFFERED_BYTES,
 } from '../http/defaults.js'
 import { openStore } from '../store/index.js'
-import { envPort, integerOption, listOption, STORE_USAGE, storeFile, storeOption } from './args.js'
+import { envPort, integerOption, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
+import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, type TeamOptions } from '../http/team.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -18,7 +19,7 @@ import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_
 export const serve: Command = {
   summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
   usage: [
-    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
     '',
     'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
     'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
@@ -28,7 +29,15 @@ export const serve: Command = {
     `      --host HOST        address to bind (default ${DEFAULT_HOST}); beyond loopback needs a token`,
     `  -s, --store FILE       ${STORE_USAGE}`,
     '      --token T          require "Authorization: Bearer T" (default: $MARGINALIA_TOKEN)',
-    '      --allow-origin O   also accept this Origin, e.g. https://preview.example.com (repeatable)',
+    '      --allow-origin O   also accept this Origin, e.g. https://staging.example.com (repeatable); CORS answers only these;',
+    '                         people sign in from these app origins (team inbox)',
+    '      --require-sign-in  ask every request for a person\'s session or an agent token even before anyone was added',
+    '                         (on by itself once `marginalia people add` or `agents add` added someone)',
+    '      --public-url URL   the address people reach this server at (sign-in links; its host passes the Host check)',
+    '      --trust-proxy      behind a reverse proxy: use X-Forwarded-For/-Host (only when the proxy sets them)',
+    `      --rate-limit N     requests per second per token, sustained (default ${DEFAULT_RATE_PER_SECOND}; 0 = no limit); over it: 429 + Retry-After`,
+    `      --rate-burst N     requests per token at once on top of the rate (default ${DEFAULT_RATE_BURST})`,
+    '      --session-ttl D    how long a person\'s browser session works, e.g. 12h (default 12h)',
     '      --allow-host H     also accept this Host name (repeatable)',
     `      --max-body BYTES   largest request body (default ${DEFAULT_MAX_BODY_BYTES})`,
     `      --max-sessions N   MCP sessions kept at once; the least recently used idle one ends first (default ${DEFAULT_MAX_MCP_SESSIONS})`,
@@ -46,6 +55,12 @@ export const serve: Command = {
     host: { type: 'string' },
     token: { type: 'string' },
     'allow-origin': { type: 'string', multiple: true },
+    'require-sign-in': { type: 'boolean' },
+    'public-url': { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
+    'rate-limit': { type: 'string' },
+    'rate-burst': { type: 'string' },
+    'session-ttl': { type: 'string' },
     'allow-host': { type: 'string', multiple: true },
     'max-body': { type: 'string' },
     'max-sessions': { type: 'string' },
@@ -74,10 +89,11 @@ async function run(values: Values): Promise<void> {
   if (headersTimeoutMs > requestTimeoutMs) throw new UsageError(`--headers-timeout (${headersTimeoutMs}) must not be longer than --request-timeout (${requestTimeoutMs})`)
   const sseMaxBufferedBytes = integerOption(values, 'sse-buffer', DEFAULT_SSE_MAX_BUFFERED_BYTES, 1024, 1024 ** 3)
   const sources = await sourceOptions(values)
+  const team = teamOptions(values)
   const { assertPortFree, assertSafeBinding, startHttpServer } = await import('../http/app.js')
   const { isWildcardHost } = await import('../http/security.js')
   try {
-    assertSafeBinding(host, token) // before the store is opened: refuse early, touch nothing
+    assertSafeBinding(host, token, team.requireSignIn === true) // before the store is opened: refuse early, touch nothing
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e))
   }
@@ -101,6 +117,7 @@ async function run(values: Values): Promise<void> {
       tools: { ...policy, ...parseBurstFlag(values) },
       log,
       storeLocation: store.location,
+      team,
       ...(sources ? { sources } : {}),
     })
   } catch (e) {
@@ -120,9 +137,37 @@ async function run(values: Values): Promise<void> {
       `  API:     ${http.url}/api   events: ${http.url}/api/events   health: ${http.url}/health`,
       `  MCP:     ${http.mcpUrl}${token === undefined ? '' : '   (needs Authorization: Bearer <token>)'}`,
       `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
-      `  Overlay: paste into your page: <script src="${http.url}/overlay.js" defer data-marginalia></script>`,
+      `  Overlay: paste into your page: <script src="${team.publicUrl ?? http.url}/overlay.js" defer data-marginalia></script>`,
+      ...(store.hasIdentities || team.requireSignIn ? [`  Team:    sign-in required (${store.listIdentities().filter((i) => !i.revokedAt).length} people and agents); add people with marginalia people add NAME`] : []),
     ].join('\n'),
   )
+}
+
+/** --require-sign-in, --public-url, --trust-proxy, --rate-limit, --rate-burst, --session-ttl (issue 23). */
+function teamOptions(values: Values): TeamOptions {
+  const team: TeamOptions = { requireSignIn: values['require-sign-in'] === true, trustProxy: values['trust-proxy'] === true }
+  const publicUrl = values['public-url'] as string | undefined
+  if (publicUrl !== undefined) {
+    try {
+      const url = new URL(publicUrl)
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http')
+      team.publicUrl = url.origin
+    } catch {
+      throw new UsageError(`--public-url must be an http(s) URL like https://marginalia.example.com (got "${publicUrl}")`)
+    }
+  }
+  team.ratePerSecond = integerOption(values, 'rate-limit', DEFAULT_RATE_PER_SECOND, 0, 1_000_000)
+  team.rateBurst = integerOption(values, 'rate-burst', DEFAULT_RATE_BURST, 1, 1_000_000)
+  const ttl = values['session-ttl'] as string | undefined
+  if (ttl !== undefined) {
+    try {
+      team.sessionTtlMs = parseDuration(ttl)
+    } catch (e) {
+      throw new UsageError(`--session-ttl: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    if (!(team.sessionTtlMs > 0)) throw new UsageError('--session-ttl must be longer than 0')
+  }
+  return team
 }
 
 /** --root, --sources, --editor (issue 19); bad values fail before the store is opened. */

@@ -21,6 +21,8 @@ import { HttpError, sendError, sendJson, sendRpcError, toErrorResponse } from '.
 import { corsHeaders, createSecurity, isLoopbackHost, isWildcardHost, normalizeOrigin, preflightHeaders, urlHost } from './security.js'
 import { DEFAULT_SSE_KEEPALIVE_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES, type EventStream } from './sse.js'
 import { DEFAULT_STATIC_DIR, landingPage, serveStatic } from './static.js'
+import { apiRoles, requireRole, Team, type Caller, type TeamOptions } from './team.js'
+import { runAs } from '../store/actor.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
@@ -82,6 +84,8 @@ export interface HttpServerOptions {
   storeLocation?: string
   /** The clock for presence timestamps. */
   clock?: () => Date
+  /** The team inbox (issue 23): sign-in, roles, rate limits, proxy. Off until the store knows someone or requireSignIn. */
+  team?: TeamOptions
 }
 
 export interface HttpServer {
@@ -98,12 +102,12 @@ export interface HttpServer {
   close(): Promise<void>
 }
 
-/** Refuses (throws) to bind beyond loopback without a token. */
-export function assertSafeBinding(host: string, token: string | undefined): void {
-  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
+/** Refuses (throws) to bind beyond loopback without a token or required sign-in. */
+export function assertSafeBinding(host: string, token: string | undefined, requireSignIn = false): void {
+  if (!isLoopbackHost(host) && (token === undefined || token === '') && !requireSignIn) {
     throw new Error(
       `refusing to listen on ${host} without a token: anyone who can reach this machine could read and change annotations ` +
-        'and drive the agent. Pass --token <secret> (or set MARGINALIA_TOKEN), or bind to 127.0.0.1.',
+        'and drive the agent. Pass --require-sign-in (people and agents with their own tokens), or --token <secret> (or set MARGINALIA_TOKEN), or bind to 127.0.0.1.',
     )
   }
 }
@@ -118,11 +122,14 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const given = options.host ?? DEFAULT_HOST
   const host = given.startsWith('[') && given.endsWith(']') ? given.slice(1, -1) : given
   const token = options.token === '' ? undefined : options.token
-  assertSafeBinding(host, token)
+  assertSafeBinding(host, token, options.team?.requireSignIn === true)
   if (options.sources?.root) registerSourceRoot(store, options.sources.root)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error('maxBodyBytes must be a positive whole number of bytes')
-  const allowOrigins = (options.allowOrigins ?? []).map(normalizeOrigin)
+  const appOrigins = (options.allowOrigins ?? []).map(normalizeOrigin)
+  const publicUrl = options.team?.publicUrl === undefined ? undefined : new URL(options.team.publicUrl)
+  // The public origin is this server's own (behind a proxy its port is not the bound one).
+  const allowOrigins = publicUrl ? [...appOrigins, publicUrl.origin] : appOrigins
   const maxMcpSessions = options.maxMcpSessions ?? DEFAULT_MAX_MCP_SESSIONS
   if (!Number.isInteger(maxMcpSessions) || maxMcpSessions <= 0) throw new Error('maxMcpSessions must be a positive whole number')
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
@@ -135,7 +142,15 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const log = options.log ?? ((message: string) => process.stderr.write(`marginalia: ${message}\n`))
 
   let port = options.port ?? DEFAULT_PORT
-  const security = createSecurity({ host, port: () => port, token, allowOrigins, allowHosts: options.allowHosts ?? [] })
+  const security = createSecurity({
+    host,
+    port: () => port,
+    token,
+    allowOrigins,
+    allowHosts: [...(options.allowHosts ?? []), ...(publicUrl ? [publicUrl.hostname] : [])],
+    trustProxy: options.team?.trustProxy === true,
+  })
+  const team = new Team(store, options.team ?? {}, new Set(appOrigins))
   // Presence files of stdio agents live beside a file store; a database store has no directory.
   const tracker = new PresenceTracker(options.clock, options.storeLocation === undefined || !path.isAbsolute(options.storeLocation) ? {} : { storeDir: path.dirname(options.storeLocation) })
   const storeInfo = options.storeLocation === undefined ? undefined : { location: options.storeLocation, id: storeId(options.storeLocation) }
@@ -165,6 +180,13 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
 
   const baseUrl = (): string => `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}`
 
+  /** Who calls: with the team on, a bearer secret (401 without); else the --token check, or nobody (local use, as before). */
+  async function identify(req: IncomingMessage): Promise<Caller> {
+    if (team.active) return team.identify(req, security.isToken)
+    security.checkToken(req)
+    return security.requiresToken ? { kind: 'operator' } : { kind: 'local' }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = parseTarget(req.url ?? '/')
     const pathname = url?.pathname ?? ''
@@ -183,25 +205,34 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       }
       if (pathname === '/health') {
         if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on /health (allowed: GET).`, undefined, { Allow: 'GET' })
-        sendJson(res, 200, { status: 'ok', name: 'marginalia', version: VERSION, rev: store.rev, pending: store.countPending(), agent: tracker.current(), ...(storeInfo ? { store: storeInfo } : {}), ...editorBase(options.sources) }, cors)
+        sendJson(res, 200, { status: 'ok', name: 'marginalia', version: VERSION, rev: store.rev, pending: store.countPending(), agent: tracker.current(), ...(team.active ? { signIn: true } : {}), ...(storeInfo ? { store: storeInfo } : {}), ...editorBase(options.sources) }, cors)
         return
       }
+      if (await team.handle(req, res, pathname, url, cors, security.isToken, maxBodyBytes)) return
       if (isMcp) {
-        security.checkToken(req)
+        const caller = await identify(req)
+        requireRole(caller, ['agent'], 'use the MCP tools')
+        team.track(caller, res, () => res.destroy())
         for (const [k, v] of Object.entries(cors)) res.setHeader(k, v)
-        await mcp.handle(req, res)
+        await runAs(actorOf(caller), () => mcp.handle(req, res))
         return
       }
       // The short names (/events, /sessions/:id/events, /questions) are the same routes as under /api.
       const apiPath = SHORT_API_ROUTE.test(pathname) ? `/api${pathname}` : pathname
       if (apiPath === '/api' || apiPath.startsWith('/api/')) {
-        security.checkToken(req)
+        // An attachment is named by its SHA-256 (a capability: only who saw the record knows it), so <img> can load it without a header.
+        const capability = (method === 'GET' || method === 'HEAD') && /^\/api\/attachments\/[0-9a-f]{64}$/.test(apiPath)
+        const caller: Caller = capability ? { kind: 'local' } : await identify(req)
+        const need = apiRoles(method, apiPath)
+        if (need) requireRole(caller, need.roles, need.what)
+        if (await team.adminRoute(method, apiPath, req, res, cors, maxBodyBytes, publicUrl?.toString() ?? baseUrl())) return
         const route = api.match(method, apiPath)
         if (!route) throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${pathname}. GET /api lists the routes.`)
-        const ctx: ApiContext = { req, res, url, params: route.params, headers: cors }
+        const ctx: ApiContext = { req, res, url, params: route.params, headers: cors, caller }
         const catchingUp = method === 'GET' || method === 'HEAD' ? store.catchUp() : undefined // read-after-write across processes
         if (catchingUp) await catchingUp
-        await route.handler(ctx)
+        if (/\/events$/.test(apiPath)) team.track(caller, res, () => res.destroy())
+        await runAs(actorOf(caller), () => route.handler(ctx))
         return
       }
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathname} (allowed: GET).`, undefined, { Allow: 'GET' })
@@ -288,6 +319,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         for (const stream of [...streams]) stream.end()
+        team.stop()
         await mcp.close()
         tracker.complete()
         server.closeIdleConnections()
@@ -300,6 +332,10 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       return closing
     },
   }
+}
+
+function actorOf(caller: Caller) {
+  return caller.kind === 'identity' ? caller.principal.actor : undefined
 }
 
 /** Statuses for the parser and timeout errors node reports as `clientError` (as node's own defaults). */

@@ -13,7 +13,9 @@ import { Cursor, DEFAULT_PAGE_LIMIT, Limit } from '../views/page.js'
 import { readJson } from './body.js'
 import { attachmentRoutes } from './attachments.js'
 import type { Presence } from './presence.js'
-import { sendJson } from './respond.js'
+import { HttpError, sendJson } from './respond.js'
+import type { Caller } from './team.js'
+import { AcknowledgeInput, DismissInput, ResolveInput } from '../store/model.js'
 import { Router, type RouteContext } from './router.js'
 import { EventStream, parseLastEventId } from './sse.js'
 import type { Observable } from 'rxjs'
@@ -21,6 +23,22 @@ import type { Observable } from 'rxjs'
 export interface ApiContext extends RouteContext {
   /** CORS headers for this request's origin. */
   headers: Record<string, string>
+  /** Who calls (issue 23); absent: local use, every right. */
+  caller?: Caller
+}
+
+/** Whether the caller is an agent identity (their replies are agent replies). */
+function isAgent(ctx: ApiContext): boolean {
+  return ctx.caller?.kind === 'identity' && ctx.caller.principal.identity.kind === 'agent'
+}
+
+/** A person (not an admin) may delete only what they created. */
+function mustOwn(ctx: ApiContext, annotation: { id: string; by?: { id: string; name: string } | undefined }): void {
+  const caller = ctx.caller
+  if (caller?.kind !== 'identity' || caller.principal.identity.role === 'admin') return
+  if (annotation.by?.id !== caller.principal.identity.id) {
+    throw new HttpError(403, 'ROLE_FORBIDDEN', `${caller.principal.identity.name} may delete only their own annotations; "${annotation.id}" was created by ${annotation.by?.name ?? 'someone else'}.`, { role: caller.principal.identity.role })
+  }
 }
 
 import { relativeSource, resolveSource, type SourceOptions } from '../plugin/resolve.js'
@@ -154,6 +172,9 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
           'DELETE /api/annotations/:id',
           'POST /api/annotations/:id/replies',
           'POST /api/annotations/:id/reopen',
+          'POST /api/annotations/:id/acknowledge',
+          'POST /api/annotations/:id/resolve',
+          'POST /api/annotations/:id/dismiss',
           'GET /api/questions',
           'GET /api/events',
           'POST /api/attachments',
@@ -208,6 +229,10 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
     })
     .on('POST', '/api/annotations/bulk', async (ctx) => {
       const { action, ids, message } = parse(BulkBody, await body(ctx), 'body')
+      const caller = ctx.caller
+      if (caller?.kind === 'identity' && caller.principal.identity.role !== 'admin' && action !== 'reopen' && action !== 'delete') {
+        throw new HttpError(403, 'ROLE_FORBIDDEN', `${caller.principal.identity.name} is a person and may not ${action} annotations (an admin or an agent does); a person may reopen them and delete their own.`, { role: caller.principal.identity.role })
+      }
       const unique = [...new Set(ids)]
       const done: string[] = []
       const failed: { id: string; code: string; message: string }[] = []
@@ -241,7 +266,10 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
             if (action === 'resolve') await store.resolve(id, message ? { summary: message } : {}, 'human')
             else if (action === 'dismiss') await store.dismiss(id, { reason: message ?? DEFAULT_DISMISS_REASON }, 'human')
             else if (action === 'reopen') await store.reopen(id, message ? { message } : {})
-            else await store.deleteAnnotation(id, {})
+            else {
+              mustOwn(ctx, store.getAnnotation(id))
+              await store.deleteAnnotation(id, {})
+            }
             done.push(id)
           } catch (e) {
             fail(id, e)
@@ -263,15 +291,20 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
         fromQuery.expectedRev !== undefined
           ? parse(DeleteInput, { expectedRev: Number.isNaN(Number(fromQuery.expectedRev)) ? fromQuery.expectedRev : Number(fromQuery.expectedRev) }, 'query')
           : parse(DeleteInput, fromBody, 'body')
+      mustOwn(ctx, store.getAnnotation(ctx.params.id!))
       ok(ctx, 200, await store.deleteAnnotation(ctx.params.id!, input))
     })
     .on('POST', '/api/annotations/:id/replies', async (ctx) => {
       const input = parse(ReplyBody, await body(ctx), 'body')
-      ok(ctx, 201, await store.reply(ctx.params.id!, { ...input, author: 'human' }))
+      ok(ctx, 201, await store.reply(ctx.params.id!, { ...input, author: isAgent(ctx) ? 'agent' : 'human' }))
     })
     .on('POST', '/api/annotations/:id/reopen', async (ctx) => {
       const input = parse(ReopenInput, await body(ctx), 'body')
       ok(ctx, 200, await store.reopen(ctx.params.id!, input))
     })
     .on('GET', '/api/events', (ctx) => events(ctx))
+    // The agent side of REST (issue 23): what the MCP tools acknowledge, resolve and dismiss do.
+    .on('POST', '/api/annotations/:id/acknowledge', async (ctx) => ok(ctx, 200, await store.acknowledge(ctx.params.id!, parse(AcknowledgeInput, await body(ctx), 'body'))))
+    .on('POST', '/api/annotations/:id/resolve', async (ctx) => ok(ctx, 200, await store.resolve(ctx.params.id!, parse(ResolveInput, await body(ctx), 'body'), isAgent(ctx) ? 'agent' : 'human')))
+    .on('POST', '/api/annotations/:id/dismiss', async (ctx) => ok(ctx, 200, await store.dismiss(ctx.params.id!, parse(DismissInput, await body(ctx), 'body'), isAgent(ctx) ? 'agent' : 'human')))
 }

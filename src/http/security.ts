@@ -50,6 +50,8 @@ export interface SecurityOptions {
   allowOrigins?: readonly string[]
   /** Extra allowed Host names (`--allow-host`), e.g. a name that resolves to this machine. */
   allowHosts?: readonly string[]
+  /** Also check X-Forwarded-Host (behind a proxy, with --trust-proxy). */
+  trustProxy?: boolean
 }
 
 export interface Security {
@@ -59,6 +61,8 @@ export interface Security {
   checkOrigin(req: IncomingMessage): string | undefined
   /** 401 unless the request carries the token (when one is configured). */
   checkToken(req: IncomingMessage): void
+  /** Whether `secret` is the configured token (constant time; false when there is none). */
+  isToken(secret: string): boolean
   readonly requiresToken: boolean
 }
 
@@ -84,7 +88,8 @@ export function createSecurity(options: SecurityOptions): Security {
       let hostHeaders = 0
       for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hostHeaders++
       if (hostHeaders > 1) throw new HttpError(400, 'INVALID_PARAMS', `The request has ${hostHeaders} Host headers; send exactly one.`)
-      const header = req.headers.host
+      const forwarded = options.trustProxy ? req.headers['x-forwarded-host'] : undefined
+      const header = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || req.headers.host
       const name = header === undefined ? undefined : hostOf(header)
       if (name === undefined || !hosts.has(name)) {
         throw new HttpError(403, 'FORBIDDEN', `Host "${header ?? ''}" is not allowed: this server answers only to ${[...LOOPBACK_NAMES].join(', ')} and the host it is bound to (pass --allow-host to add one).`)
@@ -108,6 +113,10 @@ export function createSecurity(options: SecurityOptions): Security {
         throw new HttpError(403, 'FORBIDDEN', `Origin "${origin}" is not allowed: only loopback origins (http://localhost:*, http://127.0.0.1:*, http://[::1]:*), this server and --allow-origin entries may call it.`)
       }
       return origin
+    },
+
+    isToken(secret) {
+      return tokenDigest !== undefined && timingSafeEqual(digest(secret), tokenDigest)
     },
 
     checkToken(req) {

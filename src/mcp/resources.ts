@@ -62,6 +62,11 @@ export function urisChangedBy(event: StoreEvent): string[] {
     case 'annotation.deleted':
     case 'annotation.archived':
       return [annotationUri(event.annotationId), sessionUri(event.sessionId)]
+    case 'identity.added':
+    case 'identity.revoked':
+    case 'credential.issued':
+    case 'credential.ended':
+      return []
     default: {
       const unknown: never = event
       throw new Error(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)

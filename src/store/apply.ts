@@ -27,6 +27,10 @@ export type ApplyOutcome = 'applied' | 'missing' | 'stale' | 'ignored'
 export function applyAnnotationEvent(records: AnnotationRecords, event: StoreEvent): ApplyOutcome {
   switch (event.type) {
     case 'session.created':
+    case 'identity.added':
+    case 'identity.revoked':
+    case 'credential.issued':
+    case 'credential.ended':
       return 'ignored'
     case 'annotation.created': {
       const existing = records.get(event.annotationId)

@@ -5,9 +5,9 @@
  */
 import type { z } from 'zod'
 import { normalizeSource, type SourceLocation } from './source-location.js'
-import type { AddAnnotationInput, CreateSessionInput, DeleteInput, ReplyInput } from './model.js'
-import type { Annotation, Author, Reply, Session } from './model.js'
-import { ConflictError, NotFoundError, ValidationError } from './errors.js'
+import type { AddAnnotationInput, AddIdentityInput, CreateSessionInput, DeleteInput, NewCredentialInput, ReplyInput } from './model.js'
+import type { Actor, Annotation, Author, Credential, Identity, Reply, Session } from './model.js'
+import { ConflictError, CredentialError, NotFoundError, ValidationError } from './errors.js'
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft } from './events.js'
 import type { StoreState } from './reducer.js'
@@ -29,6 +29,8 @@ export interface DecideContext {
   /** The command's instant (ISO-8601). */
   now: string
   newId: (kind: IdKind) => string
+  /** Who runs the command, when known: stamped on the new records (and, by the store, on its events). */
+  by?: Actor | undefined
 }
 
 export function createSession({ now, newId }: DecideContext, args: z.output<typeof CreateSessionInput>): Verdict<Session> {
@@ -40,7 +42,7 @@ export function createSession({ now, newId }: DecideContext, args: z.output<type
   }
 }
 
-export function addAnnotation({ state, now, newId }: DecideContext, args: z.output<typeof AddAnnotationInput>): Verdict<Annotation> {
+export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.output<typeof AddAnnotationInput>): Verdict<Annotation> {
   if (!shardGet(state.sessions, args.sessionId)) throw new NotFoundError('session', args.sessionId)
   const { sessionId, comment, ...optional } = args
   const annotation: Annotation = {
@@ -51,6 +53,7 @@ export function addAnnotation({ state, now, newId }: DecideContext, args: z.outp
     ...(JSON.parse(JSON.stringify(optional)) as Partial<Annotation>),
     ...(optional.source ? { source: normalizeSource(JSON.parse(JSON.stringify(optional.source)) as SourceLocation) } : {}),
     replies: [],
+    ...(by ? { by: { ...by } } : {}),
     createdAt: now,
     updatedAt: now,
     rev: 0,
@@ -63,7 +66,7 @@ export function addAnnotation({ state, now, newId }: DecideContext, args: z.outp
 
 /** A status change by the table; a message that comes with it becomes a reply in the same event. */
 export function changeStatus(
-  { state, now, newId }: DecideContext,
+  { state, now, newId, by }: DecideContext,
   action: StatusAction,
   id: string,
   expectedRev: number | undefined,
@@ -72,13 +75,13 @@ export function changeStatus(
   const current = mustGetFrom(state, id, expectedRev)
   const to = transition(action, id, current.status)
   const draft: EventDraft = { type: 'annotation.status_changed', sessionId: current.sessionId, annotationId: id, action, from: current.status, to }
-  if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, message: message.text, createdAt: now }
+  if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, ...(by ? { by: { ...by } } : {}), message: message.text, createdAt: now }
   return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
 }
 
-export function reply({ state, now, newId }: DecideContext, id: string, args: z.output<typeof ReplyInput>): Verdict<Annotation> {
+export function reply({ state, now, newId, by }: DecideContext, id: string, args: z.output<typeof ReplyInput>): Verdict<Annotation> {
   const current = mustGetFrom(state, id, args.expectedRev)
-  const reply: Reply = { id: newId('reply'), author: args.author, message: args.message, createdAt: now }
+  const reply: Reply = { id: newId('reply'), author: args.author, ...(by ? { by: { ...by } } : {}), message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
   if (args.attachments !== undefined && args.attachments.length > 0) reply.attachments = args.attachments
   return {
@@ -123,6 +126,82 @@ export function clearAnnotations(state: StoreState): Verdict<{ deleted: number; 
     drafts: all.map((a) => ({ type: 'annotation.deleted' as const, sessionId: a.sessionId, annotationId: a.id, from: a.status })),
     result: () => ({ deleted: all.length, ids: all.map((a) => a.id) }),
   }
+}
+
+// ---- identities (issue 23) --------------------------------------------------------------------
+
+/** The result of adding an identity: it, and the id of the credential issued with it (if any). */
+export interface IdentityResult {
+  identity: Identity
+  credentialId?: string
+}
+
+/** Add a person or an agent, with a first credential (a sign-in code, a token) when given. Names are unique among identities not revoked. */
+export function addIdentity({ state, now, newId }: DecideContext, args: z.output<typeof AddIdentityInput>, credential: z.output<typeof NewCredentialInput> | undefined): Verdict<IdentityResult> {
+  const name = args.name.trim()
+  const role = args.role ?? args.kind
+  if (args.kind === 'agent' && role !== 'agent') throw new ValidationError([{ path: 'role', message: 'an agent has the role agent (people can be admins)' }])
+  if (args.kind === 'person' && role === 'agent') throw new ValidationError([{ path: 'role', message: 'a person has the role person or admin' }])
+  const taken = Object.values(state.identities).find((i) => i.revokedAt === undefined && i.name.toLowerCase() === name.toLowerCase())
+  if (taken) throw new ValidationError([{ path: 'name', message: `"${name}" is already the name of ${taken.kind} ${taken.id}; choose another name, or revoke that one first` }])
+  const identity: Identity = { id: newId('identity'), name, kind: args.kind, role, createdAt: now }
+  const drafts: EventDraft[] = [{ type: 'identity.added', sessionId: '', identity }]
+  if (credential) drafts.push({ type: 'credential.issued', sessionId: '', credential: credentialRecord(identity.id, credential, now) })
+  return {
+    drafts,
+    result: (after) => ({ identity: after.identities[identity.id]!, ...(credential ? { credentialId: credential.id } : {}) }),
+  }
+}
+
+/** Issue one more credential to an identity that is not revoked. */
+export function issueCredential({ state, now }: DecideContext, identityId: string, credential: z.output<typeof NewCredentialInput>): Verdict<Credential> {
+  mustBeActive(state, identityId)
+  if (state.credentials[credential.id]) throw new ValidationError([{ path: 'id', message: 'a credential with this id exists' }])
+  return {
+    drafts: [{ type: 'credential.issued', sessionId: '', credential: credentialRecord(identityId, credential, now) }],
+    result: (after) => after.credentials[credential.id]!,
+  }
+}
+
+/**
+ * Use a one-time sign-in code: it ends (used) and a session credential starts, in one
+ * transaction, so two exchanges of one code cannot both succeed. The caller checked the secret.
+ */
+export function redeemSignIn({ state, now }: DecideContext, signInId: string, session: z.output<typeof NewCredentialInput>): Verdict<{ identity: Identity; credential: Credential }> {
+  const code = state.credentials[signInId]
+  if (!code || code.kind !== 'sign_in' || (code.expiresAt !== undefined && code.expiresAt <= now)) throw new CredentialError('This sign-in link was used already, has expired or was revoked. Ask for a new one.')
+  const identity = mustBeActive(state, code.identityId)
+  return {
+    drafts: [
+      { type: 'credential.ended', sessionId: '', credentialId: signInId, identityId: identity.id, reason: 'used' },
+      { type: 'credential.issued', sessionId: '', credential: credentialRecord(identity.id, session, now) },
+    ],
+    result: (after) => ({ identity: after.identities[identity.id]!, credential: after.credentials[session.id]! }),
+  }
+}
+
+/** End a credential (sign out). Ending one that is gone already is a no-op. */
+export function endCredential({ state }: DecideContext, credentialId: string, reason: 'used' | 'signed_out'): Verdict<boolean> {
+  const c = state.credentials[credentialId]
+  if (!c) return { drafts: [], result: () => false }
+  return { drafts: [{ type: 'credential.ended', sessionId: '', credentialId, identityId: c.identityId, reason }], result: () => true }
+}
+
+/** Revoke a person or an agent: all their credentials stop working. Revoking one already revoked is refused. */
+export function revokeIdentity({ state }: DecideContext, identityId: string): Verdict<Identity> {
+  const identity = mustBeActive(state, identityId)
+  return { drafts: [{ type: 'identity.revoked', sessionId: '', identityId: identity.id }], result: (after) => after.identities[identity.id]! }
+}
+
+function credentialRecord(identityId: string, c: z.output<typeof NewCredentialInput>, now: string): Credential {
+  return { id: c.id, identityId, kind: c.kind, hash: c.hash, createdAt: now, ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}) }
+}
+
+function mustBeActive(state: StoreState, identityId: string): Identity {
+  const identity = state.identities[identityId]
+  if (!identity) throw new NotFoundError('identity', identityId)
+  if (identity.revokedAt !== undefined) throw new CredentialError(`${identity.name} (${identity.id}) was revoked at ${identity.revokedAt}.`)
+  return identity
 }
 
 function mustGetFrom(state: StoreState, id: string, expectedRev: number | undefined): Annotation {

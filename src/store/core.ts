@@ -7,10 +7,12 @@
  * and is published on `changes$` only once the adapter made it durable (commit.ts).
  */
 import type { Observable } from 'rxjs'
-import type { z } from 'zod'
+import { z } from 'zod'
 import {
   AcknowledgeInput,
   AddAnnotationInput,
+  AddIdentityInput,
+  NewCredentialInput,
   CreateSessionInput,
   DeleteInput,
   DismissInput,
@@ -19,6 +21,8 @@ import {
   ResolveInput,
   type Annotation,
   type Author,
+  type Credential,
+  type Identity,
   type Reply,
   type Session,
   type SessionWithAnnotations,
@@ -33,6 +37,7 @@ import { shardGet, shardValues } from './shards.js'
 import { LiveState } from './live.js'
 import { CommitEngine } from './commit.js'
 import * as decide from './commands.js'
+import { currentActor } from './actor.js'
 import {
   byKeys,
   eventsSince,
@@ -197,7 +202,55 @@ export class Store {
     return eventsSince(this.live.recent, this.live.state.rev, rev, options)
   }
 
+  /** People and agents, oldest first (revoked ones too, with `revokedAt`). */
+  listIdentities(): Identity[] {
+    return Object.values(this.live.state.identities).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
+  }
+
+  /** One identity by id, or undefined. */
+  getIdentity(id: string): Identity | undefined {
+    return typeof id === 'string' ? this.live.state.identities[id] : undefined
+  }
+
+  /** A working credential by id (with its hash, for the verifier; never hand it out), or undefined. */
+  getCredential(id: string): Credential | undefined {
+    return typeof id === 'string' && Object.hasOwn(this.live.state.credentials, id) ? this.live.state.credentials[id] : undefined
+  }
+
+  /** Whether any identity (revoked or not) exists: then the server asks everyone to sign in. */
+  get hasIdentities(): boolean {
+    for (const _ in this.live.state.identities) return true
+    return false
+  }
+
   // ---- commands -----------------------------------------------------------------------------
+
+  /** Add a person or an agent (issue 23), with a first credential already hashed by the caller. */
+  addIdentity(input: z.input<typeof AddIdentityInput>, credential?: z.input<typeof NewCredentialInput>): Promise<decide.IdentityResult> {
+    const parsedCredential = credential === undefined ? undefined : NewCredentialInput.safeParse(credential)
+    if (parsedCredential && !parsedCredential.success) return Promise.reject(ValidationError.fromZod(parsedCredential.error, 'credential'))
+    return this.command('addIdentity', AddIdentityInput, input, (ctx, args) => decide.addIdentity(ctx, args, parsedCredential?.data))
+  }
+
+  /** Issue one more credential (a new sign-in code, token or session) to an identity that is not revoked. */
+  issueCredential(identityId: string, credential: z.input<typeof NewCredentialInput>): Promise<Credential> {
+    return this.command('issueCredential', NewCredentialInput, credential, (ctx, args) => decide.issueCredential(ctx, identityId, args))
+  }
+
+  /** Exchange a one-time sign-in code (already checked by the caller) for a session credential; the code ends. */
+  redeemSignIn(signInId: string, session: z.input<typeof NewCredentialInput>): Promise<{ identity: Identity; credential: Credential }> {
+    return this.command('redeemSignIn', NewCredentialInput, session, (ctx, args) => decide.redeemSignIn(ctx, signInId, args))
+  }
+
+  /** End a credential (sign out); false when it was gone already. */
+  endCredential(credentialId: string, reason: 'used' | 'signed_out' = 'signed_out'): Promise<boolean> {
+    return this.command('endCredential', z.unknown(), {}, (ctx) => decide.endCredential(ctx, credentialId, reason))
+  }
+
+  /** Revoke a person or an agent: every credential of theirs stops working at once. */
+  revokeIdentity(identityId: string): Promise<Identity> {
+    return this.command('revokeIdentity', z.unknown(), {}, (ctx) => decide.revokeIdentity(ctx, identityId))
+  }
 
   createSession(input: z.input<typeof CreateSessionInput>): Promise<Session> {
     return this.command('createSession', CreateSessionInput, input, (ctx, args) => decide.createSession(ctx, args))
@@ -351,7 +404,12 @@ export class Store {
     const parsed = schema.safeParse(input ?? {})
     if (!parsed.success) return Promise.reject(ValidationError.fromZod(parsed.error, name))
     const args = parsed.data as z.output<S>
-    return this.engine.submit(async (state, now) => decideWith({ state, now, newId: this.ids }, args))
+    const by = currentActor()
+    return this.engine.submit(async (state, now) => {
+      const verdict = decideWith({ state, now, newId: this.ids, by }, args)
+      if (by) for (const draft of verdict.drafts) draft.by = { ...by }
+      return verdict
+    })
   }
 }
 

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'STORE_BUSY',
   'STORE_UNAVAILABLE',
   'STORE_CLOSED',
+  'UNAUTHORIZED',
   'INTERNAL_ERROR',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
@@ -33,7 +34,7 @@ export class MarginaliaError extends Error {
   }
 }
 
-export type EntityKind = 'session' | 'annotation'
+export type EntityKind = 'session' | 'annotation' | 'identity'
 
 /** Longest piece of caller input (an id, a key, a field path) repeated in an error message. */
 export const ECHO_LIMIT = 200
@@ -147,6 +148,13 @@ export class StoreDataError extends MarginaliaError {
     super('STORE_FILE', `${location}: ${problem}.`, { location }, options)
     this.location = location
     this.problem = problem
+  }
+}
+
+/** A credential that does not (or no longer) work: used, expired, signed out, or its identity revoked. HTTP: 401. */
+export class CredentialError extends MarginaliaError {
+  constructor(message: string) {
+    super('UNAUTHORIZED', message)
   }
 }
 

@@ -3,8 +3,8 @@
  * Events carry everything needed to replay them, so the same reducer serves commands,
  * start-up replay and changes made by other processes.
  */
-import type { Annotation, AnnotationStatus, Reply, Session } from './model.js'
-import { ANNOTATION_STATUSES, AUTHORS, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
+import type { Actor, Annotation, AnnotationStatus, Credential, Identity, Reply, Session } from './model.js'
+import { ANNOTATION_STATUSES, AUTHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -12,7 +12,10 @@ interface EventBase {
   rev: number
   /** When it happened (ISO-8601 UTC). */
   at: string
+  /** The annotation session it belongs to; empty for events about identities. */
   sessionId: string
+  /** Who made the change, when known (a signed-in person or an agent with a token). */
+  by?: Actor
 }
 
 export interface SessionCreatedEvent extends EventBase {
@@ -58,7 +61,42 @@ export interface AnnotationArchivedEvent extends EventBase {
   archiveFile: string
 }
 
+/** A person or an agent was added (issue 23). */
+export interface IdentityAddedEvent extends EventBase {
+  type: 'identity.added'
+  identity: Identity
+}
+
+/** A person or an agent lost access: every credential of theirs stops working at once. */
+export interface IdentityRevokedEvent extends EventBase {
+  type: 'identity.revoked'
+  identityId: string
+}
+
+/**
+ * A credential was issued. `credential.hash` is in the stored log only: events handed out
+ * (`changes$`, `changesSince`, the event stream) are `publicEvent`s, without it.
+ */
+export interface CredentialIssuedEvent extends EventBase {
+  type: 'credential.issued'
+  credential: PublicCredential | Credential
+}
+
+/** A credential stopped working: a sign-in code used, a session signed out. */
+export interface CredentialEndedEvent extends EventBase {
+  type: 'credential.ended'
+  credentialId: string
+  identityId: string
+  reason: (typeof CREDENTIAL_END_REASONS)[number]
+}
+
+export type PublicCredential = Omit<Credential, 'hash'>
+
 export type StoreEvent =
+  | IdentityAddedEvent
+  | IdentityRevokedEvent
+  | CredentialIssuedEvent
+  | CredentialEndedEvent
   | SessionCreatedEvent
   | AnnotationCreatedEvent
   | AnnotationStatusChangedEvent
@@ -112,12 +150,44 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
       return typeof v.annotationId === 'string' && isStatus(v.from)
     case 'annotation.archived':
       return typeof v.annotationId === 'string' && isStatus(v.from) && typeof v.archiveFile === 'string'
+    case 'identity.added': {
+      const i = v.identity
+      return isObject(i) && typeof i.id === 'string' && typeof i.name === 'string' && isOneOf(i.kind, IDENTITY_KINDS) && isOneOf(i.role, ROLES) && typeof i.createdAt === 'string'
+    }
+    case 'identity.revoked':
+      return typeof v.identityId === 'string'
+    case 'credential.issued': {
+      const c = v.credential
+      return isObject(c) && typeof c.id === 'string' && typeof c.identityId === 'string' && isOneOf(c.kind, CREDENTIAL_KINDS) && typeof c.createdAt === 'string'
+    }
+    case 'credential.ended':
+      return typeof v.credentialId === 'string' && typeof v.identityId === 'string' && isOneOf(v.reason, CREDENTIAL_END_REASONS)
     default: {
       // A kind in STORE_EVENT_TYPES without a case here does not compile.
       const unknown: never = type
       return unknown
     }
   }
+}
+
+/**
+ * The event as it may be handed out: a credential's hash stays in the stored log and the state.
+ * Everything that publishes events (`changes$`, `changesSince`, the SSE stream, the MCP
+ * `changes` tools) sees only these.
+ */
+export function publicEvent(event: StoreEvent): StoreEvent {
+  if (event.type !== 'credential.issued' || !('hash' in event.credential)) return event
+  const { hash: _hash, ...credential } = event.credential
+  return { ...event, credential }
+}
+
+/** Whether an event is about identities (no annotation session). */
+export function isIdentityEvent(event: StoreEvent): event is IdentityAddedEvent | IdentityRevokedEvent | CredentialIssuedEvent | CredentialEndedEvent {
+  return event.type === 'identity.added' || event.type === 'identity.revoked' || event.type === 'credential.issued' || event.type === 'credential.ended'
+}
+
+function isOneOf(value: unknown, list: readonly string[]): boolean {
+  return typeof value === 'string' && list.includes(value)
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -30,3 +30,4 @@ export { DirectoryArchive, archiveFileName, archivedIds, appendArchiveLines, lis
 export * from './watch.js'
 export * from './archive.js'
 export * from './blobs/index.js'
+export { runAs, currentActor } from './actor.js'

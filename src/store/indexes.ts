@@ -146,6 +146,11 @@ export class Indexes {
         if (a.status === 'pending') this.deletePending(a.sessionId, key)
         return
       }
+      case 'identity.added':
+      case 'identity.revoked':
+      case 'credential.issued':
+      case 'credential.ended':
+        return
       default: {
         const unknown: never = event
         throw new Error(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)

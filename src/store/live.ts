@@ -4,7 +4,7 @@
  * for events its adapter read (start-up replay, other processes' writes). Queries read it.
  */
 import { BehaviorSubject, Subject } from 'rxjs'
-import type { StoreEvent } from './events.js'
+import { publicEvent, type StoreEvent } from './events.js'
 import { StoreDataError } from './errors.js'
 import { applyEvent, emptyState, stateFrom, type StoreState } from './reducer.js'
 import { Indexes } from './indexes.js'
@@ -23,13 +23,13 @@ export class LiveState {
   /** Restore what an adapter loaded. Stored events that do not make a store are a StoreDataError. */
   static restore(loaded: LoadResult, location: string, eventWindow: number): LiveState {
     const snap = loaded.snapshot
-    let state = snap ? stateFrom(snap.rev, snap.sessions, snap.annotations) : emptyState()
+    let state = snap ? stateFrom(snap.rev, snap.sessions, snap.annotations, snap.identities, snap.credentials) : emptyState()
     const recent = snap ? snap.recentEvents.filter((e) => e.rev <= snap.rev) : []
     for (const event of loaded.events) {
       if (event.rev <= state.rev) continue
       if (event.rev !== state.rev + 1) throw new StoreDataError(location, `the event log jumps from rev ${state.rev} to ${event.rev}`)
       state = replay(location, state, event)
-      recent.push(event)
+      recent.push(publicEvent(event))
     }
     return new LiveState(state, recent.slice(-eventWindow), eventWindow)
   }
@@ -54,13 +54,14 @@ export class LiveState {
     return this.recentEvents
   }
 
-  /** Make one event the present: state, indexes, window, then `changes$`. */
+  /** Make one event the present: state, indexes, window, then `changes$` (what is handed out has no secret hashes: `publicEvent`). */
   publish(event: StoreEvent, before: StoreState, after: StoreState): void {
     this.current = after
     this.indexes.apply(event, before, after)
-    this.recentEvents.push(event)
+    const shown = publicEvent(event)
+    this.recentEvents.push(shown)
     if (this.recentEvents.length >= 2 * this.eventWindow) this.recentEvents = this.recentEvents.slice(-this.eventWindow)
-    this.changes.next(event)
+    this.changes.next(shown)
   }
 
   /**
@@ -97,7 +98,7 @@ export class LiveState {
 
   /** The store as it is, or as it will be after `pending` events leading to `state`. */
   view(state: StoreState = this.current, pending: readonly StoreEvent[] = []): StoreView {
-    return { state, recentEvents: () => [...this.recentEvents, ...pending].slice(-this.eventWindow) }
+    return { state, recentEvents: () => [...this.recentEvents, ...pending.map(publicEvent)].slice(-this.eventWindow) }
   }
 
   complete(): void {

@@ -4,8 +4,22 @@
  */
 import { z } from 'zod'
 
-import { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_KINDS, SEVERITIES } from './vocabulary.js'
-export { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_KINDS, SEVERITIES }
+import {
+  ANNOTATION_STATUSES,
+  ATTACHMENT_KINDS,
+  AUTHORS,
+  CREDENTIAL_END_REASONS,
+  CREDENTIAL_KINDS,
+  IDENTITY_KINDS,
+  IMAGE_MIMES,
+  INTENTS,
+  LIMITS,
+  PAGE_ENTRY_KINDS,
+  REPLY_KINDS,
+  ROLES,
+  SEVERITIES,
+} from './vocabulary.js'
+export { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_KINDS, ROLES, SEVERITIES }
 
 export const AnnotationStatus = z.enum(ANNOTATION_STATUSES)
 export type AnnotationStatus = z.infer<typeof AnnotationStatus>
@@ -142,9 +156,48 @@ export type Viewport = z.infer<typeof Viewport>
 export { SourceLocation } from './source-location.js'
 import { SourceLocation } from './source-location.js'
 
+// ---- Identities (issue 23) -------------------------------------------------------------------
+
+export const IdentityKind = z.enum(IDENTITY_KINDS)
+export type IdentityKind = z.infer<typeof IdentityKind>
+export const Role = z.enum(ROLES)
+export type Role = z.infer<typeof Role>
+export const CredentialKind = z.enum(CREDENTIAL_KINDS)
+export type CredentialKind = z.infer<typeof CredentialKind>
+
+/** A person or an agent the store knows. Changed only by store commands, so the event log says who was added and revoked when. */
+export const Identity = z.object({
+  id: Id,
+  name: text(LIMITS.name),
+  kind: IdentityKind,
+  role: Role,
+  createdAt: Timestamp,
+  revokedAt: Timestamp.optional(),
+})
+export type Identity = z.infer<typeof Identity>
+
+/** Who made a change: recorded on every event, annotation and reply made by a known identity. */
+export const Actor = z.object({ id: Id, name: text(LIMITS.name), kind: IdentityKind })
+export type Actor = z.infer<typeof Actor>
+
+/**
+ * A secret an identity holds, as the store keeps it: only `hash` (a KDF output with its
+ * parameters, see http/credentials.ts), never the secret. The public event stream never carries
+ * `hash` (see `publicEvent`).
+ */
+export interface Credential {
+  id: string
+  identityId: string
+  kind: CredentialKind
+  hash: string
+  createdAt: string
+  expiresAt?: string
+}
+
 export const Reply = z.object({
   id: Id,
   author: Author,
+  by: Actor.optional(),
   message: text(LIMITS.message),
   /** An agent reply that asks the person something (see the `ask` tool). */
   kind: z.enum(REPLY_KINDS).optional(),
@@ -182,6 +235,8 @@ export const Annotation = z.object({
   attachments: Attachments.optional(),
   context: PageContext.optional().describe('What the page logged before the annotation (console, failed requests)'),
   replies: z.array(Reply),
+  /** Who created it, when known (a signed-in person; absent for local use). */
+  by: Actor.optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   resolvedAt: Timestamp.optional(),
@@ -244,3 +299,19 @@ export const ReplyInput = z.strictObject({
 export type ReplyInput = z.input<typeof ReplyInput>
 export const DeleteInput = z.strictObject({ expectedRev: ExpectedRev })
 export type DeleteInput = z.input<typeof DeleteInput>
+
+export const AddIdentityInput = z.strictObject({
+  name: nonBlank(LIMITS.name),
+  kind: IdentityKind,
+  role: Role.optional().describe('Default: the kind (person or agent)'),
+})
+export type AddIdentityInput = z.input<typeof AddIdentityInput>
+
+/** A credential to add, hashed by the caller (the store never sees a secret). */
+export const NewCredentialInput = z.strictObject({
+  id: Id,
+  kind: CredentialKind,
+  hash: z.string().min(1).max(1_000),
+  expiresAt: Timestamp.optional(),
+})
+export type NewCredentialInput = z.input<typeof NewCredentialInput>

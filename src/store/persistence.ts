@@ -35,7 +35,7 @@
  * events table (rev primary key), an advisory lock for `transact`, LISTEN/NOTIFY for `watch`,
  * and a snapshots table for `load`, without a change to the core.
  */
-import type { Annotation, Session } from './model.js'
+import type { Annotation, Credential, Identity, Session } from './model.js'
 import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
 import type { ArchiveSink } from './archive.js'
@@ -46,6 +46,10 @@ export interface Snapshot {
   rev: number
   sessions: Session[]
   annotations: Annotation[]
+  /** People and agents (issue 23); absent in snapshots written before. */
+  identities?: Identity[]
+  /** Working credentials, hashes only; absent in snapshots written before. */
+  credentials?: Credential[]
   /** The last events up to `rev`, oldest first, so `changesSince` survives restarts. */
   recentEvents: StoreEvent[]
 }
@@ -73,7 +77,13 @@ export interface Decision extends StoreView {
 /** A snapshot of a view, for adapters that save one (the file adapter, when it compacts its log). */
 export function snapshotOf(view: StoreView): Snapshot {
   const { state } = view
-  return { rev: state.rev, sessions: [...shardValues(state.sessions)], annotations: [...shardValues(state.annotations)], recentEvents: view.recentEvents() }
+  const snapshot: Snapshot = { rev: state.rev, sessions: [...shardValues(state.sessions)], annotations: [...shardValues(state.annotations)], recentEvents: view.recentEvents() }
+  const identities = Object.values(state.identities)
+  if (identities.length > 0) {
+    snapshot.identities = identities
+    snapshot.credentials = Object.values(state.credentials)
+  }
+  return snapshot
 }
 
 /** How often an adapter without instant notice looks for other processes' writes, in ms. */

@@ -3,7 +3,7 @@
  * replay and other processes' events all go through it, so they cannot disagree.
  */
 import { Immer, freeze, type Draft } from 'immer'
-import type { Annotation, Session } from './model.js'
+import type { Annotation, Credential, Identity, Session } from './model.js'
 import type { StoreEvent } from './events.js'
 import { draftDelete, draftGet, draftSet, emptyShards, shardGet, shardsFrom, type Shards } from './shards.js'
 import { applyAnnotationEvent, type AnnotationRecords } from './apply.js'
@@ -13,6 +13,10 @@ export interface StoreState {
   readonly rev: number
   readonly sessions: Shards<Session>
   readonly annotations: Shards<Annotation>
+  /** People and agents by id, revoked ones included (issue 23). */
+  readonly identities: Readonly<Record<string, Identity>>
+  /** Credentials that still work (not used, signed out or revoked; expiry is checked by the reader), by id. */
+  readonly credentials: Readonly<Record<string, Credential>>
 }
 
 /**
@@ -24,12 +28,19 @@ export interface StoreState {
 const immer = new Immer({ autoFreeze: false })
 
 export function emptyState(): StoreState {
-  return { rev: 0, sessions: emptyShards<Session>(), annotations: emptyShards<Annotation>() }
+  return { rev: 0, sessions: emptyShards<Session>(), annotations: emptyShards<Annotation>(), identities: {}, credentials: {} }
 }
 
-export function stateFrom(rev: number, sessions: Iterable<Session>, annotations: Iterable<Annotation>): StoreState {
+export function stateFrom(
+  rev: number,
+  sessions: Iterable<Session>,
+  annotations: Iterable<Annotation>,
+  identities: Iterable<Identity> = [],
+  credentials: Iterable<Credential> = [],
+): StoreState {
   const frozen = <T>(records: Iterable<T>): Generator<T> => mapIter(records, (r) => freeze(r, true))
-  return { rev, sessions: shardsFrom(frozen(sessions)), annotations: shardsFrom(frozen(annotations)) }
+  const byId = <T extends { id: string }>(records: Iterable<T>): Record<string, T> => Object.fromEntries([...frozen(records)].map((r) => [r.id, r]))
+  return { rev, sessions: shardsFrom(frozen(sessions)), annotations: shardsFrom(frozen(annotations)), identities: byId(identities), credentials: byId(credentials) }
 }
 
 function* mapIter<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
@@ -53,6 +64,15 @@ export function applyEvent(state: StoreState, event: StoreEvent): StoreState {
       break
     case 'annotation.deleted':
     case 'annotation.archived':
+      break
+    case 'identity.added':
+    case 'identity.revoked':
+      freeze(next.identities[event.type === 'identity.added' ? event.identity.id : event.identityId], true)
+      break
+    case 'credential.issued':
+      freeze(next.credentials[event.credential.id], true)
+      break
+    case 'credential.ended':
       break
     default:
       unknownEvent(event)
@@ -80,6 +100,23 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
       if (outcome === 'stale') throw new Error(`event rev ${event.rev} (${event.type}) is older than annotation ${event.annotationId} (rev ${records.get(event.annotationId)?.rev})`)
       return
     }
+    case 'identity.added':
+      draft.identities[event.identity.id] = { ...event.identity }
+      return
+    case 'identity.revoked': {
+      const identity = draft.identities[event.identityId]
+      if (!identity) throw new Error(`event rev ${event.rev} (${event.type}) refers to unknown identity ${event.identityId}`)
+      identity.revokedAt = event.at
+      for (const [id, c] of Object.entries(draft.credentials)) if (c.identityId === event.identityId) delete draft.credentials[id]
+      return
+    }
+    case 'credential.issued':
+      // Only the stored log has the hash; a credential without one (a public copy) never works.
+      if ('hash' in event.credential) draft.credentials[event.credential.id] = { ...event.credential }
+      return
+    case 'credential.ended':
+      delete draft.credentials[event.credentialId]
+      return
     default:
       unknownEvent(event)
   }

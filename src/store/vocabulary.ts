@@ -10,6 +10,16 @@ export const INTENTS = ['fix', 'change', 'question', 'approve'] as const
 export const SEVERITIES = ['blocking', 'important', 'suggestion'] as const
 export const AUTHORS = ['agent', 'human'] as const
 export const REPLY_KINDS = ['message', 'question'] as const
+/** Who can sign in (issue 23): people through a sign-in link, agents with a bearer token. */
+export const IDENTITY_KINDS = ['person', 'agent'] as const
+/** What they may do: a person annotates and answers, an agent works through MCP and the agent REST routes, an admin does everything. */
+export const ROLES = ['person', 'agent', 'admin'] as const
+/** Kinds of secret an identity holds (stored as hashes only): a one-time sign-in code, an agent's bearer token, a browser session token. */
+export const CREDENTIAL_KINDS = ['sign_in', 'agent_token', 'session'] as const
+/** Why a credential stopped working before it expired. */
+export const CREDENTIAL_END_REASONS = ['used', 'signed_out'] as const
+/** The kinds of events about identities: they touch no session (their `sessionId` is empty). */
+export const IDENTITY_EVENT_TYPES = ['identity.added', 'identity.revoked', 'credential.issued', 'credential.ended'] as const
 
 /**
  * Every kind of store event, declared once. `StoreEvent` (events.ts) is checked against this
@@ -23,6 +33,10 @@ export const STORE_EVENT_TYPES = [
   'annotation.replied',
   'annotation.deleted',
   'annotation.archived',
+  'identity.added',
+  'identity.revoked',
+  'credential.issued',
+  'credential.ended',
 ] as const
 export type StoreEventType = (typeof STORE_EVENT_TYPES)[number]
 

@@ -39,10 +39,10 @@ export function browserTestsEnabled(): boolean {
  * Launch headless Chromium. Playwright gives it a fresh temporary --user-data-dir and removes it
  * when the browser closes; every test opens its own context (fresh storage).
  */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   const executablePath = chromiumPath()
   if (!executablePath) throw new Error('no Chromium: apt-get install -y chromium')
-  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 })
+  return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], timeout: 30_000 })
 }
 
 export interface ChromiumSuite {
@@ -58,12 +58,12 @@ export interface ChromiumSuite {
  * The hooks every browser test file needs: one Chromium for the file (closed after it), and
  * per-test cleanups run after each test. Call it at the top level of the test file.
  */
-export function useChromium(): ChromiumSuite {
+export function useChromium(options: { args?: readonly string[] } = {}): ChromiumSuite {
   const enabled = browserTestsEnabled()
   const cleanups: (() => unknown)[] = []
   let browser: Browser | undefined
   beforeAll(async () => {
-    if (enabled) browser = await launchChromium()
+    if (enabled) browser = await launchChromium(options.args)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

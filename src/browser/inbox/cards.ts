@@ -127,7 +127,7 @@ export class Cards {
       this.rerender(a.id)
       if (state.replyOpen) this.element(a.id)?.querySelector<HTMLTextAreaElement>('textarea')?.focus()
     }
-    const when = [h('span', {}, 'created ', timeEl(a.createdAt))]
+    const when = [h('span', {}, 'created ', ...(a.by ? [h('span', { class: 'by' }, `by ${a.by.name} `)] : []), timeEl(a.createdAt))]
     if (a.status === 'resolved' || a.status === 'dismissed') when.push(h('span', {}, ` · ${a.status} `, timeEl(a.resolvedAt ?? a.updatedAt)))
     else if (a.updatedAt !== a.createdAt) when.push(h('span', {}, ' · updated ', timeEl(a.updatedAt)))
     const flash = this.flashing.delete(a.id)

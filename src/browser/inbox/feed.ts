@@ -106,7 +106,7 @@ export class InboxFeed {
         },
         open: () => this.events.live('live'),
         down: () => this.events.live('offline'),
-      })
+      }, { headers: () => this.api.authHeaders() })
       this.events.loaded()
     } catch (e) {
       if (generation !== this.generation) return

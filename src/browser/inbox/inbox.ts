@@ -9,6 +9,7 @@
  * This is the page's controller: the feed holds the data, the tabs, toolbar, selection bar, the
  * questions panel and the cards draw it, and the controller wires them and runs the actions.
  */
+import { BrowserAuth, SERVER_SESSION_KEY } from '../shared/auth.js'
 import { setEditorBase } from '../shared/source.js'
 import { Api, describeError } from '../shared/api.js'
 import { h, replace } from '../shared/dom.js'
@@ -27,7 +28,7 @@ import { QuestionsPanel } from './questions.js'
 const DONE: Record<BulkAction, string> = { resolve: 'Resolved', dismiss: 'Dismissed', reopen: 'Reopened', archive: 'Archived', delete: 'Deleted' }
 
 class Inbox {
-  private readonly api = new Api(location.origin)
+  private readonly api = new Api(location.origin, 10_000, new BrowserAuth(SERVER_SESSION_KEY))
   private readonly el = {
     agent: byId('agent'),
     live: byId('live'),

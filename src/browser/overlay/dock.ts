@@ -23,6 +23,9 @@ export interface DockEvents {
   resized(): void
   /** The toolbar was collapsed to its brand button, or opened again. */
   collapsed?(collapsed: boolean): void
+  /** "Sign in" / "Sign out" (a team server, issue 23). */
+  signIn(): void
+  signOut(): void
 }
 
 /** The listening dot stays on this long after a watch call ends, so the agent's loop does not flicker. */
@@ -38,6 +41,8 @@ export class Dock {
   private readonly alert: HTMLDivElement
   private readonly bar: HTMLDivElement
   private readonly agent: HTMLSpanElement
+  /** "Signed in as Alice · Sign out", or "Sign in" when the server asks for it; empty in local use. */
+  readonly who: HTMLSpanElement
   private readonly toast: Toast
   private listeningUntil = 0
   /** What the page's Content-Security-Policy blocks (csp.ts), when it blocks the overlay. */
@@ -70,17 +75,33 @@ export class Dock {
       h('span', {}, 'Annotate'),
     )
     this.countButton = h('button', { type: 'button', class: 'count', 'aria-label': 'Annotations on this page', title: 'Annotations on this page', 'aria-expanded': 'false', onclick: () => events.toggleList() }, '0')
+    this.who = h('span', { class: 'signed-in', hidden: true })
     const collapsed = settings.get(COLLAPSED) === '1'
     this.bar = h(
       'div',
       { class: `bar${collapsed ? ' collapsed' : ''}`, role: 'toolbar', 'aria-label': 'Marginalia' },
       h('button', { type: 'button', class: 'brand', 'aria-label': 'Marginalia: show or hide the toolbar', 'aria-expanded': String(!collapsed), title: 'Marginalia', onclick: () => this.toggleCollapsed() }, 'M'),
       this.agent,
+      this.who,
       h('span', { class: 'sep', 'aria-hidden': 'true' }),
       this.annotateButton,
       this.countButton,
     )
     this.element = h('div', { class: 'dock' }, this.alert, toast, this.bar)
+  }
+
+  /** Who is signed in (issue 23): `needed` when the server asks people to sign in. */
+  renderWho(needed: boolean, name: string | undefined): void {
+    if (name !== undefined) {
+      replace(this.who, h('span', { class: 'who-name' }, `Signed in as ${name}`), ' · ', h('button', { type: 'button', class: 'link sign-out', onclick: () => this.events.signOut() }, 'Sign out'))
+      this.who.hidden = false
+    } else if (needed) {
+      replace(this.who, h('button', { type: 'button', class: 'link sign-in', onclick: () => this.events.signIn() }, 'Sign in'))
+      this.who.hidden = false
+    } else {
+      replace(this.who)
+      this.who.hidden = true
+    }
   }
 
   say(message: string): void {

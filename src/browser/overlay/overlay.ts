@@ -7,6 +7,8 @@
  * New parts go beside these as objects of their own: page capture (screenshots, console and
  * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
  */
+import { BrowserAuth } from '../shared/auth.js'
+import { setUploadHeaders } from './capture/attach.js'
 import { Api } from '../shared/api.js'
 import { LIMITS } from '../../store/vocabulary.js'
 import { h } from '../shared/dom.js'
@@ -49,6 +51,9 @@ const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick',
 
 export class Overlay {
   private readonly api: Api
+  private readonly auth: BrowserAuth
+  /** Whether the server asks people to sign in (its /health says so). */
+  private signInNeeded = false
   private readonly outbox: Outbox
   private readonly sender: Sender
   private readonly sync: PageSync
@@ -92,6 +97,9 @@ export class Overlay {
     const storage = browserStorage()
     const settings = new Settings(storage)
     this.api = new Api(server)
+    this.auth = new BrowserAuth(`marginalia.session@${server}`)
+    this.api = new Api(server, 10_000, this.auth)
+    setUploadHeaders(() => this.api.authHeaders())
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     this.sync = new PageSync(this.api, sessions, {
@@ -216,8 +224,11 @@ export class Overlay {
       },
       resized: () => this.schedulePosition(),
       collapsed: () => this.renderPins(),
+      signIn: () => this.signIn(),
+      signOut: () => void this.signOut(),
     })
     this.dock.setShortcut(this.shortcut.text)
+    this.auth.onChange(() => this.renderWho())
 
     // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
     adoptStyles(this.shadow, OVERLAY_CSS)
@@ -268,8 +279,53 @@ export class Overlay {
     // History changes are heard at once (the follower); this catches what no event announces.
     this.intervals.push(setInterval(() => this.checkLocation(), 1_000))
     this.follower.start()
+    window.addEventListener('message', this.onMessage)
     this.renderAll()
     this.sync.start()
+    void this.api.health().then(
+      (health) => {
+        this.signInNeeded = health.signIn === true
+        this.renderWho()
+      },
+      () => {},
+    )
+  }
+
+  // ------------------------------------------------------------------ signing in (a team server, issue 23)
+
+  private renderWho(): void {
+    this.dock.renderWho(this.signInNeeded, this.auth.current?.name)
+  }
+
+  /** The server's sign-in popup: it hands a session token for this exact origin back by postMessage. */
+  private signIn(): void {
+    const url = `${this.server}/auth/popup?origin=${encodeURIComponent(location.origin)}`
+    const popup = window.open(url, 'marginalia-sign-in', 'popup,width=480,height=400')
+    if (!popup) this.dock.say('The sign-in window was blocked: allow pop-ups for this page and try again.')
+  }
+
+  private readonly onMessage = (e: MessageEvent): void => {
+    if (e.origin !== new URL(this.server).origin) return // only the server's own page may sign us in
+    const data = e.data as { type?: unknown; token?: unknown; expiresAt?: unknown; identity?: { id?: unknown; name?: unknown } } | null
+    if (!data || data.type !== 'marginalia:session' || typeof data.token !== 'string' || typeof data.identity?.name !== 'string') return
+    this.auth.set({ token: data.token, expiresAt: String(data.expiresAt), name: data.identity.name, id: String(data.identity.id) })
+    this.dock.say(`Signed in as ${data.identity.name}.`)
+    // Start over with the new identity: load the page's annotations and follow live events.
+    this.sync.stop()
+    this.sync.start()
+    this.sender.retrySoon()
+  }
+
+  private async signOut(): Promise<void> {
+    const headers = this.api.authHeaders()
+    this.auth.clear()
+    this.sync.stop()
+    this.dock.say('Signed out.')
+    try {
+      await fetch(`${this.server}/auth/sign-out`, { method: 'POST', headers, credentials: 'omit' })
+    } catch {
+      // the token is gone from this browser either way
+    }
   }
 
   destroy(): void {
@@ -284,6 +340,7 @@ export class Overlay {
     window.removeEventListener('resize', this.schedulePosition)
     window.removeEventListener('online', this.onOnline)
     window.removeEventListener('storage', this.onStorage)
+    window.removeEventListener('message', this.onMessage)
     for (const i of this.intervals) clearInterval(i)
     this.follower.stop()
     cancelAnimationFrame(this.frame)

@@ -153,7 +153,7 @@ export class ThreadPanel {
           { class: 'tags' },
           a.intent ? h('span', { class: 'tag' }, a.intent) : null,
           a.severity ? h('span', { class: 'tag', 'data-severity': a.severity }, a.severity) : null,
-          h('span', { class: 'meta' }, timeEl(a.createdAt)),
+          h('span', { class: 'meta' }, ...(a.by ? [h('span', { class: 'by' }, `${a.by.name} · `)] : []), timeEl(a.createdAt)),
         ),
         a.element ? h('div', { class: 'meta' }, h('span', { class: 'label', title: clip(composedSelector(a.element), 400) }, labelOf(a.element)), a.elements?.length ? ` + ${a.elements.length} more` : null) : null,
         a.source ? h('div', { class: 'meta mono' }, sourceView(a.source)) : null,

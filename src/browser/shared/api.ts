@@ -3,6 +3,7 @@
  * kinds of failure the UI treats differently — the server could not be reached at all
  * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
  */
+import type { BrowserAuth } from './auth.js'
 import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
@@ -30,7 +31,14 @@ export class Api {
     /** The server's base URL, e.g. `http://127.0.0.1:4848` (no trailing slash). */
     readonly base: string,
     private readonly timeoutMs = 10_000,
+    /** A signed-in person's session (issue 23): sent as a bearer header; dropped when the server says it no longer works. */
+    readonly auth?: BrowserAuth,
   ) {}
+
+  /** Headers that say who we are (none in local use). */
+  authHeaders(): Record<string, string> {
+    return this.auth?.headers() ?? {}
+  }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const controller = new AbortController()
@@ -40,7 +48,7 @@ export class Api {
     try {
       response = await fetch(this.base + path, {
         method,
-        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        headers: { ...this.authHeaders(), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
         body: body === undefined ? null : JSON.stringify(body),
         signal: controller.signal,
         credentials: 'omit',
@@ -58,6 +66,7 @@ export class Api {
     } catch {
       json = undefined
     }
+    if (response.status === 401 && this.auth?.current) this.auth.clear() // revoked, signed out or expired
     if (!response.ok) {
       const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error
       throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `${method} ${path} failed with ${response.status}.`)

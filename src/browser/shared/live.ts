@@ -23,10 +23,16 @@ export interface LiveOptions {
   /** First retry delay; doubles up to `maxRetryMs`. */
   retryMs?: number
   maxRetryMs?: number
+  /** Request headers (a signed-in person's bearer token), asked for on every (re)connect. */
+  headers?: () => Record<string, string>
 }
 
+/**
+ * Read over `fetch` rather than `EventSource`, so it can send headers (issue 23: a bearer token
+ * never goes in a URL) and see the status of a refused connection.
+ */
 export class LiveStream {
-  private source: EventSource | undefined
+  private controller: AbortController | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private delay: number
   private stopped = false
@@ -38,7 +44,7 @@ export class LiveStream {
     /** Resume after this rev (the rev the caller's snapshot reflects). */
     private lastRev: number,
     private readonly handlers: LiveHandlers,
-    options: LiveOptions = {},
+    private readonly options: LiveOptions = {},
   ) {
     this.retryMs = options.retryMs ?? 1_000
     this.maxRetryMs = options.maxRetryMs ?? 10_000
@@ -52,7 +58,7 @@ export class LiveStream {
 
   /** Reconnect at once if not connected (e.g. the network came back). */
   retryNow(): void {
-    if (this.stopped || this.source) return
+    if (this.stopped || this.controller) return
     this.delay = this.retryMs
     this.connect()
   }
@@ -61,8 +67,8 @@ export class LiveStream {
     this.stopped = true
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
-    this.source?.close()
-    this.source = undefined
+    this.controller?.abort()
+    this.controller = undefined
   }
 
   private connect(): void {
@@ -70,50 +76,93 @@ export class LiveStream {
     this.timer = undefined
     const url = new URL(this.url)
     url.searchParams.set('lastEventId', String(this.lastRev))
-    const source = new EventSource(url.toString())
-    this.source = source
-    source.onopen = () => {
-      this.delay = this.retryMs
-      this.handlers.open()
+    const controller = new AbortController()
+    this.controller = controller
+    void this.read(url.toString(), controller).then(
+      () => this.dropped(controller),
+      () => this.dropped(controller),
+    )
+  }
+
+  private dropped(controller: AbortController): void {
+    if (this.controller !== controller) return
+    this.controller = undefined
+    this.handlers.down()
+    if (this.stopped) return
+    this.timer = setTimeout(() => this.connect(), this.delay)
+    this.delay = Math.min(this.maxRetryMs, this.delay * 2)
+  }
+
+  private async read(url: string, controller: AbortController): Promise<void> {
+    const response = await fetch(url, {
+      headers: { Accept: 'text/event-stream', ...(this.options.headers?.() ?? {}) },
+      cache: 'no-store',
+      credentials: 'omit',
+      signal: controller.signal,
+    })
+    if (!response.ok || !response.body) {
+      await response.body?.cancel().catch(() => {})
+      return
     }
-    source.onerror = () => {
-      if (this.source !== source) return
-      source.close()
-      this.source = undefined
-      this.handlers.down()
-      if (this.stopped) return
-      this.timer = setTimeout(() => this.connect(), this.delay)
-      this.delay = Math.min(this.maxRetryMs, this.delay * 2)
+    if (this.controller !== controller) return
+    this.delay = this.retryMs
+    this.handlers.open()
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+    let buffer = ''
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done || this.controller !== controller) return
+      buffer += value.replace(/\r\n?/g, '\n')
+      let at: number
+      while ((at = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, at)
+        buffer = buffer.slice(at + 2)
+        this.dispatch(block)
+      }
     }
-    for (const type of STORE_EVENT_TYPES) {
-      source.addEventListener(type, (m) => {
-        const rev = Number(m.lastEventId)
-        if (Number.isFinite(rev) && rev <= this.lastRev) return // already seen (a replay overlap)
-        let event: StoreEvent
-        try {
-          event = JSON.parse(m.data as string) as StoreEvent
-        } catch {
-          return
-        }
-        if (Number.isFinite(rev)) this.lastRev = rev
-        this.handlers.event(event)
-      })
+  }
+
+  /** One SSE frame: `id`, `event` and `data` lines (comments ignored). */
+  private dispatch(block: string): void {
+    let id: string | undefined
+    let type = 'message'
+    const data: string[] = []
+    for (const line of block.split('\n')) {
+      if (line === '' || line.startsWith(':')) continue
+      const colon = line.indexOf(':')
+      const field = colon < 0 ? line : line.slice(0, colon)
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
+      if (field === 'id') id = value
+      else if (field === 'event') type = value
+      else if (field === 'data') data.push(value)
     }
-    source.addEventListener('reset', (m) => {
+    if (data.length === 0) return
+    const text = data.join('\n')
+    if ((STORE_EVENT_TYPES as readonly string[]).includes(type)) {
+      const rev = Number(id)
+      if (Number.isFinite(rev) && rev <= this.lastRev) return // already seen (a replay overlap)
+      let event: StoreEvent
       try {
-        const data = JSON.parse(m.data as string) as { currentRev?: number }
-        if (typeof data.currentRev === 'number') this.lastRev = data.currentRev
+        event = JSON.parse(text) as StoreEvent
       } catch {
-        // keep the old rev; the refetch below brings the state up to date anyway
+        return
+      }
+      if (Number.isFinite(rev)) this.lastRev = rev
+      this.handlers.event(event)
+    } else if (type === 'reset') {
+      try {
+        const body = JSON.parse(text) as { currentRev?: number }
+        if (typeof body.currentRev === 'number') this.lastRev = body.currentRev
+      } catch {
+        // keep the old rev; the refetch brings the state up to date anyway
       }
       this.handlers.reset()
-    })
-    source.addEventListener('presence', (m) => {
+    } else if (type === 'presence') {
       try {
-        this.handlers.presence(JSON.parse(m.data as string) as Presence)
+        this.handlers.presence(JSON.parse(text) as Presence)
       } catch {
         // ignore a malformed presence frame
       }
-    })
+    }
   }
 }

@@ -16,9 +16,11 @@ export function timeEl(iso: string): HTMLTimeElement {
 
 /** Who wrote a reply, in the person's words. */
 function author(r: Reply, open: boolean): string {
-  if (r.author === 'human') return 'You'
-  if (r.kind !== 'question') return 'Agent'
-  return open ? 'The agent asks you' : 'Agent asked'
+  // A team server names who wrote it (issue 23); local use has only "you" and "the agent".
+  const name = r.by?.name
+  if (r.author === 'human') return name ?? 'You'
+  if (r.kind !== 'question') return name ?? 'Agent'
+  return open ? `${name ?? 'The agent'} asks you` : `${name ?? 'Agent'} asked`
 }
 
 /** One reply; `open` marks the agent's question the person has not answered yet. */

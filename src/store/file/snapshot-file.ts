@@ -125,7 +125,12 @@ export class SnapshotFile {
       }
     }
     for (const e of f.recentEvents) if (!isStoreEvent(e)) return bad('an entry of "recentEvents" is not an event')
-    return { rev: f.rev, sessions: f.sessions, annotations: f.annotations, recentEvents: f.recentEvents }
+    if ((f.identities !== undefined && !Array.isArray(f.identities)) || (f.credentials !== undefined && !Array.isArray(f.credentials))) return bad('"identities" and "credentials" must be arrays')
+    for (const i of [...(f.identities ?? []), ...(f.credentials ?? [])]) if (!isRecord(i)) return bad('an identity or credential lacks an id')
+    const snapshot: Snapshot = { rev: f.rev, sessions: f.sessions, annotations: f.annotations, recentEvents: f.recentEvents }
+    if (f.identities) snapshot.identities = f.identities
+    if (f.credentials) snapshot.credentials = f.credentials
+    return snapshot
   }
 }
 

@@ -21,12 +21,18 @@ function newId(): string {
   return `att_${typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID().slice(0, 12) : Math.random().toString(36).slice(2, 14)}`
 }
 
+let uploadHeaders: () => Record<string, string> = () => ({})
+/** Who uploads (a signed-in person's bearer header, issue 23). */
+export function setUploadHeaders(headers: () => Record<string, string>): void {
+  uploadHeaders = headers
+}
+
 /** Upload one image; the server sniffs its type and answers with the record. */
 export async function upload(server: string, blob: Blob, kind: Attachment['kind'], timeoutMs = UPLOAD_TIMEOUT_MS): Promise<Attachment> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), timeoutMs)
   try {
-    const response = await fetch(`${server}/api/attachments`, { method: 'POST', headers: { 'Content-Type': blob.type || 'application/octet-stream' }, body: blob, signal: controller.signal, credentials: 'omit' })
+    const response = await fetch(`${server}/api/attachments`, { method: 'POST', headers: { ...uploadHeaders(), 'Content-Type': blob.type || 'application/octet-stream' }, body: blob, signal: controller.signal, credentials: 'omit' })
     if (!response.ok) throw new Error(`upload refused (${response.status})`)
     const s = (await response.json()) as Stored
     return { id: newId(), kind, mime: s.mime, bytes: s.bytes, width: s.width, height: s.height, sha256: s.sha256 }

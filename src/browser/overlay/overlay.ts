@@ -96,7 +96,6 @@ export class Overlay {
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
-    this.api = new Api(server)
     this.auth = new BrowserAuth(`marginalia.session@${server}`)
     this.api = new Api(server, 10_000, this.auth)
     setUploadHeaders(() => this.api.authHeaders())

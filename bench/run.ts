@@ -81,7 +81,8 @@ async function query(opts: Options): Promise<void> {
   const runs = opts.smoke ? 2 : 15
   for (const n of sizes) {
     const dir = tempDir()
-    await seedStore(dir, n)
+    const { file } = await seedStore(dir, n)
+    await catchUpCost(opts, file, n, opts.smoke ? 50 : 3_000)
     const server = await spawnMcp(dir)
     try {
       await server.call('get_all_pending') // warm up
@@ -133,6 +134,36 @@ async function query(opts: Options): Promise<void> {
     } finally {
       await server.close()
     }
+  }
+}
+
+/**
+ * What read-after-write costs a query (issue 16): `store.catchUp()` (an fstat of the open log and
+ * a stat of the snapshot; nothing new to read) before the first page of pending annotations,
+ * against the same query without it, interleaved in one run so the ratio is not the machine's.
+ */
+async function catchUpCost(opts: Options, file: string, n: number, rounds: number): Promise<void> {
+  const store = await openStore({ file, pollIntervalMs: 0, watchFiles: false })
+  try {
+    const page = () => store.pageAnnotations({ status: 'pending' }, { limit: 50 })
+    const plain: number[] = []
+    const checked: number[] = []
+    for (let i = 0; i < 200; i++) page() // warm up
+    for (let i = 0; i < rounds; i++) {
+      let t = performance.now()
+      page()
+      plain.push(performance.now() - t)
+      t = performance.now()
+      const behind = store.catchUp() // undefined when nothing can be new: the query stays synchronous
+      if (behind) await behind
+      page()
+      checked.push(performance.now() - t)
+    }
+    const label = `query, ${n.toLocaleString('en')} pending`
+    record(opts, label, 'first page in-process p50', median(plain) * 1000, 'µs')
+    record(opts, label, 'read-after-write check added p50', (median(checked) / median(plain) - 1) * 100, '%', { op: '<=', limit: 5 })
+  } finally {
+    await store.close()
   }
 }
 

@@ -23,6 +23,9 @@ const PUBLIC = [
   'PageEntry', 'sniffImage', 'storeImage',
   // wave 2: anchoring (issue 21): an element's fingerprint and a text selection's quote
   'Fingerprint', 'TextQuote',
+  // wave 2: the team inbox (issue 23): who did what, the people and agents a store knows
+  'Actor', 'AddIdentityInput', 'CREDENTIAL_END_REASONS', 'CREDENTIAL_KINDS', 'CredentialKind', 'IDENTITY_KINDS', 'Identity', 'IdentityKind',
+  'NewCredentialInput', 'ROLES', 'Role',
 ]
 
 describe('the public API', () => {

@@ -16,6 +16,7 @@ import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
 import { PROXY_PREFIX, marginaliaProxy } from './plugin/proxy.js'
+import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -160,6 +161,11 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   const ids = new Map<string, string>()
   const leases: (() => Promise<void>)[] = []
 
+  /** The overlay script's URL in the page: on the Marginalia server, or through the dev server (sameOrigin). */
+  const overlaySrc = (): string => (options.sameOrigin ? `${publicBase}${PROXY_PREFIX.slice(1)}/overlay.js` : `${state?.url ?? ''}/overlay.js`)
+  /** The command that starts the server this page expects, on its port (and store, when not the default). */
+  const serveCommand = (onPort: string): string => `npx marginalia serve --port ${onPort}${options.store ? ` --store ${options.store}` : ''}`
+
   const releaseAll = async (): Promise<void> => {
     await Promise.all(leases.splice(0).map((r) => r()))
   }
@@ -192,6 +198,11 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     async configureServer(server: ViteDevServer) {
       const logger = server.config.logger
       if (options.sameOrigin) server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`))
+      // The loader: a page loaded while the server is not running says how to start it.
+      server.middlewares.use((req, res, next) => {
+        if (!state || (req.url ?? '').split('?')[0] !== `${publicBase}${LOADER_PATH}`) return next()
+        res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(state.url).port || String(port)) }))
+      })
       const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
       const base = `http://${displayHost}:${port}`
@@ -251,8 +262,11 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       order: 'post',
       handler(): HtmlTagDescriptor[] | undefined {
         if (!state) return undefined
-        const src = options.sameOrigin ? `${publicBase}${PROXY_PREFIX.slice(1)}/overlay.js` : `${state.url}/overlay.js`
-        return [{ tag: 'script', attrs: { src, defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' }]
+        return [
+          // First in <head>: it must hear the overlay script fail.
+          { tag: 'script', attrs: { src: `${publicBase}${LOADER_PATH}`, 'data-marginalia-loader': '' }, injectTo: 'head-prepend' },
+          { tag: 'script', attrs: { src: overlaySrc(), defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' },
+        ]
       },
     },
 

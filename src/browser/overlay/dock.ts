@@ -10,6 +10,7 @@ import type { Annotation } from '../shared/types.js'
 import type { OutboxItem } from './outbox.js'
 import type { ConnectionState } from './page-sync.js'
 import type { Settings } from './settings.js'
+import { screenBox } from './layout.js'
 
 export interface DockEvents {
   /** Annotate is being pressed: read the page's selection before the click clears it. */
@@ -128,8 +129,11 @@ export class Dock {
     this.countButton.setAttribute('aria-expanded', String(open))
   }
 
-  /** Height at the bottom the toolbar and its alert take. */
+  /** Height at the bottom the toolbar, the toast's place and the alert take: panels stay above all three. */
   reserve(): number {
+    const top = this.element.getBoundingClientRect().top
+    const bottom = screenBox().bottom
+    if (this.element.offsetHeight > 0 && top > 0 && top < bottom) return bottom - top + 8
     const bar = this.bar.offsetHeight || 40
     const alert = this.alert.hidden ? 0 : this.alert.offsetHeight + 8
     return bar + alert + DOCK_GAP + 8

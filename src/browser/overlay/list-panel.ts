@@ -7,6 +7,7 @@ import { STATUS_LABEL, openQuestionOf, timeAgo } from '../shared/format.js'
 import { confirmButton } from '../shared/thread.js'
 import type { Annotation } from '../shared/types.js'
 import type { OutboxItem } from './outbox.js'
+import { coarsePointer } from './layout.js'
 
 export interface ListEvents {
   open(id: string): void
@@ -94,7 +95,7 @@ export class ListPanel {
         'div',
         { class: 'panel-body' },
         kept.length ? h('ul', { class: 'list', 'aria-label': 'Kept in this browser' }, ...kept) : null,
-        items.length ? h('ul', { class: 'list' }, ...items) : h('div', { class: 'empty' }, `No annotations on this page yet. Press Annotate (${this.shortcut}) and click something.`),
+        items.length ? h('ul', { class: 'list' }, ...items) : h('div', { class: 'empty' }, coarsePointer() ? 'No annotations on this page yet. Tap Annotate, then tap something.' : `No annotations on this page yet. Press Annotate (${this.shortcut}) and click something.`),
       ),
     )
   }

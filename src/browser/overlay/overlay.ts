@@ -17,7 +17,7 @@ import type { Annotation, NewAnnotation } from '../shared/types.js'
 import { Composer } from './composer.js'
 import { describeElement } from './describe.js'
 import { Dock } from './dock.js'
-import { placePanel, rectBox, union } from './layout.js'
+import { coarsePointer, placeDock, placePanel, rectBox, union } from './layout.js'
 import { ListPanel } from './list-panel.js'
 import { Marks } from './marks.js'
 import { Outbox, Sender, outboxItem, type OutboxItem } from './outbox.js'
@@ -73,6 +73,7 @@ export class Overlay {
   private readonly csp: CspWatch
   private hovered: Element | undefined
   private frame = 0
+  private positionedThisFrame = false
   private readonly intervals: ReturnType<typeof setInterval>[] = []
   private returnFocus: HTMLElement | undefined
   private destroyed = false
@@ -149,7 +150,7 @@ export class Overlay {
       },
       changed: (on) => {
         this.dock.setAnnotating(on)
-        if (on) this.dock.say('Click an element or select text to annotate it. Esc to stop.')
+        if (on) this.dock.say(coarsePointer() ? 'Tap an element to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
     })
@@ -163,7 +164,7 @@ export class Overlay {
       {
         changed: () => {
           this.pins.forget()
-          this.schedulePosition()
+          this.positionNow()
         },
         moved: () => this.schedulePosition(),
         navigated: () => this.checkLocation(),
@@ -273,6 +274,9 @@ export class Overlay {
     this.picker.attach()
     window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true })
     window.addEventListener('resize', this.schedulePosition, { passive: true })
+    // A phone: the toolbar and the panels follow what is on screen (pinch zoom, a page wider than the phone).
+    window.visualViewport?.addEventListener('resize', this.schedulePosition, { passive: true })
+    window.visualViewport?.addEventListener('scroll', this.schedulePosition, { passive: true })
     window.addEventListener('online', this.onOnline)
     window.addEventListener('storage', this.onStorage)
     // History changes are heard at once (the follower); this catches what no event announces.
@@ -337,6 +341,8 @@ export class Overlay {
     this.menu.stop()
     window.removeEventListener('scroll', this.schedulePosition, true)
     window.removeEventListener('resize', this.schedulePosition)
+    window.visualViewport?.removeEventListener('resize', this.schedulePosition)
+    window.visualViewport?.removeEventListener('scroll', this.schedulePosition)
     window.removeEventListener('online', this.onOnline)
     window.removeEventListener('storage', this.onStorage)
     window.removeEventListener('message', this.onMessage)
@@ -562,6 +568,17 @@ export class Overlay {
     this.positionAll()
   }
 
+  /**
+   * The page changed (a MutationObserver's microtask, before anything is painted): pins move now,
+   * not a frame later — at most once a frame, later changes of that frame wait for the next one.
+   */
+  private positionNow(): void {
+    if (this.positionedThisFrame) return this.schedulePosition()
+    this.positionedThisFrame = true
+    requestAnimationFrame(() => (this.positionedThisFrame = false))
+    this.positionAll()
+  }
+
   private readonly schedulePosition = (): void => {
     if (this.frame) return
     this.frame = requestAnimationFrame(() => {
@@ -575,6 +592,7 @@ export class Overlay {
     if (this.destroyed) return
     const openPin = this.pins.position(this.sync.ordered(), this.thread.openId)
     this.picker.layout()
+    placeDock(this.dock.element, this.host)
     this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
     const reserve = this.dock.reserve()
     // Dashed outlines on what the open box or thread is about; the selected words marked.

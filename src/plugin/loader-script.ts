@@ -1,0 +1,81 @@
+/**
+ * The tiny loader the Vite plugin puts first in every page's <head> (issue 21): when the overlay
+ * script cannot be loaded — the Marginalia server is not running — it says so on the page, with
+ * the command that starts it on the right port, and loads the overlay as soon as the server
+ * answers (no reload). When the page's Content-Security-Policy blocked the script, it names the
+ * directive instead. A classic script from the dev server's own origin (`'self'`): nothing inline.
+ */
+
+/** Where the plugin serves it, under the dev server's base. */
+export const LOADER_PATH = '__marginalia-loader.js'
+
+export interface LoaderOptions {
+  /** The overlay script's URL as the page loads it (absolute, or a path on the dev server). */
+  overlay: string
+  /** What to run to start the server, e.g. `npx marginalia serve --port 4848`. */
+  command: string
+}
+
+/** The loader's source: plain ES2017 for any dev browser, one IIFE, no globals. */
+export function loaderScript({ overlay, command }: LoaderOptions): string {
+  return `/* Marginalia loader: says so when the overlay cannot load. */
+(function () {
+  var OVERLAY = ${JSON.stringify(overlay)}
+  var COMMAND = ${JSON.stringify(command)}
+  var overlayUrl = new URL(OVERLAY, location.href).href
+  var blocked = ''
+  var note = null
+  var text = null
+  var tries = 0
+  function ours(url) { return typeof url === 'string' && url.indexOf(overlayUrl) === 0 }
+  document.addEventListener('securitypolicyviolation', function (e) {
+    if (ours(e.blockedURI)) blocked = e.effectiveDirective
+  }, true)
+  function show(message) {
+    if (!note) {
+      note = document.createElement('div')
+      note.setAttribute('data-marginalia-loader', '')
+      note.setAttribute('role', 'status')
+      note.style.cssText = 'position:fixed;right:16px;bottom:16px;z-index:2147483647;max-width:min(420px,calc(100vw - 32px));padding:10px 36px 10px 14px;border-radius:12px;background:#0f172a;color:#f8fafc;font:13px/1.45 system-ui,sans-serif;box-shadow:0 10px 30px rgba(15,23,42,.35)'
+      text = document.createElement('span')
+      var close = document.createElement('button')
+      close.type = 'button'
+      close.textContent = '\\u00d7'
+      close.setAttribute('aria-label', 'Dismiss')
+      close.style.cssText = 'position:absolute;top:6px;right:8px;border:0;background:transparent;color:inherit;font:18px/1 system-ui,sans-serif;cursor:pointer'
+      close.onclick = function () { note.remove() }
+      note.appendChild(text)
+      note.appendChild(close)
+      document.documentElement.appendChild(note)
+    }
+    text.textContent = message
+  }
+  function retry() {
+    // The server may come up: try again, less and less often, and the overlay appears by itself.
+    setTimeout(function () {
+      if (window.Marginalia) return
+      var s = document.createElement('script')
+      s.src = OVERLAY + (OVERLAY.indexOf('?') < 0 ? '?' : '&') + 'retry=' + (++tries)
+      s.setAttribute('data-marginalia', '')
+      var first = document.querySelector('script[data-marginalia][data-shortcut]')
+      if (first) s.setAttribute('data-shortcut', first.getAttribute('data-shortcut') || '')
+      s.onload = function () { if (note) note.remove() }
+      s.onerror = function () { s.remove(); retry() }
+      document.documentElement.appendChild(s)
+    }, Math.min(30000, 2000 * Math.pow(1.5, tries)))
+  }
+  document.addEventListener('error', function (e) {
+    var t = e.target
+    if (!t || t.tagName !== 'SCRIPT' || !ours(t.src) || tries > 0) return
+    // The violation event comes in its own task: give it one.
+    setTimeout(function () {
+      if (blocked) show('This page\\u2019s Content-Security-Policy blocks Marginalia: add ' + new URL(overlayUrl).origin + ' to ' + blocked + ' (or use marginalia({ sameOrigin: true })).')
+      else {
+        show('Marginalia server not running \\u2014 start it with \`' + COMMAND + '\`')
+        retry()
+      }
+    }, 0)
+  }, true)
+})()
+`
+}

@@ -5,6 +5,7 @@
  */
 import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
+import type { Annotation } from './model.js'
 import { shardGet, shardValues } from './shards.js'
 import { openQuestionOf } from './questions.js'
 
@@ -25,8 +26,13 @@ export class SortedKeys {
   private keys: string[] = []
 
   static from(keys: string[]): SortedKeys {
+    return SortedKeys.sorted(keys.sort())
+  }
+
+  /** Keys already in order, without duplicates (taken over, not copied). */
+  static sorted(keys: string[]): SortedKeys {
     const s = new SortedKeys()
-    s.keys = keys.sort()
+    s.keys = keys
     return s
   }
 
@@ -88,14 +94,19 @@ export class Indexes {
   static build(state: StoreState): Indexes {
     const sessionKeys: string[] = []
     for (const s of shardValues(state.sessions)) sessionKeys.push(orderKey(s))
+    // Sort every annotation once; each other index is a subsequence of that order, so it is
+    // filled in order by one pass instead of sorted again (four sorts of 100 000 keys before).
+    const entries: { key: string; a: Annotation }[] = []
+    for (const a of shardValues(state.annotations)) entries.push({ key: orderKey(a), a })
+    entries.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
     const bySession = new Map<string, string[]>()
     const pendingBySession = new Map<string, string[]>()
     const pending: string[] = []
-    const all: string[] = []
+    const all: string[] = new Array<string>(entries.length)
     const questions: string[] = []
-    for (const a of shardValues(state.annotations)) {
-      const key = orderKey(a)
-      all.push(key)
+    for (let i = 0; i < entries.length; i++) {
+      const { key, a } = entries[i]!
+      all[i] = key
       push(bySession, a.sessionId, key)
       if (a.status === 'pending') {
         push(pendingBySession, a.sessionId, key)
@@ -103,9 +114,9 @@ export class Indexes {
       }
       if (openQuestionOf(a)) questions.push(key)
     }
-    const ix = new Indexes(SortedKeys.from(sessionKeys), SortedKeys.from(pending), SortedKeys.from(all))
-    for (const [sid, keys] of bySession) ix.annotationsBySession.set(sid, SortedKeys.from(keys))
-    for (const [sid, keys] of pendingBySession) ix.pendingBySession.set(sid, SortedKeys.from(keys))
+    const ix = new Indexes(SortedKeys.from(sessionKeys), SortedKeys.sorted(pending), SortedKeys.sorted(all))
+    for (const [sid, keys] of bySession) ix.annotationsBySession.set(sid, SortedKeys.sorted(keys))
+    for (const [sid, keys] of pendingBySession) ix.pendingBySession.set(sid, SortedKeys.sorted(keys))
     for (const key of questions) ix.openQuestions.add(key)
     return ix
   }

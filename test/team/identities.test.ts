@@ -72,6 +72,31 @@ describe('identities in the store', () => {
   })
 })
 
+describe('people and agents added by another process (file store)', () => {
+  it('a running store can use a token and a sign-in link that another process added and compacted away on close', async () => {
+    const tmp = tempDir()
+    let closeLater: Store | undefined
+    try {
+      const running = await openStore({ file: tmp.file, pollIntervalMs: 0, watchFiles: false })
+      closeLater = running
+      // What `marginalia agents add` / `people add` do: open, add, close (the close folds the log
+      // into the snapshot, so the running store reads these events from the snapshot's window).
+      const cli = await openStore({ file: tmp.file, pollIntervalMs: 0, watchFiles: false })
+      const { token } = await addAgent(cli, 'ci-agent')
+      const { link } = await addPerson(cli, 'Alice', { publicUrl: PUBLIC })
+      await cli.close()
+      await running.sync()
+      expect(running.listIdentities().map((i) => i.name)).toEqual(['ci-agent', 'Alice'])
+      const auth = new Authenticator(running)
+      expect(await auth.authenticate(token)).toMatchObject({ identity: { name: 'ci-agent' } })
+      expect(await auth.redeem(codeOf(link), DEFAULT_SESSION_TTL_MS)).toMatchObject({ identity: { name: 'Alice' } })
+    } finally {
+      await closeLater?.close()
+      tmp.cleanup()
+    }
+  })
+})
+
 describe('sign-in codes and tokens', () => {
   it('a sign-in link works once', async () => {
     const s = store()

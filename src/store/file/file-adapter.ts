@@ -278,7 +278,7 @@ export class FileAdapter implements StoreAdapter {
         `this process missed events ${after + 1}…${before - 1} and they are no longer kept (another process compacted the log). Restart it to reload the store.`,
       )
     }
-    return events
+    return withHashes(events, snapshot)
   }
 
   // ---- writing --------------------------------------------------------------------------------
@@ -433,4 +433,19 @@ export function checkStorePath(file: string): void {
     }
     if (path.dirname(dir) === dir) return
   }
+}
+
+/**
+ * The snapshot's window holds public copies of events (a `credential.issued` without its hash, as
+ * SSE and `changes$` hand them out), and a credential without a hash never works. The snapshot's
+ * `credentials` keeps the hashes of every credential still in use at its rev: put each back. One
+ * missing there was ended before that rev, by an event in the same window.
+ */
+function withHashes(events: StoreEvent[], snapshot: Snapshot | null): StoreEvent[] {
+  const kept = new Map((snapshot?.credentials ?? []).map((c) => [c.id, c]))
+  return events.map((e) => {
+    if (e.type !== 'credential.issued' || 'hash' in e.credential) return e
+    const full = kept.get(e.credential.id)
+    return full ? { ...e, credential: full } : e
+  })
 }

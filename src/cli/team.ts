@@ -8,6 +8,7 @@ import { openStore } from '../store/index.js'
 import type { Identity, Role } from '../store/model.js'
 import type { Store } from '../store/store.js'
 import { addAgent, addPerson, findIdentity, newSignInLink } from '../auth/identities.js'
+import { NotFoundError } from '../store/errors.js'
 import { STORE_USAGE, storeFile, storeOption } from './args.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore } from './lifecycle.js'
@@ -40,9 +41,24 @@ function table(identities: Identity[]): string {
   return identities.map((i) => [i.id, i.name, i.role, i.createdAt, i.revokedAt ? `revoked ${i.revokedAt}` : 'active'].join('\t')).join('\n') + '\n'
 }
 
-function oneName(positionals: string[], what: string): string {
-  if (positionals.length !== 1 || positionals[0]!.trim() === '') throw new UsageError(`${what} needs exactly one name; quote a name with spaces: "Alice Martin"`)
+/** The one NAME (or NAME|ID) a command takes; the error says what it got and shows the command with one. */
+function oneName(positionals: string[], what: string, example: string): string {
+  if (positionals.length !== 1 || positionals[0]!.trim() === '') {
+    const got = positionals.length === 0 ? 'none' : positionals.length === 1 ? 'an empty one' : `${positionals.length}: ${positionals.map((p) => `"${p}"`).join(' ')}`
+    throw new UsageError(`${what} needs exactly one NAME (got ${got}); quote a name with spaces, e.g. marginalia ${what} ${example}`)
+  }
   return positionals[0]!
+}
+
+/** A person or an agent by name or id; unknown → an error that says how to see who there is. */
+function find(store: Store, who: string): Identity {
+  try {
+    return findIdentity(store, who)
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e
+    const known = store.listIdentities().filter((i) => i.revokedAt === undefined)
+    throw new Error(`Nobody is named "${who}" or has that id in this store (${known.length === 0 ? 'nobody was added yet' : `${known.length} active: ${known.slice(0, 5).map((i) => i.name).join(', ')}${known.length > 5 ? ', …' : ''}`}). See marginalia people list and marginalia agents list (with the same --store).`)
+  }
 }
 
 export const people: Command = {
@@ -73,9 +89,9 @@ export const people: Command = {
       return
     }
     if (action === 'add') {
-      const name = oneName(rest, 'people add')
+      const name = oneName(rest, 'people add', '"Alice Martin"')
       const role = (values.role as string | undefined) ?? 'person'
-      if (role !== 'person' && role !== 'admin') throw new UsageError(`--role must be person or admin (got "${role}")`)
+      if (role !== 'person' && role !== 'admin') throw new UsageError(`--role must be person or admin (got "${role}"); agents are added with marginalia agents add NAME`)
       const url = publicUrl(values)
       const { identity, link, expiresAt } = await withStore(values, (store) => addPerson(store, name, { role: role as Role, publicUrl: url }))
       log(`added ${identity.name} (${identity.id}, ${identity.role}); the sign-in link below works once, until ${expiresAt}:`)
@@ -83,11 +99,12 @@ export const people: Command = {
       return
     }
     if (action === 'link') {
-      const who = oneName(rest, 'people link')
+      const who = oneName(rest, 'people link', '"Alice Martin"')
       const url = publicUrl(values)
       const { link, expiresAt } = await withStore(values, async (store) => {
-        const identity = findIdentity(store, who)
-        if (identity.kind !== 'person') throw new UsageError(`${identity.name} is an agent: agents use tokens (marginalia agents add)`)
+        const identity = find(store, who)
+        if (identity.kind !== 'person') throw new UsageError(`${identity.name} is an agent: agents use tokens, not sign-in links (revoke it and marginalia agents add a new one for a new token)`)
+        if (identity.revokedAt !== undefined) throw new UsageError(`${identity.name} was revoked at ${identity.revokedAt}: a revoked person gets no new link; add them again with marginalia people add NAME`)
         return newSignInLink(store, identity.id, { publicUrl: url })
       })
       log(`a new sign-in link for ${who}; it works once, until ${expiresAt}:`)
@@ -122,7 +139,7 @@ export const agents: Command = {
       return
     }
     if (action === 'add') {
-      const name = oneName(rest, 'agents add')
+      const name = oneName(rest, 'agents add', 'ci-agent')
       const { identity, token } = await withStore(values, (store) => addAgent(store, name))
       log(`added agent ${identity.name} (${identity.id}); its token is below and is shown only now:`)
       process.stdout.write(`${token}\n`)
@@ -148,8 +165,8 @@ export const revoke: Command = {
   ].join('\n'),
   options: { ...storeOption },
   async run(values, positionals) {
-    const who = oneName(positionals, 'revoke')
-    const identity = await withStore(values, async (store) => store.revokeIdentity(findIdentity(store, who).id))
+    const who = oneName(positionals, 'revoke', 'ci-agent')
+    const identity = await withStore(values, async (store) => store.revokeIdentity(find(store, who).id))
     log(`revoked ${identity.kind} ${identity.name} (${identity.id}) at ${identity.revokedAt}`)
   },
 }

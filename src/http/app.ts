@@ -21,7 +21,7 @@ import { HttpError, sendError, sendJson, sendRpcError, toErrorResponse } from '.
 import { corsHeaders, createSecurity, isLoopbackHost, isWildcardHost, normalizeOrigin, preflightHeaders, urlHost } from './security.js'
 import { DEFAULT_SSE_KEEPALIVE_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES, type EventStream } from './sse.js'
 import { DEFAULT_STATIC_DIR, landingPage, serveStatic } from './static.js'
-import { apiRoles, requireRole, Team, type Caller, type TeamOptions } from './team.js'
+import { apiRoles, bearerOf, requireRole, Team, type Caller, type TeamOptions } from './team.js'
 import { runAs } from '../store/actor.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
@@ -181,7 +181,14 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const baseUrl = (): string => `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}`
 
   /** Who calls: with the team on, a bearer secret (401 without); else the --token check, or nobody (local use, as before). */
-  async function identify(req: IncomingMessage): Promise<Caller> {
+  async function identify(req: IncomingMessage, seen?: { caughtUp: boolean }): Promise<Caller> {
+    if (team.active || bearerOf(req) !== undefined) {
+      // What other processes wrote counts from the next request: a revocation by `marginalia revoke`, a
+      // sign-out or new person on another server sharing the store (read-after-write, as for reads).
+      const catchingUp = store.catchUp()
+      if (catchingUp) await catchingUp
+      if (seen) seen.caughtUp = true
+    }
     if (team.active) return team.identify(req, security.isToken)
     security.checkToken(req)
     return security.requiresToken ? { kind: 'operator' } : { kind: 'local' }
@@ -208,6 +215,11 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         sendJson(res, 200, { status: 'ok', name: 'marginalia', version: VERSION, rev: store.rev, pending: store.countPending(), agent: tracker.current(), ...(team.active ? { signIn: true } : {}), ...(storeInfo ? { store: storeInfo } : {}), ...editorBase(options.sources) }, cors)
         return
       }
+      if (pathname.startsWith('/auth/')) {
+        // A sign-in link or a sign-out from another process counts at once (as in identify).
+        const catchingUp = store.catchUp()
+        if (catchingUp) await catchingUp
+      }
       if (await team.handle(req, res, pathname, url, cors, security.isToken, maxBodyBytes)) return
       if (isMcp) {
         const caller = await identify(req)
@@ -222,14 +234,15 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
       if (apiPath === '/api' || apiPath.startsWith('/api/')) {
         // An attachment is named by its SHA-256 (a capability: only who saw the record knows it), so <img> can load it without a header.
         const capability = (method === 'GET' || method === 'HEAD') && /^\/api\/attachments\/[0-9a-f]{64}$/.test(apiPath)
-        const caller: Caller = capability ? { kind: 'local' } : await identify(req)
+        const seen = { caughtUp: false }
+        const caller: Caller = capability ? { kind: 'local' } : await identify(req, seen)
         const need = apiRoles(method, apiPath)
         if (need) requireRole(caller, need.roles, need.what)
         if (await team.adminRoute(method, apiPath, req, res, cors, maxBodyBytes, publicUrl?.toString() ?? baseUrl())) return
         const route = api.match(method, apiPath)
         if (!route) throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${pathname}. GET /api lists the routes.`)
         const ctx: ApiContext = { req, res, url, params: route.params, headers: cors, caller }
-        const catchingUp = method === 'GET' || method === 'HEAD' ? store.catchUp() : undefined // read-after-write across processes
+        const catchingUp = (method === 'GET' || method === 'HEAD') && !seen.caughtUp ? store.catchUp() : undefined // read-after-write across processes
         if (catchingUp) await catchingUp
         if (/\/events$/.test(apiPath)) team.track(caller, res, () => res.destroy())
         await runAs(actorOf(caller), () => route.handler(ctx))

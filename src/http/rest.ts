@@ -17,6 +17,7 @@ import { HttpError, sendJson } from './respond.js'
 import type { Caller } from './team.js'
 import { AcknowledgeInput, DismissInput, ResolveInput } from '../store/model.js'
 import { Router, type RouteContext } from './router.js'
+import { checkKinds, identityIds, searchWho, type WhoFilter } from './who.js'
 import { EventStream, parseLastEventId } from './sse.js'
 import type { Observable } from 'rxjs'
 
@@ -88,12 +89,14 @@ const ListAnnotationsQuery = z.strictObject({
   intent: listOf([...INTENTS, 'none'] as const).optional(),
   severity: listOf([...SEVERITIES, 'none'] as const).optional(),
   author: z.enum(['agent', 'human'], { message: 'must be agent or human (annotations with a reply by the agent, or by the person)' }).optional(),
+  by: identityIds('by').optional(),
+  agent: identityIds('agent').optional(),
   q: z.string().max(200, 'must be at most 200 characters: search for fewer words').optional(),
   sort: z.enum(SEARCH_SORTS, { message: `must be one of ${SEARCH_SORTS.join(', ')} (by creation time)` }).optional(),
   ...PageQuery,
 })
 /** Query parameters only a search understands: any of them (or a list of several values) makes the list a search with totals. */
-const SEARCH_ONLY = ['intent', 'severity', 'author', 'q', 'sort'] as const
+const SEARCH_ONLY = ['intent', 'severity', 'author', 'by', 'agent', 'q', 'sort'] as const
 /** The inbox's actions on a selection. Each id is its own store command (one event per change). */
 export const BULK_ACTIONS = ['resolve', 'dismiss', 'reopen', 'delete', 'archive'] as const
 const BulkBody = z.strictObject({
@@ -166,7 +169,7 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
           'GET /api/sessions/:id?status=&limit=&cursor=',
           'POST /api/sessions/:id/annotations',
           'GET /api/sessions/:id/events',
-          'GET /api/annotations?status=&sessionId=&intent=&severity=&author=&q=&sort=&limit=&cursor=',
+          'GET /api/annotations?status=&sessionId=&intent=&severity=&author=&by=&agent=&q=&sort=&limit=&cursor=',
           'POST /api/annotations/bulk',
           'GET /api/annotations/:id',
           'DELETE /api/annotations/:id',
@@ -224,7 +227,9 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
       if (q.author) criteria.author = q.author
       if (q.q !== undefined) criteria.q = q.q
       if (q.sort) criteria.sort = q.sort
-      const page = store.searchAnnotations(criteria, pageOptions)
+      const who: WhoFilter = { ...(q.by ? { by: q.by } : {}), ...(q.agent ? { agents: q.agent } : {}) }
+      if (who.by || who.agents) checkKinds(store, who)
+      const page = who.by || who.agents ? searchWho(store, criteria, who, pageOptions) : store.searchAnnotations(criteria, pageOptions)
       ok(ctx, 200, { annotations: page.items, ...paged(page), totals: { sessions: page.sessions, statuses: page.statuses }, rev: store.rev })
     })
     .on('POST', '/api/annotations/bulk', async (ctx) => {

@@ -39,3 +39,32 @@ export async function startServeCli(cleanups: (() => unknown)[], cwd: string, ar
   })
   return { child, url, stderr: () => stderr, stdout: () => stdout }
 }
+
+export interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Run the built CLI once (`marginalia …args`) in `cwd` with no store or token from the environment
+ * unless `env` gives one; resolves when it exits, fails after `timeoutMs` (the process is killed).
+ */
+export function runCli(args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '', MARGINALIA_PUBLIC_URL: '', DATABASE_URL: '', ...env } })
+    child.stdin.end()
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d))
+    child.stderr.on('data', (d: Buffer) => (stderr += d))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`marginalia ${args.join(' ')} did not finish in ${timeoutMs} ms; stderr: ${stderr}`))
+    }, timeoutMs)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}

@@ -10,6 +10,7 @@ import { LiveStream } from '../shared/live.js'
 import { ClientAnnotations } from '../shared/records.js'
 import type { Annotation, AnnotationStatus, Presence, Reply, SearchList, Session, StoreEvent } from '../shared/types.js'
 import { inView, searchParams, type View } from './filters.js'
+import { Roster } from './roster.js'
 
 export type LiveState = 'connecting' | 'live' | 'offline'
 
@@ -28,6 +29,8 @@ export interface FeedEvents {
   error(message: string | undefined): void
   /** The agent's open questions may have changed. */
   stale(): void
+  /** Someone new to filter on appeared (a person who wrote, an agent that replied). */
+  roster(): void
 }
 
 const PAGE = 100
@@ -51,6 +54,8 @@ export class InboxFeed {
   readonly annotations = new ClientAnnotations()
   /** Ids that arrived live since the view loaded (marked "new" until the person looks at them). */
   readonly fresh = new Set<string>()
+  /** The people and agents seen so far (the filters' choices). */
+  readonly roster = new Roster()
   private generation = 0
   private stream: LiveStream | undefined
   private totalsTimer: ReturnType<typeof setTimeout> | undefined
@@ -90,6 +95,7 @@ export class InboxFeed {
       this.sessions.clear()
       for (const s of sessions) this.sessions.set(s.id, s)
       this.annotations.reset(page.annotations)
+      this.roster.noteAll(page.annotations)
       this.fresh.clear()
       this.nextCursor = page.nextCursor
       this.take(page)
@@ -127,6 +133,7 @@ export class InboxFeed {
       const page = await this.api.search({ ...searchParams(this.view), limit: PAGE, cursor: this.nextCursor })
       if (generation !== this.generation) return
       for (const a of page.annotations) this.annotations.offer(a)
+      if (this.roster.noteAll(page.annotations)) this.events.roster()
       this.nextCursor = page.nextCursor
       this.take(page)
       this.events.listChanged()
@@ -189,6 +196,7 @@ export class InboxFeed {
   }
 
   private onEvent(e: StoreEvent): void {
+    if (this.roster.noteEvent(e)) this.events.roster()
     switch (e.type) {
       case 'session.created':
         this.sessions.set(e.session.id, e.session)
@@ -208,7 +216,7 @@ export class InboxFeed {
       case 'annotation.replied':
         // Not loaded (another view, a later page): nothing to show; stale: a response brought it already.
         if (this.annotations.apply(e) === 'applied') this.events.changed(e.annotationId)
-        if (e.type === 'annotation.status_changed' || this.view.author || this.view.q) this.refreshTotals()
+        if (e.type === 'annotation.status_changed' || this.view.author || this.view.agent || this.view.q) this.refreshTotals()
         this.events.stale()
         return
       case 'annotation.deleted':

@@ -1,6 +1,7 @@
 /**
  * What the inbox shows (the "view"): a status tab (Open = pending + acknowledged, the default),
- * the sort, search words and filters by page, intent, severity and reply author — kept in the
+ * the sort, search words and filters by page, intent, severity, reply author, who wrote the
+ * annotation (a person, or "you") and which agent replied (issue 23) — kept in the
  * page's URL, so Back returns to the previous view and a link shares it. The status tabs carry
  * the server's totals; the toolbar holds the search box and the selects.
  */
@@ -8,6 +9,10 @@ import { ANNOTATION_STATUSES, INTENTS, SEVERITIES } from '../../store/vocabulary
 import { h, replace } from '../shared/dom.js'
 import { STATUS_LABEL, shortUrl } from '../shared/format.js'
 import type { Annotation, AnnotationStatus, SearchParams, Session } from '../shared/types.js'
+import type { Known, Roster } from './roster.js'
+
+/** `by` for annotations written with no identity (the server's word too). */
+export const LOCAL_AUTHOR = 'you'
 
 export type StatusTab = 'open' | 'all' | AnnotationStatus
 export const TABS: readonly StatusTab[] = ['open', ...ANNOTATION_STATUSES, 'all']
@@ -21,9 +26,13 @@ export interface View {
   intent: string
   severity: string
   author: '' | 'agent' | 'human'
+  /** Who wrote the annotation: a person's identity id, or `you` (no identity). */
+  by: string
+  /** Which agent replied: an agent's identity id. */
+  agent: string
 }
 
-export const DEFAULT_VIEW: View = { status: 'open', sort: 'newest', q: '', session: '', intent: '', severity: '', author: '' }
+export const DEFAULT_VIEW: View = { status: 'open', sort: 'newest', q: '', session: '', intent: '', severity: '', author: '', by: '', agent: '' }
 
 const TAB_STATUSES: Record<StatusTab, readonly AnnotationStatus[] | undefined> = {
   open: ['pending', 'acknowledged'],
@@ -51,7 +60,14 @@ export function readView(): View {
     intent: pick('intent', ['', ...INTENTS, 'none'], ''),
     severity: pick('severity', ['', ...SEVERITIES, 'none'], ''),
     author: pick('author', ['', 'agent', 'human'] as const, ''),
+    by: identityParam(p.get('by')),
+    agent: identityParam(p.get('agent')),
   }
+}
+
+/** An identity id from the URL, or '' when it does not look like one. */
+function identityParam(value: string | null): string {
+  return value !== null && /^[A-Za-z0-9_-]{1,100}$/.test(value) ? value : ''
 }
 
 /** Put `v` in the URL as a new history entry (defaults left out). */
@@ -73,6 +89,8 @@ export function searchParams(v: View, withStatus = true): SearchParams {
   if (v.intent) out.intent = v.intent
   if (v.severity) out.severity = v.severity
   if (v.author) out.author = v.author
+  if (v.by) out.by = v.by
+  if (v.agent) out.agent = v.agent
   if (v.q.trim()) out.q = v.q.trim()
   return out
 }
@@ -85,6 +103,8 @@ export function inView(a: Annotation, v: View): boolean {
   if (v.intent && (a.intent ?? 'none') !== v.intent) return false
   if (v.severity && (a.severity ?? 'none') !== v.severity) return false
   if (v.author && !a.replies.some((r) => r.author === v.author)) return false
+  if (v.by && (a.by?.id ?? LOCAL_AUTHOR) !== v.by) return false
+  if (v.agent && !a.replies.some((r) => r.by?.kind === 'agent' && r.by.id === v.agent)) return false
   const words = v.q.toLowerCase().split(/\s+/).filter((w) => w !== '')
   if (words.length === 0) return true
   const text = [a.comment, a.selectedText ?? '', ...a.replies.map((r) => r.message)].join('\n').toLowerCase()
@@ -92,7 +112,7 @@ export function inView(a: Annotation, v: View): boolean {
 }
 
 export function isFiltered(v: View): boolean {
-  return v.q.trim() !== '' || v.session !== '' || v.intent !== '' || v.severity !== '' || v.author !== ''
+  return v.q.trim() !== '' || v.session !== '' || v.intent !== '' || v.severity !== '' || v.author !== '' || v.by !== '' || v.agent !== ''
 }
 
 /** The number a tab shows, from the server's per-status totals. */
@@ -141,6 +161,8 @@ export class Toolbar {
   private readonly intent: HTMLSelectElement
   private readonly severity: HTMLSelectElement
   private readonly author: HTMLSelectElement
+  private readonly by: HTMLSelectElement
+  private readonly agent: HTMLSelectElement
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -178,11 +200,16 @@ export class Toolbar {
       ['agent', 'Agent replied'],
       ['human', 'You replied'],
     ])
-    replace(element, this.search, h('div', { class: 'selects' }, this.sort, this.session, this.intent, this.severity, this.author))
+    // Who wrote it and which agent answered: listed once the data names someone (local use alone shows neither).
+    this.by = select('by', 'Written by', [['', 'By anyone']])
+    this.agent = select('agent', 'Agent', [['', 'Any agent']])
+    this.by.hidden = true
+    this.agent.hidden = true
+    replace(element, this.search, h('div', { class: 'selects' }, this.sort, this.session, this.intent, this.severity, this.author, this.by, this.agent))
   }
 
-  /** Show `v`; the page select lists `sessions` (newest first). */
-  render(v: View, sessions: ReadonlyMap<string, Session>): void {
+  /** Show `v`; the page select lists `sessions` (newest first), the people and agent selects `roster`. */
+  render(v: View, sessions: ReadonlyMap<string, Session>, roster?: Roster): void {
     if (document.activeElement !== this.search) this.search.value = v.q
     const pages = [...sessions.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
     const current = [...this.session.options].map((o) => o.value).join('\n')
@@ -195,7 +222,33 @@ export class Toolbar {
     this.intent.value = v.intent
     this.severity.value = v.severity
     this.author.value = v.author
+    if (roster) this.renderWho(v, roster)
   }
+
+  private renderWho(v: View, roster: Roster): void {
+    const people = roster.people()
+    const agents = roster.agents()
+    const label = (k: Known) => (k.revoked ? `${k.name} (revoked)` : k.name)
+    // "You": annotations written with no identity, offered when there are some or nobody else wrote any.
+    const byOptions: [string, string][] = [['', 'By anyone'], ...(roster.local || people.length === 0 ? [[LOCAL_AUTHOR, people.length === 0 ? 'By you' : 'By you (local)'] as [string, string]] : []), ...people.map((k): [string, string] => [k.id, `By ${label(k)}`])]
+    const agentOptions: [string, string][] = [['', 'Any agent'], ...agents.map((k): [string, string] => [k.id, `${label(k)} replied`])]
+    // One the URL names but the data has not (yet): listed by its id, so the select says what filters.
+    if (v.by && !byOptions.some(([id]) => id === v.by)) byOptions.push([v.by, v.by])
+    if (v.agent && !agentOptions.some(([id]) => id === v.agent)) agentOptions.push([v.agent, v.agent])
+    setOptions(this.by, byOptions)
+    setOptions(this.agent, agentOptions)
+    this.by.hidden = people.length === 0 && agents.length === 0 && v.by === ''
+    this.agent.hidden = agents.length === 0 && v.agent === ''
+    this.by.value = v.by
+    this.agent.value = v.agent
+  }
+}
+
+/** Replace a select's options when they differ (value and text), keeping it as it is otherwise. */
+function setOptions(select: HTMLSelectElement, options: readonly [string, string][]): void {
+  const current = [...select.options].map((o) => `${o.value}\t${o.text}`).join('\n')
+  if (current === options.map(([value, text]) => `${value}\t${text}`).join('\n')) return
+  replace(select, ...options.map(([value, text]) => h('option', { value }, text)))
 }
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)

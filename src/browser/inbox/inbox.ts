@@ -1,17 +1,18 @@
 /**
  * The inbox page (served at `/`): a triage list of every annotation, newest open ones first by
  * default, kept live over Server-Sent Events. The person searches comments and replies, filters by
- * status, page, intent, severity and reply author, selects annotations and resolves, dismisses,
- * reopens, archives, deletes or copies them as Markdown at once — and replies (with pasted
- * images), reopens and deletes one by one. Annotations load a page at a time (limit/cursor); the
- * totals per status and per page come from the server.
+ * status, page, intent, severity, reply author, who wrote it and which agent replied (issue 23),
+ * selects annotations and resolves, dismisses, reopens, archives, deletes or copies them as
+ * Markdown at once — and replies (with pasted images), reopens and deletes one by one.
+ * Annotations load a page at a time (limit/cursor); the totals per status and per page come from
+ * the server.
  *
  * This is the page's controller: the feed holds the data, the tabs, toolbar, selection bar, the
  * questions panel and the cards draw it, and the controller wires them and runs the actions.
  */
 import { BrowserAuth, SERVER_SESSION_KEY } from '../shared/auth.js'
 import { setEditorBase } from '../shared/source.js'
-import { Api, describeError } from '../shared/api.js'
+import { Api, ApiError, describeError } from '../shared/api.js'
 import { h, replace } from '../shared/dom.js'
 import { AGENT_DETAIL, AGENT_LABEL, agentState, shortUrl, timeAgo } from '../shared/format.js'
 import { annotationsToMarkdown } from '../shared/markdown.js'
@@ -45,6 +46,8 @@ class Inbox {
   private readonly cards: Cards
   private readonly selection = new Set<string>()
   private busy = false
+  /** GET /api/identities answered 403 (a person who is not an admin): the filters learn names from the data only. */
+  private identitiesForbidden = false
   private live: LiveState = 'connecting'
 
   constructor() {
@@ -54,6 +57,7 @@ class Inbox {
         this.renderList()
         this.renderTotals()
         void this.refreshQuestions()
+        void this.refreshIdentities()
       },
       listChanged: () => this.renderList(),
       changed: (id) => {
@@ -70,6 +74,7 @@ class Inbox {
         this.el.error.textContent = unreachable ? '' : (message ?? '')
       },
       stale: () => void this.refreshQuestions(),
+      roster: () => this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster),
     })
     // Editor links for source locations once the server says where the project is.
     void this.api.health().then((health) => {
@@ -141,7 +146,7 @@ class Inbox {
 
   start(): void {
     this.tabs.render(this.feed.view.status)
-    this.toolbar.render(this.feed.view, this.feed.sessions)
+    this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster)
     void this.feed.reload()
     setInterval(() => this.refreshTimes(), 30_000)
     setInterval(() => void this.feed.pollHealth(), 20_000)
@@ -163,7 +168,7 @@ class Inbox {
     this.selection.clear()
     this.syncSelection()
     this.tabs.render(this.feed.view.status)
-    this.toolbar.render(this.feed.view, this.feed.sessions)
+    this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster)
     void this.feed.reload()
   }
 
@@ -257,6 +262,19 @@ class Inbox {
     this.bulk.render(this.selection.size, this.feed.annotations.size, this.busy)
   }
 
+  /** Everyone the store knows, for the people and agent filters, when this caller may read the list (else the data names them). */
+  private async refreshIdentities(): Promise<void> {
+    if (this.identitiesForbidden) return
+    try {
+      const { identities } = await this.api.identities()
+      let changed = false
+      for (const i of identities) changed = this.feed.roster.add({ id: i.id, name: i.name, kind: i.kind, revoked: i.revokedAt !== undefined }) || changed
+      if (changed) this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster)
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 403 || e.status === 401)) this.identitiesForbidden = true
+    }
+  }
+
   private async refreshQuestions(): Promise<void> {
     const questions = await this.feed.questions()
     if (questions) this.questions.render(questions, this.feed.sessions)
@@ -282,7 +300,7 @@ class Inbox {
   private renderTotals(): void {
     const { feed } = this
     this.tabs.render(feed.view.status, feed.statusTotals)
-    this.toolbar.render(feed.view, feed.sessions)
+    this.toolbar.render(feed.view, feed.sessions, feed.roster)
     for (const el of this.el.list.querySelectorAll<HTMLElement>('section.session')) {
       const total = el.querySelector<HTMLElement>('.group-total')
       const n = feed.sessionTotals[el.dataset.session ?? '']

@@ -4,7 +4,7 @@
  * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
  */
 import type { BrowserAuth } from './auth.js'
-import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
+import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
   constructor(
@@ -110,6 +110,11 @@ export class Api {
 
   annotation(id: string): Promise<Annotation> {
     return this.request('GET', `/api/annotations/${encodeURIComponent(id)}`)
+  }
+
+  /** The people and agents the store knows (admins, the operator and local use may read it; others get 403). */
+  identities(): Promise<{ identities: Identity[] }> {
+    return this.request('GET', '/api/identities')
   }
 
   questions(): Promise<QuestionList> {

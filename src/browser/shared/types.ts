@@ -3,11 +3,11 @@
  * imports: nothing of zod reaches the bundle); presence is the `/health` `agent` field and the
  * `presence` event.
  */
-import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Intent, PageEntry, Rect, Reply, Session, Severity, TextQuote, Viewport } from '../../store/model.js'
+import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Rect, Reply, Session, Severity, TextQuote, Viewport } from '../../store/model.js'
 import type { SourceLocation } from '../../store/source-location.js'
 import type { StoreEvent } from '../../store/events.js'
 
-export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Intent, PageEntry, Rect, Reply, Session, Severity, StoreEvent, TextQuote, Viewport }
+export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Rect, Reply, Session, Severity, StoreEvent, TextQuote, Viewport }
 
 export interface Presence {
   connected: boolean
@@ -69,6 +69,10 @@ export interface SearchParams {
   intent?: string
   severity?: string
   author?: 'agent' | 'human'
+  /** Who wrote it: identity ids, or `you` (no identity). */
+  by?: string
+  /** Which agent replied: identity ids. */
+  agent?: string
   q?: string
   sort?: 'newest' | 'oldest'
   cursor?: string

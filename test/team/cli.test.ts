@@ -113,6 +113,15 @@ describe('marginalia people / agents / revoke against a running serve', () => {
     const [eventsAt, mcpAt] = await Promise.all([eventsEnded, mcpEnded])
     expect(eventsAt - Date.parse(at!)).toBeLessThan(1_000)
     expect(mcpAt - Date.parse(at!)).toBeLessThan(1_000)
+    // Added while serve runs (the CLI folds the log into the snapshot as it closes): their token
+    // and link work on that server at once, without a restart.
+    const late = await cli('agents', 'add', 'late-agent')
+    expect(late.code).toBe(0)
+    expect((await request(`${serve.url}/api/annotations`, { headers: bearer(late.stdout.trim()) })).status).toBe(200)
+    const bob = await cli('people', 'add', 'Bob')
+    expect(bob.code).toBe(0)
+    expect((await request(`${serve.url}/auth/redeem`, { method: 'POST', body: { code: codeOf(bob.stdout.trim()) } })).status).toBe(200)
+
     // Alice is untouched; the list says the agent is revoked.
     expect((await request(`${serve.url}/api/annotations`, { headers: bearer(alice) })).status).toBe(200)
     expect((await cli('agents', 'list')).stdout).toMatch(/\tci-agent\tagent\t\S+\trevoked \S+\n/)

@@ -150,7 +150,7 @@ export class Overlay {
       },
       changed: (on) => {
         this.dock.setAnnotating(on)
-        if (on) this.dock.say(coarsePointer() ? 'Tap an element to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
+        if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
     })

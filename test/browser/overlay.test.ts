@@ -220,6 +220,8 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const kept = await page.evaluate(() => Object.entries(localStorage).filter(([k]) => k.startsWith('marginalia:outbox')).map(([, v]) => JSON.parse(v) as { body: { comment: string } }[]))
     expect(kept.flat().map((i) => i.body.comment)).toEqual(['Written while the server was down'])
     expect(store.getAllPending()).toHaveLength(0)
+    // Kept, it has a pin already: no number yet, marked as waiting.
+    await eventually(() => ui(page, '.pin[data-waiting]').textContent()).toBe('…')
 
     // The server comes back on the same port and store.
     const again = await startHttpServer(store, { port, log: () => {} })
@@ -227,6 +229,8 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Written while the server was down'])
     await eventually(() => ui(page, '.alert').isVisible()).toBe(false)
     await eventually(() => ui(page, '.pin').count()).toBe(1)
+    // Sent, the waiting pin is the server's numbered one (never two pins for it).
+    await eventually(() => ui(page, '.pin').evaluate((el) => [el.textContent, el.hasAttribute('data-waiting')])).toEqual(['1', false])
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('marginalia:outbox')).length)).toBe(0)
     // Retries that race (online event, stream reconnect, backoff timer) never send it twice.
     await page.evaluate(async () => {

@@ -8,6 +8,7 @@
  *
  *   docs/screenshots/overlay.png — the demo page, pins on the annotated elements, a thread open
  *   docs/screenshots/inbox.png   — the inbox at /
+ *   docs/screenshots/phone.png   — the demo page on a 375×667 touch screen, words selected by touch, the box open
  *
  * Needs /usr/bin/chromium (apt-get install chromium) or MARGINALIA_CHROMIUM; never downloads a browser.
  */
@@ -54,7 +55,8 @@ const pageUrl = `${pageOrigin}/checkout`
 const viewport = { width: 1280, height: 800 }
 minutesAgo(48)
 const session = await store.createSession({ url: pageUrl, name: 'Checkout · Fern & Field' })
-const on = (selector: string, tag: string, text: string, rect: { x: number; y: number; width: number; height: number }) => ({ selector, tag, text, rect, path: `html > body > main > ${selector}` })
+/** An element as the overlay describes it; `at`: where in it the person clicked (fractions), where its pin goes. */
+const on = (selector: string, tag: string, text: string, rect: { x: number; y: number; width: number; height: number }, at?: { x: number; y: number }) => ({ selector, tag, text, rect, path: `html > body > main > ${selector}`, ...(at ? { at } : {}) })
 
 const logo = await store.addAnnotation({
   sessionId: session.id,
@@ -88,7 +90,8 @@ const tax = await store.addAnnotation({
   sessionId: session.id,
   comment: 'Tax is shown before the address is complete — it jumps when the ZIP changes.',
   url: pageUrl,
-  element: on('div.totals > div:nth-of-type(3)', 'div', 'Tax $5.60', { x: 860, y: 420, width: 310, height: 22 }),
+  // Clicked in the row's empty middle: the pin does not hide the amount.
+  element: on('div.totals > div:nth-of-type(3)', 'div', 'Tax $5.60', { x: 860, y: 420, width: 310, height: 22 }, { x: 0.4, y: 0.5 }),
   intent: 'fix',
   severity: 'important',
   viewport,
@@ -137,7 +140,8 @@ try {
   const page = await context.newPage()
   await page.goto(pageUrl)
   await page.locator('marginalia-overlay .agent[data-state="listening"]').waitFor({ timeout: 15_000 })
-  await page.locator('marginalia-overlay .pin').nth(3).waitFor({ timeout: 10_000 })
+  // Three open annotations have pins (the resolved one is hidden, as by default).
+  await page.locator('marginalia-overlay .pin').nth(2).waitFor({ timeout: 10_000 })
   // Open the thread with the agent's question.
   await page.locator('marginalia-overlay .pin[data-question]').click()
   await page.locator('marginalia-overlay .thread .reply[data-open]').waitFor()
@@ -159,7 +163,39 @@ try {
   await inbox.waitForTimeout(300)
   await inbox.screenshot({ path: path.join(outDir, 'inbox.png') })
   await context.close()
-  process.stdout.write(`screenshots: wrote ${path.relative(root, path.join(outDir, 'overlay.png'))} and ${path.relative(root, path.join(outDir, 'inbox.png'))}\n`)
+
+  // On a phone: words selected by touch in annotate mode (a long press, the selection made while
+  // the finger is down as the phone makes it), the box below them.
+  const phone = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, colorScheme: 'light' })
+  const mobile = await phone.newPage()
+  await mobile.goto(pageUrl)
+  await mobile.locator('marginalia-overlay .agent[data-state="listening"]').waitFor({ timeout: 15_000 })
+  await mobile.locator('marginalia-overlay .annotate').tap()
+  // In the page (this script has no DOM types): the word's centre; selected once the finger is
+  // down (the window sees the touch before the overlay does).
+  const words = await mobile.evaluate<{ x: number; y: number }>(`(() => {
+    const text = [...document.querySelector('.steps').childNodes].find((n) => n.nodeType === 3 && n.textContent.includes('Payment'))
+    const at = text.data.indexOf('Payment')
+    const range = document.createRange()
+    range.setStart(text, at)
+    range.setEnd(text, at + 'Payment'.length)
+    window.addEventListener('touchstart', () => {
+      getSelection().removeAllRanges()
+      getSelection().addRange(range)
+    }, { capture: true, once: true })
+    const r = range.getBoundingClientRect()
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 }
+  })()`)
+  const cdp = await phone.newCDPSession(mobile)
+  const press = cdp.send('Input.synthesizeTapGesture', { ...words, duration: 800, tapCount: 1, gestureSourceType: 'touch' })
+  await press
+  await mobile.locator('marginalia-overlay .composer blockquote.selected').waitFor({ timeout: 10_000 })
+  await mobile.locator('marginalia-overlay .composer textarea').fill('Make the steps tappable: I want to go back to Shipping.')
+  await mobile.locator('marginalia-overlay .composer textarea').blur()
+  await mobile.waitForTimeout(300) // let the toast settle
+  await mobile.screenshot({ path: path.join(outDir, 'phone.png') })
+  await phone.close()
+  process.stdout.write(`screenshots: wrote ${['overlay.png', 'inbox.png', 'phone.png'].map((f) => path.relative(root, path.join(outDir, f))).join(', ')}\n`)
 } finally {
   await browser.close()
   await agent.close().catch(() => {})

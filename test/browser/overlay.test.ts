@@ -96,18 +96,18 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const sessions = store.listSessions()
     expect(sessions.map((s) => [s.url, s.name])).toEqual([[`${pages.origin}/shop`, 'Fixture shop']])
     // The pin shows on the element, numbered, in the pending colour; the outbox is empty again.
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     expect(await ui(page, '.pin').textContent()).toBe('1')
     expect(await ui(page, '.pin').getAttribute('data-status')).toBe('pending')
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('marginalia:outbox')).length)).toBe(0)
 
     // A second visit reuses the session and shows the pin again.
     await openPage(page, pageUrl)
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     await annotate(page, '#checkout', 'Checkout should be green')
     await eventually(() => store.getAllPending().length).toBe(2)
     expect(store.listSessions()).toHaveLength(1)
-    await eventually(() => ui(page, '.pin').count()).toBe(2)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(2)
     // Esc leaves annotate mode; clicks reach the page again.
     await page.keyboard.press('Escape')
     await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
@@ -148,7 +148,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const session = await store.createSession({ url: `${pages.origin}/shop` })
     const note = await store.addAnnotation({ sessionId: session.id, comment: 'Checkout button overlaps the text', element: { selector: '#checkout' } })
     await openPage(page, `${pages.origin}/shop`)
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     await ui(page, '.pin').click()
     await eventually(() => ui(page, '.thread').isVisible()).toBe(true)
     expect(await ui(page, '.thread .comment').textContent()).toBe('Checkout button overlaps the text')
@@ -220,13 +220,17 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const kept = await page.evaluate(() => Object.entries(localStorage).filter(([k]) => k.startsWith('marginalia:outbox')).map(([, v]) => JSON.parse(v) as { body: { comment: string } }[]))
     expect(kept.flat().map((i) => i.body.comment)).toEqual(['Written while the server was down'])
     expect(store.getAllPending()).toHaveLength(0)
+    // Kept, it has a pin already: no number yet, marked as waiting.
+    await eventually(() => ui(page, '.pin[data-waiting]').textContent()).toBe('…')
 
     // The server comes back on the same port and store.
     const again = await startHttpServer(store, { port, log: () => {} })
     cleanups.push(() => again.close())
     await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Written while the server was down'])
     await eventually(() => ui(page, '.alert').isVisible()).toBe(false)
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
+    // Sent, the waiting pin is the server's numbered one (never two pins for it).
+    await eventually(() => ui(page, '.pin').evaluate((el) => [el.textContent, el.hasAttribute('data-waiting')])).toEqual(['1', false])
     expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('marginalia:outbox')).length)).toBe(0)
     // Retries that race (online event, stream reconnect, backoff timer) never send it twice.
     await page.evaluate(async () => {
@@ -252,7 +256,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     cleanups.push(() => again.close())
     await openPage(page, pageUrl)
     await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Kept across a reload'])
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     await new Promise((r) => setTimeout(r, 1_000))
     expect(store.getAllPending()).toHaveLength(1)
   })
@@ -271,12 +275,12 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
   it('follows client-side navigation: another path is another session with its own pins', { timeout: 60_000 }, async () => {
     const { page, store, pages } = await setup()
     await annotate(page, '#checkout', 'On the shop page')
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     await page.evaluate(() => history.pushState({}, '', '/other'))
     await eventually(() => ui(page, '.pin').count()).toBe(0)
     await annotate(page, '#intro', 'On the other page')
     await eventually(() => store.listSessions().map((s) => s.url).sort()).toEqual([`${pages.origin}/other`, `${pages.origin}/shop`])
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     expect(await ui(page, '.pin').getAttribute('aria-label')).toContain('On the other page')
     await page.evaluate(() => history.back())
     await eventually(() => ui(page, '.pin').getAttribute('aria-label')).toContain('On the shop page')

@@ -164,7 +164,7 @@ describe.runIf(browserTestsEnabled())('the first minute in a new Vite + React ap
       await page.locator('#buy').click()
       await page.locator('marginalia-overlay .composer textarea').fill('Make Buy bigger')
       await page.locator('marginalia-overlay .composer button[type="submit"]').click()
-      await page.locator('marginalia-overlay .pin').first().waitFor({ timeout: 10_000 })
+      await page.locator('marginalia-overlay .pin:not([data-waiting])').first().waitFor({ timeout: 10_000 }) // sent: not a pin still waiting in the outbox
     } finally {
       await browser.close()
     }

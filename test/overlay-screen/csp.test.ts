@@ -114,7 +114,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     // Screenshots are drawn with an inline <style> and a data: image, which this policy blocks (README): off here.
     await ui(page, '.composer input[name="screenshot"]').uncheck()
     await ui(page, '.composer button[type="submit"]').click()
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     // Stored on the plugin's Marginalia server, straight from there.
     const listed = (await (await fetch(`${plugin.marginalia()!.url}/api/annotations`)).json()) as { annotations: { comment: string }[] }
     expect(listed.annotations.map((a) => a.comment)).toEqual(['Say how much'])

@@ -17,7 +17,7 @@ import { createMemoryStore, startHttpServer } from '../../src/index.js'
 import { useChromium } from '../helpers/chromium.js'
 import { eventually } from '../helpers/eventually.js'
 import { tempDir } from '../helpers/store.js'
-import { annotateMode, clickAt, send, setup, ui } from '../overlay-anchor/setup.js'
+import { annotateMode, clickAt, pins, send, setup, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -106,13 +106,22 @@ describe.skipIf(!enabled)('with the server down', () => {
     expect(alert && toast && bar).toBeTruthy()
     expect([overlaps(alert!, toast!), overlaps(alert!, bar!), overlaps(toast!, bar!)]).toEqual([false, false, false])
 
+    // The kept annotation has its pin already, where the person clicked, with no number yet (the
+    // server gives it one) and saying it is not sent; it opens the list, where it waits.
+    const save = await page.locator('#save').boundingBox()
+    await eventually(async () => (await pins(page)).map((p) => [p.n, p.hidden, p.anchor, Math.abs(p.x - (save!.x + save!.width / 2)) <= 1 && Math.abs(p.y - (save!.y + save!.height / 2)) <= 1])).toEqual([['…', false, 'found', true]])
+    expect(await ui(page, '.pin').getAttribute('aria-label')).toBe('Annotation, not sent yet (kept in this browser): Kept while down')
+    expect(await ui(page, '.pin').getAttribute('data-waiting')).toBe('')
     // The list opens above the dock: "Retry now" stays uncovered and clickable.
-    await ui(page, '.count').click()
+    await ui(page, '.pin').click()
     await ui(page, '.list-panel').waitFor()
     await eventually(async () => {
       const [list, retry] = await boxes(page, ['.list-panel', '.alert .btn'])
       return !!list && !!retry && !overlaps(list, retry)
     }).toBe(true)
+    // What waits is listed; the list does not also say the page has nothing.
+    expect(await ui(page, '.list-panel .outbox-item .line').textContent()).toBe('Kept while down')
+    expect(await ui(page, '.list-panel .empty').count()).toBe(0)
     await page.screenshot({ path: 'test/overlay-screen/.screenshots/server-down-list.png' })
     const hit = await page.evaluate(() => {
       const root = document.querySelector('marginalia-overlay')!.shadowRoot!

@@ -46,7 +46,7 @@ describe.skipIf(!enabled)('copy as Markdown and the editor link', () => {
     await store.reply(buy.id, { author: 'agent', message: 'Which colour would you like?', kind: 'question' })
     await store.addAnnotation({ sessionId: session.id, url: `${pages.origin}/shop`, comment: 'Total is missing tax', element: { selector: '#total', tag: 'h2', text: 'Total' } })
     await openPage(page, `${pages.origin}/shop`)
-    await eventually(() => ui(page, '.pin').count()).toBe(2)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(2)
 
     // One annotation, from its thread; its source links to the editor.
     await ui(page, '.pin').first().click()

@@ -54,7 +54,7 @@ describe.skipIf(!enabled)('client-side navigation', () => {
     await clickAt(page, await page.locator('#refund').boundingBox())
     await send(page, 'Refund needs a confirmation')
     await eventually(() => ui(page, '.toast').textContent()).toContain('Sent as #1')
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     // Annotate mode stays on after a send: off, so the link's click reaches the router.
     await page.keyboard.press('Escape')
     expect(await ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
@@ -81,6 +81,6 @@ describe.skipIf(!enabled)('client-side navigation', () => {
     expect(replaced.pins).toEqual([])
     // A full load of the settings page afterwards finds its own pin.
     await openPage(page, `${pages.origin}/app/settings`)
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
   })
 })

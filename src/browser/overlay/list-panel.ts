@@ -95,7 +95,7 @@ export class ListPanel {
         'div',
         { class: 'panel-body' },
         kept.length ? h('ul', { class: 'list', 'aria-label': 'Kept in this browser' }, ...kept) : null,
-        items.length ? h('ul', { class: 'list' }, ...items) : h('div', { class: 'empty' }, coarsePointer() ? 'No annotations on this page yet. Tap Annotate, then tap something.' : `No annotations on this page yet. Press Annotate (${this.shortcut}) and click something.`),
+        items.length ? h('ul', { class: 'list' }, ...items) : kept.length ? null : h('div', { class: 'empty' }, coarsePointer() ? 'No annotations on this page yet. Tap Annotate, then tap something.' : `No annotations on this page yet. Press Annotate (${this.shortcut}) and click something.`),
       ),
     )
   }

@@ -27,7 +27,7 @@ import { Follower } from './anchor/follow.js'
 import { TopLayer } from './top-layer.js'
 import { CspWatch, adoptStyles } from './csp.js'
 import { viewRect, frameOffset } from './anchor/dom.js'
-import { Pins } from './pins.js'
+import { Pins, WAITING, isWaiting } from './pins.js'
 import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
@@ -135,6 +135,7 @@ export class Overlay {
         rejected: (_item, error) => {
           this.dock.say(`An annotation could not be sent: ${error}`)
           this.dock.renderAlert()
+          this.renderPins()
           this.renderList()
         },
       },
@@ -150,13 +151,14 @@ export class Overlay {
       },
       changed: (on) => {
         this.dock.setAnnotating(on)
-        if (on) this.dock.say(coarsePointer() ? 'Tap an element to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
+        if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
     })
     this.pins = new Pins(
       this.host,
-      (id) => (this.thread.openId === id ? this.closeThread() : this.openThread(id)),
+      // A pin of an annotation still in the outbox opens the list, where it waits (retry, copy, discard).
+      (id) => (isWaiting(id) ? this.toggleList(true) : this.thread.openId === id ? this.closeThread() : this.openThread(id)),
       (anchor) => this.follower.track(anchor.element!, anchor.clip),
     )
     // Pins follow their elements at once: page changes, resizes, scrolls, client-side navigation.
@@ -207,6 +209,7 @@ export class Overlay {
       close: () => this.toggleList(false),
       discard: (item) => {
         this.outbox.remove(item.id)
+        this.renderPins()
         this.renderList()
         this.dock.renderAlert()
       },
@@ -405,6 +408,7 @@ export class Overlay {
     this.outbox.add(outboxItem(this.sync.pageKey, body, squash(document.title)))
     this.dock.say(this.sync.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
     this.dock.renderAlert()
+    this.renderPins()
     void this.sender.flush()
   }
 
@@ -433,6 +437,7 @@ export class Overlay {
   private readonly onStorage = (e: StorageEvent): void => {
     if (e.key !== this.outbox.key) return
     this.dock.renderAlert()
+    this.renderPins()
     this.renderList()
   }
 
@@ -546,7 +551,7 @@ export class Overlay {
 
   private renderAll(): void {
     this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
-    this.pins.render(this.sync.ordered(), this.thread.openId)
+    this.pins.render(this.sync.ordered(), this.thread.openId, this.waiting())
     this.dock.renderCount(this.sync.ordered())
     this.dock.renderAgent()
     const id = this.thread.openId
@@ -557,9 +562,23 @@ export class Overlay {
     this.dock.renderAlert()
   }
 
+  /**
+   * What this page sent that waits in the outbox (the server is down or slow), as annotations
+   * for pins of their own; one the server refused for good waits only in the list.
+   */
+  private waiting(): Annotation[] {
+    return this.outbox
+      .list()
+      .filter((item) => item.pageKey === this.sync.pageKey && item.rejected === undefined)
+      .map(({ id, queuedAt, body }): Annotation => {
+        const { comment, element, selectedText, elements, area } = body
+        return { id: `${WAITING}${id}`, sessionId: '', status: 'pending', comment, element, selectedText, elements, area, replies: [], createdAt: queuedAt, updatedAt: queuedAt, rev: 0 }
+      })
+  }
+
   private renderPins(): void {
     this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
-    this.pins.render(this.sync.ordered(), this.thread.openId)
+    this.pins.render(this.sync.ordered(), this.thread.openId, this.waiting())
     this.positionAll()
   }
 
@@ -590,7 +609,7 @@ export class Overlay {
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
   private positionAll(): void {
     if (this.destroyed) return
-    const openPin = this.pins.position(this.sync.ordered(), this.thread.openId)
+    const openPin = this.pins.position([...this.sync.ordered(), ...this.waiting()], this.thread.openId)
     this.picker.layout()
     placeDock(this.dock.element, this.host)
     this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')

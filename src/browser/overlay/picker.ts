@@ -3,7 +3,8 @@
  * nearest meaningful element under the pointer (the button around an icon, not the icon's
  * <path>), ↑/↓ or Alt+wheel walk to the parent and back, a click picks it (the page never sees
  * that click), Shift-click adds an element to the open annotation, a mouse text selection picks
- * the selected words, a drag over no text (or with Alt) picks an area, and Enter picks the focused
+ * the selected words (a touch selection too, once the finger is up and the selection has stopped
+ * changing), a drag over no text (or with Alt) picks an area, and Enter picks the focused
  * element (keyboard users). Presses on the page are kept from its handlers; text can still be
  * selected. Iframes get a transparent shield while annotating: nothing reaches them, and inside
  * same-origin ones the element under the pointer is picked. Events inside the overlay's own
@@ -17,6 +18,7 @@ import type { ElementInfo } from '../shared/types.js'
 import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from './anchor/dom.js'
 import { quoteOf } from './anchor/quote.js'
 import { adoptStyles } from './csp.js'
+import { coarsePointer } from './layout.js'
 
 export interface Target {
   element: Element
@@ -52,6 +54,12 @@ const COLLECTED = 'button, a[href], input, select, textarea, img, svg, h1, h2, h
 const SVG = 'http://www.w3.org/2000/svg'
 /** A drag shorter than this is a click. */
 const DRAG_PX = 8
+/**
+ * A touch selection is picked once it has not changed for this long with no finger down: a phone
+ * selects a word on a long press, then the person drags its handles (which the page does not see
+ * as touches, only as `selectionchange`).
+ */
+export const TOUCH_SELECTION_SETTLE_MS = 500
 
 /** Small inline things (icons, emphasis, images): a person pointing at one usually means the control around it. */
 const SMALL = /^(svg|span|i|b|em|strong|small|img|kbd|abbr|sup|sub|code|mark|s|u)$/
@@ -81,6 +89,14 @@ export class Picker {
   private trail: Element[] = []
   /** A press on the page: `area` when a drag from it draws an area (it did not start on text, or Alt was held). */
   private press: { x: number; y: number; area: boolean; band?: DOMRect } | undefined
+  /** Fingers on the page now (touches in the overlay are not counted). */
+  private fingers = 0
+  /** The last press was a touch (a phone, or a touch screen on a laptop). */
+  private touched = false
+  /** The page's selection changed while a finger was down (a long press selected words). */
+  private selectedByTouch = false
+  /** Picks a touch selection once it has settled. */
+  private settle: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     private readonly host: HTMLElement,
@@ -95,6 +111,10 @@ export class Picker {
     window.addEventListener('focusin', this.onFocusIn, true)
     window.addEventListener('keydown', this.onKeyDown, true)
     window.addEventListener('wheel', this.onWheel, { capture: true, passive: false })
+    window.addEventListener('touchstart', this.onTouchStart, { capture: true, passive: true })
+    window.addEventListener('touchend', this.onTouchEnd, { capture: true, passive: true })
+    window.addEventListener('touchcancel', this.onTouchEnd, { capture: true, passive: true })
+    document.addEventListener('selectionchange', this.onSelectionChange)
   }
 
   detach(): void {
@@ -106,6 +126,10 @@ export class Picker {
     window.removeEventListener('focusin', this.onFocusIn, true)
     window.removeEventListener('keydown', this.onKeyDown, true)
     window.removeEventListener('wheel', this.onWheel, true)
+    window.removeEventListener('touchstart', this.onTouchStart, true)
+    window.removeEventListener('touchend', this.onTouchEnd, true)
+    window.removeEventListener('touchcancel', this.onTouchEnd, true)
+    document.removeEventListener('selectionchange', this.onSelectionChange)
   }
 
   set(on: boolean): void {
@@ -121,6 +145,9 @@ export class Picker {
       this.dropCursor = undefined
       this.setCurrent(undefined)
       this.endDrag()
+      this.stopSettling()
+      this.fingers = 0
+      this.selectedByTouch = false
     }
     this.layout()
     this.events.changed(on)
@@ -286,6 +313,11 @@ export class Picker {
     if (!this.active || this.isOurs(e)) return
     e.stopPropagation()
     const m = e as MouseEvent
+    if (e.type === 'pointerdown') {
+      // A new press: a click left over from an earlier gesture (a long press fires none) is not to be swallowed.
+      this.suppressClick = false
+      this.touched = (e as PointerEvent).pointerType === 'touch'
+    }
     if (e.type === 'pointerdown' && m.button === 0) this.press = { x: m.clientX, y: m.clientY, area: m.altKey || !!this.shieldOf(e) || !onText(m.clientX, m.clientY) }
     // A press off text (or with Alt) drags an area, Shift-click adds an element: neither starts or extends a text selection.
     if (e.type === 'mousedown' && (this.press?.area || m.shiftKey)) e.preventDefault()
@@ -312,6 +344,51 @@ export class Picker {
       document.getSelection()?.removeAllRanges()
       this.events.pick(areaTarget(band), false)
     }
+  }
+
+  /** Touch selection: the way a phone selects text fires no mouseup, so the selection itself is watched. */
+  private readonly onTouchStart = (e: TouchEvent): void => {
+    if (!this.active || this.isOurs(e)) return
+    this.touched = true
+    this.fingers = e.touches.length
+    this.stopSettling()
+  }
+
+  private readonly onTouchEnd = (e: TouchEvent): void => {
+    if (!this.active || this.isOurs(e)) return
+    this.fingers = e.touches.length
+    if (this.fingers > 0) return
+    if (this.selectedByTouch && this.selection()) {
+      // The tap that may end a long press is not a pick of its own: the selected words are.
+      this.suppressClick = true
+      this.startSettling()
+    }
+    this.selectedByTouch = false
+  }
+
+  private readonly onSelectionChange = (): void => {
+    if (!this.active || this.events.composing() || !(this.touched || coarsePointer())) return
+    if (!this.selection()) {
+      this.stopSettling()
+      return
+    }
+    if (this.fingers > 0) this.selectedByTouch = true
+    else this.startSettling()
+  }
+
+  private startSettling(): void {
+    this.stopSettling()
+    this.settle = setTimeout(() => {
+      this.settle = undefined
+      if (!this.active || this.fingers > 0 || this.events.composing()) return
+      const selection = this.selection()
+      if (selection) this.events.pick(selection, false)
+    }, TOUCH_SELECTION_SETTLE_MS)
+  }
+
+  private stopSettling(): void {
+    if (this.settle !== undefined) clearTimeout(this.settle)
+    this.settle = undefined
   }
 
   private readonly onClick = (e: MouseEvent): void => {

@@ -13,6 +13,10 @@ import { viewport, type Box } from './layout.js'
 import { coveredAt, frameOffset, viewRect, visibleBox } from './anchor/dom.js'
 import { Anchors, type Anchor, type AnchorState } from './anchor/resolve.js'
 
+/** Ids of annotations that wait in this browser's outbox (not on the server yet) start so. */
+export const WAITING = 'outbox:'
+export const isWaiting = (id: string): boolean => id.startsWith(WAITING)
+
 /** The pin's body beside its tip (see .pin in overlay.css: translate(1px, -25px), 26 px square). */
 const PIN = { left: 1, top: -25, size: 26 }
 
@@ -34,10 +38,14 @@ export class Pins {
     this.anchors = new Anchors(host)
   }
 
-  /** One pin per annotation, numbered in `ordered`'s order; pins of annotations gone are removed. */
-  render(ordered: readonly Annotation[], openId: string | undefined): void {
+  /**
+   * One pin per annotation, numbered in `ordered`'s order; pins of annotations gone are removed.
+   * `waiting`: what this page sent that is still in the outbox — a pin each, without a number
+   * (the server gives it one), dashed, "not sent yet".
+   */
+  render(ordered: readonly Annotation[], openId: string | undefined, waiting: readonly Annotation[] = []): void {
     const seen = new Set<string>()
-    ordered.forEach((a, i) => {
+    ;[...ordered, ...waiting].forEach((a, i) => {
       if (!this.shows(a, openId)) return
       seen.add(a.id)
       let pin = this.buttons.get(a.id)
@@ -47,15 +55,17 @@ export class Pins {
         this.element.appendChild(pin)
       }
       const q = openQuestionOf(a)
-      pin.textContent = String(i + 1)
+      const queued = isWaiting(a.id)
+      pin.textContent = queued ? '…' : String(i + 1)
+      pin.toggleAttribute('data-waiting', queued)
       pin.setAttribute('data-status', a.status)
       pin.setAttribute('data-id', a.id)
       if (q) pin.setAttribute('data-question', '')
       else pin.removeAttribute('data-question')
       pin.setAttribute('aria-expanded', String(openId === a.id))
       delete pin.dataset.anchor
-      pin.dataset.n = String(i + 1)
-      pin.dataset.summary = `${STATUS_LABEL[a.status]}${q ? ' · question from the agent' : ''}\n${clip(a.comment, 140)}`
+      pin.dataset.n = queued ? '' : String(i + 1)
+      pin.dataset.summary = `${queued ? 'Not sent yet (kept in this browser)' : STATUS_LABEL[a.status]}${q ? ' · question from the agent' : ''}\n${clip(a.comment, 140)}`
     })
     for (const [id, pin] of this.buttons) {
       if (!seen.has(id)) {
@@ -145,8 +155,8 @@ export class Pins {
     const n = pin.dataset.n ?? ''
     const where = state === 'lost' ? ' · element not found: it moved or is gone' : state === 'moved' ? ' · found again where it moved' : ''
     const [status = '', comment = ''] = (pin.dataset.summary ?? '').split('\n')
-    pin.setAttribute('aria-label', `Annotation ${n}, ${status.toLowerCase()}${where}: ${comment}`)
-    pin.title = `#${n} · ${status}${where}\n${comment}`
+    pin.setAttribute('aria-label', `Annotation${n ? ` ${n}` : ''}, ${status.toLowerCase()}${where}: ${comment}`)
+    pin.title = `${n ? `#${n} · ` : ''}${status}${where}\n${comment}`
   }
 
   private anchor(a: Annotation): Anchor {

@@ -182,7 +182,7 @@ describe.skipIf(!enabled)('capture in Chromium', () => {
     await ui(page, '.composer textarea').fill('This box should be blue, like the reference')
     await ui(page, '.composer button[type="submit"]').click()
     await eventually(() => store.getAllPending().length, 10_000).toBe(1)
-    await eventually(() => ui(page, '.pin').count()).toBe(1)
+    await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     await ui(page, '.pin').click()
     await ui(page, '.thread .attachments .thumb').waitFor()
     await eventually(() => ui(page, '.thread .attachments img').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)

@@ -198,7 +198,7 @@ export class Toolbar {
     this.author = select('author', 'Replies by', [
       ['', 'Any replies'],
       ['agent', 'Agent replied'],
-      ['human', 'You replied'],
+      ['human', 'A person replied'],
     ])
     // Who wrote it and which agent answered: listed once the data names someone (local use alone shows neither).
     this.by = select('by', 'Written by', [['', 'By anyone']])

@@ -17,7 +17,7 @@ import { HttpError, sendJson } from './respond.js'
 import type { Caller } from './team.js'
 import { AcknowledgeInput, DismissInput, ResolveInput } from '../store/model.js'
 import { Router, type RouteContext } from './router.js'
-import { checkKinds, identityIds, searchWho, type WhoFilter } from './who.js'
+import { checkKinds, identityIds, type WhoFilter } from './who.js'
 import { EventStream, parseLastEventId } from './sse.js'
 import type { Observable } from 'rxjs'
 
@@ -229,7 +229,9 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
       if (q.sort) criteria.sort = q.sort
       const who: WhoFilter = { ...(q.by ? { by: q.by } : {}), ...(q.agent ? { agents: q.agent } : {}) }
       if (who.by || who.agents) checkKinds(store, who)
-      const page = who.by || who.agents ? searchWho(store, criteria, who, pageOptions) : store.searchAnnotations(criteria, pageOptions)
+      if (who.by) criteria.byIds = who.by
+      if (who.agents) criteria.agentIds = who.agents
+      const page = store.searchAnnotations(criteria, pageOptions)
       ok(ctx, 200, { annotations: page.items, ...paged(page), totals: { sessions: page.sessions, statuses: page.statuses }, rev: store.rev })
     })
     .on('POST', '/api/annotations/bulk', async (ctx) => {

@@ -3,16 +3,12 @@
  * (which agent replied), as identity ids. `by=you` names annotations written with no identity
  * (local use, or the operator's --token), the way the inbox calls that person "you".
  *
- * The store's search (queries.ts) knows no identities yet, so this runs the store's search for
- * every status with no page, keeps what the identities match, and does the paging and the totals
- * the way the store does (same order keys, so the store's cursors work here and back). It is a
- * second pass over the matches; moving `byIds`/`agentIds` into `AnnotationSearch` would make it
- * one.
+ * This parses and checks the parameters; the store's search (`byIds`, `agentIds`) filters.
  */
 import { z } from 'zod'
-import { ANNOTATION_STATUSES, LIMITS, type Annotation, type AnnotationStatus } from '../store/model.js'
-import { orderKey } from '../store/indexes.js'
-import type { AnnotationSearch, PageOptions, SearchPage, Store } from '../store/store.js'
+import { LIMITS } from '../store/model.js'
+import { LOCAL_AUTHOR } from '../store/vocabulary.js'
+import type { Store } from '../store/store.js'
 import { ValidationError } from '../store/errors.js'
 
 /** Who wrote (`by`) or answered (`agents`) an annotation, as identity ids (`you`: no identity). */
@@ -20,9 +16,6 @@ export interface WhoFilter {
   by?: readonly string[]
   agents?: readonly string[]
 }
-
-/** The word for "written with no identity" (the local person). */
-export const LOCAL_AUTHOR = 'you'
 
 const ID = /^[A-Za-z0-9_-]+$/
 
@@ -55,39 +48,4 @@ export function checkKinds(store: Store, who: WhoFilter): void {
     if (identity?.kind === 'person') issues.push({ path: 'agent', message: `"${id}" is ${identity.name}, a person: filter on what they wrote with by=${id}` })
   }
   if (issues.length > 0) throw new ValidationError(issues, 'query')
-}
-
-/** Whether `a` was written by one of `who.by` and answered by one of `who.agents` (absent lists do not filter). */
-export function matchesWho(a: Annotation, who: WhoFilter): boolean {
-  if (who.by && !who.by.includes(a.by?.id ?? LOCAL_AUTHOR)) return false
-  if (who.agents && !a.replies.some((r) => r.by?.kind === 'agent' && who.agents!.includes(r.by.id))) return false
-  return true
-}
-
-/** `store.searchAnnotations(search, page)` narrowed by `who`, with the same paging and totals. */
-export function searchWho(store: Store, search: AnnotationSearch, who: WhoFilter, page: PageOptions): SearchPage {
-  const { statuses: wanted, ...rest } = search
-  const everything = store.searchAnnotations(rest, {})
-  const newest = search.sort === 'newest'
-  const limit = page.limit ?? Infinity
-  const statuses = Object.fromEntries(ANNOTATION_STATUSES.map((s) => [s, 0])) as Record<AnnotationStatus, number>
-  const sessions: Record<string, number> = {}
-  const items: Annotation[] = []
-  let lastKey: string | undefined
-  let hasMore = false
-  let total = 0
-  for (const a of everything.items) {
-    if (!matchesWho(a, who)) continue
-    statuses[a.status]++
-    if (wanted && !wanted.includes(a.status)) continue
-    total++
-    sessions[a.sessionId] = (sessions[a.sessionId] ?? 0) + 1
-    const key = orderKey(a)
-    if (page.after !== undefined && (newest ? key >= page.after : key <= page.after)) continue
-    if (items.length < limit) {
-      items.push(a)
-      lastKey = key
-    } else hasMore = true
-  }
-  return { items, total, lastKey, hasMore, sessions, statuses }
 }

@@ -6,6 +6,7 @@
 import type { Annotation, AnnotationStatus, Intent, Session, Severity } from './model.js'
 import type { StoreEvent } from './events.js'
 import { CursorExpiredError, NotFoundError, ValidationError } from './errors.js'
+import { LOCAL_AUTHOR } from './vocabulary.js'
 import { idOfKey, type Indexes, type SortedKeys } from './indexes.js'
 import type { StoreState } from './reducer.js'
 import { shardGet, type Shards } from './shards.js'
@@ -117,6 +118,10 @@ export interface AnnotationSearch {
   severities?: readonly (Severity | 'none')[]
   /** Annotations with a reply by the agent, or by the person (`human`). */
   author?: 'agent' | 'human'
+  /** Written by one of these identities (issue 23); `LOCAL_AUTHOR` (`you`): written with no identity. */
+  byIds?: readonly string[]
+  /** With a reply by one of these agents (identity ids). */
+  agentIds?: readonly string[]
   /** Words that must all occur (case-insensitive) in the comment, a reply or the selected text. */
   q?: string
   sort?: SearchSort
@@ -145,6 +150,8 @@ function matchesSearch(a: Annotation, s: AnnotationSearch, words: readonly strin
   if (s.intents && !s.intents.includes(a.intent ?? 'none')) return false
   if (s.severities && !s.severities.includes(a.severity ?? 'none')) return false
   if (s.author && !a.replies.some((r) => r.author === s.author)) return false
+  if (s.byIds && !s.byIds.includes(a.by?.id ?? LOCAL_AUTHOR)) return false
+  if (s.agentIds && !a.replies.some((r) => r.by?.kind === 'agent' && s.agentIds!.includes(r.by.id))) return false
   return matchesWords(a, words)
 }
 

@@ -16,6 +16,8 @@ export const IDENTITY_KINDS = ['person', 'agent'] as const
 export const ROLES = ['person', 'agent', 'admin'] as const
 /** Kinds of secret an identity holds (stored as hashes only): a one-time sign-in code, an agent's bearer token, a browser session token. */
 export const CREDENTIAL_KINDS = ['sign_in', 'agent_token', 'session'] as const
+/** In the "written by" filters, the person who wrote with no identity (local use, or the operator's --token): "you". */
+export const LOCAL_AUTHOR = 'you'
 /** Why a credential stopped working before it expired. */
 export const CREDENTIAL_END_REASONS = ['used', 'signed_out'] as const
 /** The kinds of events about identities: they touch no session (their `sessionId` is empty). */

@@ -5,14 +5,11 @@
  * page's URL, so Back returns to the previous view and a link shares it. The status tabs carry
  * the server's totals; the toolbar holds the search box and the selects.
  */
-import { ANNOTATION_STATUSES, INTENTS, SEVERITIES } from '../../store/vocabulary.js'
+import { ANNOTATION_STATUSES, INTENTS, LOCAL_AUTHOR, SEVERITIES } from '../../store/vocabulary.js'
 import { h, replace } from '../shared/dom.js'
 import { STATUS_LABEL, shortUrl } from '../shared/format.js'
 import type { Annotation, AnnotationStatus, SearchParams, Session } from '../shared/types.js'
 import type { Known, Roster } from './roster.js'
-
-/** `by` for annotations written with no identity (the server's word too). */
-export const LOCAL_AUTHOR = 'you'
 
 export type StatusTab = 'open' | 'all' | AnnotationStatus
 export const TABS: readonly StatusTab[] = ['open', ...ANNOTATION_STATUSES, 'all']

@@ -5,12 +5,11 @@
  * PostgreSQL store live in its `blobs` table, so every server on the database serves them.
  */
 import { afterEach, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { openStore, storeImage, type Store } from '../../src/index.js'
-import { CLI } from '../helpers/cli.js'
+import { runCli } from '../helpers/cli.js'
 import { solidPng } from '../context/png.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
 
@@ -31,24 +30,8 @@ function schema(): string {
   return s
 }
 
-/** Run the built CLI to completion (bounded), with no store from the environment. */
-function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', DATABASE_URL: '' } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d))
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`marginalia ${args.join(' ')} did not finish in 60 s; stderr: ${stderr}`))
-    }, 60_000)
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+/** Run the built CLI to completion (bounded to 60 s), with no store from the environment. */
+const cli = (args: string[], cwd: string) => runCli(args, cwd, {}, 60_000)
 
 /** A store with sessions, annotations in several states, replies and an attachment. */
 async function fill(store: Store, annotations: number): Promise<string> {

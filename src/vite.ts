@@ -164,7 +164,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   /** The overlay script's URL in the page: on the Marginalia server, or through the dev server (sameOrigin). */
   const overlaySrc = (): string => (options.sameOrigin ? `${publicBase}${PROXY_PREFIX.slice(1)}/overlay.js` : `${state?.url ?? ''}/overlay.js`)
   /** The command that starts the server this page expects, on its port (and store, when not the default). */
-  const serveCommand = (onPort: string): string => `npx marginalia serve --port ${onPort}${options.store ? ` --store ${options.store}` : ''}`
+  const serveCommand = (onPort: string): string => `npx --no-install marginalia serve --port ${onPort}${options.store ? ` --store ${options.store}` : ''}`
 
   const releaseAll = async (): Promise<void> => {
     await Promise.all(leases.splice(0).map((r) => r()))

@@ -12,7 +12,7 @@ export const LOADER_PATH = '__marginalia-loader.js'
 export interface LoaderOptions {
   /** The overlay script's URL as the page loads it (absolute, or a path on the dev server). */
   overlay: string
-  /** What to run to start the server, e.g. `npx marginalia serve --port 4848`. */
+  /** What to run to start the server, e.g. `npx --no-install marginalia serve --port 4848`. */
   command: string
 }
 

@@ -76,7 +76,7 @@ describe.skipIf(!enabled)('with the server down', () => {
     const page = await context.newPage()
     await page.goto(`http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}/`)
     const note = page.locator('[data-marginalia-loader][role="status"]')
-    await eventually(() => note.locator('span').textContent()).toBe(`Marginalia server not running — start it with \`npx marginalia serve --port ${port}\``)
+    await eventually(() => note.locator('span').textContent()).toBe(`Marginalia server not running — start it with \`npx --no-install marginalia serve --port ${port}\``)
     expect(await page.locator('marginalia-overlay').count()).toBe(0)
     await page.screenshot({ path: 'test/overlay-screen/.screenshots/server-not-running.png' })
 

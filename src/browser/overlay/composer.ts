@@ -39,6 +39,9 @@ export class Composer {
   readonly tray: ImageTray
   private readonly shot: HTMLInputElement
   private readonly log: HTMLInputElement
+  /** Why a ticked Screenshot cannot be drawn on this page (its Content-Security-Policy), once known. */
+  private readonly shotNote: HTMLElement
+  private shotBlocked: string | undefined
   /** "9 412 / 10 000" near the limit; past it, the box keeps the text and says so. */
   private readonly counter: CharCounter
 
@@ -62,7 +65,11 @@ export class Composer {
     this.tray.bind(this.text)
     this.shot = h('input', { type: 'checkbox', name: 'screenshot', checked: screenshotDefault() })
     const shotToggle = h('label', { class: 'shot-toggle', title: 'Attach a picture of the element (remembered for this site)' }, this.shot, h('span', {}, 'Screenshot'))
-    this.shot.addEventListener('change', () => remember(SHOT_KEY, this.shot.checked))
+    this.shotNote = h('div', { class: 'shot-note', role: 'note', hidden: true })
+    this.shot.addEventListener('change', () => {
+      remember(SHOT_KEY, this.shot.checked)
+      this.renderShotNote()
+    })
     this.log = h('input', { type: 'checkbox', name: 'page-log', checked: pageLogDefault() })
     const logToggle = h('label', { class: 'shot-toggle', title: "Attach what the page logged: console errors and warnings, failed requests (remembered for this site)" }, this.log, h('span', {}, 'Page log'))
     this.log.addEventListener('change', () => {
@@ -74,7 +81,7 @@ export class Composer {
       'form',
       { class: 'panel composer', role: 'dialog', 'aria-label': 'New annotation', hidden: true, novalidate: true, onsubmit: (e: Event) => this.submit(e) },
       h('div', { class: 'panel-head' }, h('div', { class: 'panel-title' }, 'New annotation'), h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: close }, '×')),
-      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, h('div', { class: 'toggles' }, shotToggle, logToggle), choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
+      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, h('div', { class: 'toggles' }, shotToggle, logToggle), this.shotNote, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
       h(
         'div',
         { class: 'panel-foot' },
@@ -105,6 +112,7 @@ export class Composer {
       this.tray.clear()
       this.shot.checked = screenshotDefault()
       this.log.checked = pageLogDefault()
+      this.renderShotNote()
     }
     this.target = target
     this.discardArmed = false
@@ -122,6 +130,17 @@ export class Composer {
 
   focus(): void {
     this.text.focus()
+  }
+
+  /** The page cannot have screenshots drawn: say so under the toggles while Screenshot is ticked. */
+  setShotNote(message: string | undefined): void {
+    this.shotBlocked = message
+    this.renderShotNote()
+  }
+
+  private renderShotNote(): void {
+    this.shotNote.textContent = this.shotBlocked ?? ''
+    this.shotNote.hidden = !this.shotBlocked || !this.shot.checked
   }
 
   close(restoreFocus: boolean): void {

@@ -33,6 +33,7 @@ import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
 import { withExtras } from './capture/attach.js'
+import type { ScreenshotBlocked } from './capture/screenshot.js'
 import { setAttachmentBase } from '../shared/attachments-view.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
 import { SettingsMenu } from './settings-menu.js'
@@ -84,6 +85,8 @@ export class Overlay {
   private readonly shortcut: Shortcut
   private readonly pinsShortcut = parseShortcut(PINS_SHORTCUT)!
   private readonly frameKeys: FrameKeys
+  /** What to say with "Sent as #n" for an outbox item (a screenshot the page's policy blocked). */
+  private readonly notes = new Map<string, string>()
 
   constructor(
     readonly server: string,
@@ -398,14 +401,22 @@ export class Overlay {
     // An element inside an iframe: its box in this page's viewport (what the screenshot shows).
     const { element } = extras.target
     const rect = extras.target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
-    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host })
+    let note: string | undefined
+    const missing = (why: ScreenshotBlocked | undefined): void => {
+      // Said with "Sent as #n"; a policy that blocks it is also said in the box while Screenshot is ticked.
+      note = why ? `without its screenshot: this page's Content-Security-Policy blocks it (add ${why.value} to ${why.directive}).` : 'without its screenshot: it could not be drawn on this page.'
+      if (why) this.composer.setShotNote(why.message)
+    }
+    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, missing })
       .catch(() => body)
-      .then((full) => this.queue(full))
+      .then((full) => this.queue(full, note))
   }
 
   /** Into the outbox first: from here on, nothing the person wrote can be lost. */
-  private queue(body: NewAnnotation): void {
-    this.outbox.add(outboxItem(this.sync.pageKey, body, squash(document.title)))
+  private queue(body: NewAnnotation, note?: string): void {
+    const item = outboxItem(this.sync.pageKey, body, squash(document.title))
+    if (note) this.notes.set(item.id, note)
+    this.outbox.add(item)
     this.dock.say(this.sync.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
     this.dock.renderAlert()
     this.renderPins()
@@ -413,9 +424,12 @@ export class Overlay {
   }
 
   private onSent(item: OutboxItem, annotation: Annotation, sessionId: string): void {
+    const note = this.notes.get(item.id)
+    this.notes.delete(item.id)
     if (this.sync.sent(item.pageKey, annotation, sessionId)) {
       this.renderAll()
-      this.dock.say(`Sent as #${this.sync.numberOf(annotation.id)}. ${agentState(this.sync.presence) === 'listening' ? 'The agent is on it.' : 'It waits for the agent.'}`)
+      const n = this.sync.numberOf(annotation.id)
+      this.dock.say(note ? `Sent as #${n} ${note}` : `Sent as #${n}. ${agentState(this.sync.presence) === 'listening' ? 'The agent is on it.' : 'It waits for the agent.'}`)
     } else {
       this.dock.say('A kept annotation from another page was sent.')
     }

@@ -5,7 +5,21 @@
  * shown again, last. A modal `<dialog>` makes everything outside it inert (a popover above it
  * but outside it cannot be clicked or typed into), so while one is open the host lives inside
  * the topmost modal dialog, and goes back to the root when it closes.
+ *
+ * Modal dialogs of web components (issue 21): a `<dialog>` in an open shadow root is opened
+ * without a word to the document — a MutationObserver on `document` does not see into shadow
+ * trees, `toggle` is not composed. So every open shadow root found is observed as well (same
+ * observer, same `open` attribute; its `toggle` events caught on the root): those of the page when
+ * the overlay starts (one walk), those of elements added later (only the added subtrees are
+ * looked at), those the overlay's composed-tree walker meets (anchor/dom.ts), and those on the
+ * composed path of a focus or pointer event — `showModal()` focuses inside the dialog, which
+ * catches a component whose shadow root was attached with no mutation to see (an upgrade).
  */
+import { isShadowRoot, onShadowRoot } from './anchor/dom.js'
+
+const OBSERVED: MutationObserverInit = { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] }
+/** Composed events that pass through the shadow roots they happen in. */
+const COMPOSED = ['focusin', 'pointerdown'] as const
 
 const supported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function'
 
@@ -14,6 +28,9 @@ export class TopLayer {
   /** Modal dialogs in the order they opened: the last one is the one that blocks the page. */
   private modals: HTMLDialogElement[] = []
   private running = false
+  /** Open shadow roots observed, nested ones too (not the overlay's own). */
+  private readonly roots = new Set<ShadowRoot>()
+  private stopFinding: () => void = () => {}
 
   constructor(
     private readonly host: HTMLElement,
@@ -22,6 +39,8 @@ export class TopLayer {
   ) {
     if (supported) host.setAttribute('popover', 'manual')
     this.observer = new MutationObserver((records) => {
+      // Shadow roots of what was added (custom elements attach theirs when created or connected).
+      for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1 && n !== host) this.scan(n as Element)
       // A dialog opened or closed; or the page removed the host (or the dialog it was in).
       if (!host.isConnected || records.some((r) => r.type === 'attributes')) this.place(true)
     })
@@ -29,10 +48,13 @@ export class TopLayer {
 
   start(): void {
     this.running = true
+    this.observer.observe(document, OBSERVED)
+    this.scan(document.documentElement)
     this.place(true)
-    this.observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] })
     document.addEventListener('toggle', this.onToggle, true)
     document.addEventListener('fullscreenchange', this.onFullscreen)
+    for (const type of COMPOSED) document.addEventListener(type, this.onComposed, { capture: true, passive: true })
+    this.stopFinding = onShadowRoot((root) => this.watch(root))
   }
 
   stop(): void {
@@ -40,17 +62,58 @@ export class TopLayer {
     this.observer.disconnect()
     document.removeEventListener('toggle', this.onToggle, true)
     document.removeEventListener('fullscreenchange', this.onFullscreen)
+    for (const type of COMPOSED) document.removeEventListener(type, this.onComposed, { capture: true })
+    for (const root of this.roots) root.removeEventListener('toggle', this.onToggle, true)
+    this.roots.clear()
+    this.stopFinding()
     if (supported && this.host.matches(':popover-open')) this.host.hidePopover()
     this.host.remove()
+  }
+
+  /** Observe an open shadow root (and those inside it); a modal dialog already open in it is taken at once. */
+  private watch(root: ShadowRoot): void {
+    if (!this.running || this.roots.has(root) || root === this.host.shadowRoot) return
+    this.roots.add(root)
+    this.observer.observe(root, OBSERVED)
+    root.addEventListener('toggle', this.onToggle, true)
+    this.scan(root)
+    if (this.newModal(root)) this.place(true)
+  }
+
+  /** The open shadow roots in `node`'s subtree (`node`'s own too). */
+  private scan(node: Element | ShadowRoot): void {
+    if (node === this.host) return
+    if ('shadowRoot' in node && node.shadowRoot) this.watch(node.shadowRoot)
+    for (const el of node.querySelectorAll('*')) if (el.shadowRoot && el !== this.host) this.watch(el.shadowRoot)
+  }
+
+  /** Whether `root` holds an open modal dialog the overlay is not in yet. */
+  private newModal(root: Document | ShadowRoot): boolean {
+    for (const d of root.querySelectorAll('dialog[open]')) if (d.matches(':modal') && !this.modals.includes(d as HTMLDialogElement)) return true
+    return false
   }
 
   /** Where the host belongs now: inside the topmost open modal dialog, else the document's root. */
   private parent(): Element {
     this.modals = this.modals.filter((d) => d.isConnected && d.open && d.matches(':modal'))
-    for (const d of document.querySelectorAll('dialog[open]')) {
-      if (d instanceof HTMLDialogElement && d.matches(':modal') && !this.modals.includes(d)) this.modals.push(d)
+    for (const root of this.roots) if (!root.host.isConnected) this.forget(root)
+    for (const root of [document, ...this.roots]) {
+      for (const d of root.querySelectorAll('dialog[open]')) {
+        if (d instanceof HTMLDialogElement && d.matches(':modal') && !this.modals.includes(d)) this.modals.push(d)
+      }
     }
     return this.modals[this.modals.length - 1] ?? document.documentElement
+  }
+
+  /** A shadow root whose host left the page: no longer looked in (the observer lets go of it with its nodes). */
+  private forget(root: ShadowRoot): void {
+    this.roots.delete(root)
+    root.removeEventListener('toggle', this.onToggle, true)
+  }
+
+  /** Shadow roots on a composed event's path (a focus moved by showModal(), a press in a component). */
+  private readonly onComposed = (e: Event): void => {
+    for (const n of e.composedPath()) if (n instanceof Node && isShadowRoot(n)) this.watch(n)
   }
 
   /** Into its place and (again) last in the top layer. */

@@ -7,6 +7,18 @@
 /** A place selectors are matched in: a document or an open shadow root. */
 export type Root = Document | ShadowRoot
 
+const shadowListeners = new Set<(root: ShadowRoot) => void>()
+
+/** Hear of each open shadow root the walker goes into (the top layer watches them for modal dialogs). Returns how to stop. */
+export function onShadowRoot(listener: (root: ShadowRoot) => void): () => void {
+  shadowListeners.add(listener)
+  return () => shadowListeners.delete(listener)
+}
+
+function entered(root: Root): void {
+  if (root.nodeType === 11) for (const l of shadowListeners) l(root as ShadowRoot)
+}
+
 export function isElement(n: unknown): n is Element {
   return typeof n === 'object' && n !== null && (n as Node).nodeType === 1
 }
@@ -70,6 +82,7 @@ export function rootOf(scopes: readonly string[] | undefined): Root | null {
     const host = query(root, selector)
     const inner = host ? innerRoot(host) : null
     if (!inner) return null
+    entered(inner)
     root = inner
   }
   return root
@@ -79,6 +92,7 @@ export function rootOf(scopes: readonly string[] | undefined): Root | null {
 export function deepElementAt(root: Root, x: number, y: number): Element | null {
   let el = root.elementFromPoint(x, y)
   while (el?.shadowRoot) {
+    entered(el.shadowRoot)
     const inner = el.shadowRoot.elementFromPoint(x, y)
     if (!inner || inner === el) break
     el = inner

@@ -7,7 +7,7 @@
 import type { Attachment, NewAnnotation } from '../../shared/types.js'
 import { accessibleName, accessibleRole, computedStyles } from './element-context.js'
 import type { PageLog } from './page-log.js'
-import { captureBox } from './screenshot.js'
+import { ScreenshotBlocked, captureBox } from './screenshot.js'
 
 export const SCREENSHOT_BUDGET_MS = 1_000
 const UPLOAD_TIMEOUT_MS = 15_000
@@ -67,6 +67,8 @@ export interface Extras {
   log: PageLog | undefined
   /** The overlay's host: left out of the screenshot. */
   exclude?: Element
+  /** The screenshot could not be drawn (`why`: the page's Content-Security-Policy blocks it): sent without it. */
+  missing?: (why: ScreenshotBlocked | undefined) => void
 }
 
 /** Element styles and role/name: synchronous, at once. */
@@ -94,7 +96,13 @@ export async function withExtras(body: NewAnnotation, extras: Extras): Promise<N
     extras.screenshot && box
       ? within(
           SCREENSHOT_BUDGET_MS,
-          captureBox(box, extras.exclude).then((blob) => (blob ? upload(extras.server, blob, 'screenshot', SCREENSHOT_BUDGET_MS) : undefined)),
+          captureBox(box, extras.exclude).then(
+            (blob) => (blob ? upload(extras.server, blob, 'screenshot', SCREENSHOT_BUDGET_MS) : undefined),
+            (error: unknown) => {
+              extras.missing?.(error instanceof ScreenshotBlocked ? error : undefined)
+              return undefined
+            },
+          ),
         )
       : Promise.resolve(undefined)
   const pasted = Promise.all(extras.images.slice(0, MAX_IMAGES).map((b) => upload(extras.server, b, 'image').catch(() => undefined)))

@@ -1,10 +1,20 @@
 /**
  * A picture of the annotated area: the element (or the selection's box) with a margin of the
  * page around it, a thin outline on it, cut to the viewport, at most 1 600 px on the long side
- * and 400 KB (PNG, else WebP, smaller until it fits). Drawn by modern-screenshot from the DOM;
- * cross-origin images it could not read are left out, never an error.
+ * and 400 KB (PNG, else WebP, smaller until it fits). modern-screenshot clones the DOM into an
+ * SVG `<foreignObject>`; the overlay loads that SVG as an image and draws it. Cross-origin images
+ * it could not read are left out, never an error.
+ *
+ * A strict Content-Security-Policy (issue 21): the SVG is an image from a `data:` URL, so the
+ * page's `img-src` (or `default-src`) must allow `data:` (a `blob:` URL is no way round: Chromium
+ * taints the canvas for an SVG with `<foreignObject>` loaded from one, and it cannot be read).
+ * Web fonts are embedded through a `<style>` element, left out when `style-src` blocks inline
+ * styles (text in the fallback font). When `data:` images are blocked nothing is drawn:
+ * {@link ScreenshotBlocked} names the directive to change — never the blank picture an image
+ * that failed to load draws.
  */
-import { domToCanvas } from 'modern-screenshot'
+import { domToForeignObjectSvg } from 'modern-screenshot'
+import { directiveToChange } from '../csp.js'
 
 export const MAX_SIDE = 1600
 export const MAX_BYTES = 400 * 1024
@@ -52,31 +62,120 @@ export function captureArea(box: DOMRect): { x: number; y: number; width: number
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
 }
 
+/** The page's policy does not let the picture be drawn: what to add, and to which directive. */
+export class ScreenshotBlocked extends Error {
+  constructor(
+    /** The directive to change: `img-src`, or `default-src` when the policy has no `img-src`. */
+    readonly directive: string,
+    readonly value = 'data:',
+  ) {
+    super(`This page's Content-Security-Policy blocks the screenshot: add ${value} to ${directive}.`)
+    this.name = 'ScreenshotBlocked'
+  }
+}
+
+/**
+ * How this page lets the picture be drawn: asked at the first capture (a refused probe is a
+ * violation the page's own CSP reporting sees, so never before a screenshot is wanted), then
+ * remembered (the policy does not change).
+ */
+type Route = { inlineStyles: boolean } | { blocked: ScreenshotBlocked }
+let route: Promise<Route> | undefined
+
+const PROBE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
+
+/** Whether the policy lets an image load from `url`; the policy's text when it says no. */
+function imageLoads(url: string): Promise<{ ok: boolean; policy?: string; directive?: string }> {
+  return new Promise((resolve) => {
+    let seen: SecurityPolicyViolationEvent | undefined
+    const scheme = url.slice(0, url.indexOf(':'))
+    const onViolation = (e: SecurityPolicyViolationEvent): void => {
+      if (e.blockedURI === scheme || e.blockedURI.startsWith(`${scheme}:`)) seen = e
+    }
+    document.addEventListener('securitypolicyviolation', onViolation, true)
+    const img = new Image()
+    const done = (ok: boolean): void => {
+      // The violation event is queued when the load is refused, before the image's error: one more task for it.
+      setTimeout(() => {
+        document.removeEventListener('securitypolicyviolation', onViolation, true)
+        resolve(ok ? { ok } : { ok, ...(seen ? { policy: seen.originalPolicy, directive: seen.effectiveDirective } : {}) })
+      }, 0)
+    }
+    img.onload = () => done(true)
+    img.onerror = () => done(false)
+    img.src = url
+  })
+}
+
+/** Whether a `<style>` element may apply here (modern-screenshot embeds web fonts with one). */
+function inlineStylesAllowed(): boolean {
+  try {
+    const doc = document.implementation.createHTMLDocument('')
+    const style = doc.createElement('style')
+    doc.head.appendChild(style)
+    return style.sheet !== null
+  } catch {
+    return false
+  }
+}
+
+async function findRoute(): Promise<Route> {
+  const inlineStyles = inlineStylesAllowed()
+  const data = await imageLoads(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(PROBE_SVG)}`)
+  if (data.ok) return { inlineStyles }
+  return { blocked: new ScreenshotBlocked(data.policy ? directiveToChange(data.directive ?? 'img-src', data.policy) : 'img-src') }
+}
+
+/** The SVG as an image, loaded and decoded; an error when it does not load (never a broken image drawn). */
+async function svgImage(svg: SVGElement): Promise<HTMLImageElement> {
+  // What modern-screenshot's own serializer leaves out: characters XML does not allow.
+  // eslint-disable-next-line no-control-regex
+  const xml = new XMLSerializer().serializeToString(svg).replace(/[\u0000-\u0008\v\f\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/gu, '')
+  const img = new Image()
+  img.decoding = 'sync'
+  await new Promise<void>((resolve, reject) => {
+    img.onload = () => resolve()
+    img.onerror = () => reject(new Error('the page picture did not load'))
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(xml)}`
+  })
+  await img.decode()
+  if (img.naturalWidth === 0 || img.naturalHeight === 0) throw new Error('the page picture is empty')
+  return img
+}
+
 /**
  * Capture `box` (viewport coordinates) of the page. `exclude`: the overlay's own host, never drawn.
- * Undefined when there is nothing visible to capture.
+ * Undefined when there is nothing visible to capture; {@link ScreenshotBlocked} when the page's
+ * policy does not let it be drawn.
  */
 export async function captureBox(box: DOMRect, exclude: Element | undefined): Promise<Blob | undefined> {
   const area = captureArea(box)
   if (!area) return undefined
+  route ??= findRoute()
+  const how = await route
+  if ('blocked' in how) throw how.blocked
   const root = document.documentElement
   const scale = Math.min(window.devicePixelRatio || 1, MAX_SIDE / Math.max(area.width, area.height))
   // The viewport as drawn: the document at its scroll offset, only the window's size.
-  const full = await domToCanvas(root, {
+  const svg = await domToForeignObjectSvg(root, {
     width: window.innerWidth,
     height: window.innerHeight,
-    scale,
-    backgroundColor: getComputedStyle(document.body).backgroundColor || '#fff',
     style: { transform: `translate(${-window.scrollX}px, ${-window.scrollY}px)`, transformOrigin: '0 0' },
     filter: (node) => node !== exclude && !(node instanceof HTMLImageElement && crossOrigin(node.currentSrc || node.src)),
+    // Web fonts are embedded with a <style> element: where style-src blocks it, text keeps the fallback font.
+    font: how.inlineStyles ? {} : false,
     timeout: 800,
   })
+  const picture = await svgImage(svg)
   const out = document.createElement('canvas')
   out.width = Math.max(1, Math.round(area.width * scale))
   out.height = Math.max(1, Math.round(area.height * scale))
   const ctx = out.getContext('2d')
   if (!ctx) return undefined
-  ctx.drawImage(full, area.x * scale, area.y * scale, out.width, out.height, 0, 0, out.width, out.height)
+  ctx.fillStyle = getComputedStyle(document.body).backgroundColor || '#fff'
+  ctx.fillRect(0, 0, out.width, out.height)
+  // The picture is the viewport at 1:1; the area of it, scaled.
+  ctx.drawImage(picture, area.x, area.y, area.width, area.height, 0, 0, out.width, out.height)
   ctx.strokeStyle = OUTLINE
   ctx.lineWidth = Math.max(1, Math.round(2 * scale))
   const inset = ctx.lineWidth / 2

@@ -57,7 +57,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     const overlay = readFileSync(OVERLAY_JS)
     const server: Server = createHttpServer((req, res) => {
       if (req.url === '/overlay.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(overlay)
-      else res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).end(body(`<script src="/overlay.js" data-server="${http.url}" defer></script>`))
+      else res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).end(body(`<script src="/overlay.js" data-server="${http.url}" data-screenshot-budget="10000" defer></script>`))
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))))
@@ -138,7 +138,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
       else {
         const policy = policies[req.url ?? '']
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...(policy ? { 'Content-Security-Policy': policy } : {}) })
-        res.end(body(`<link rel="stylesheet" href="/app.css"><script src="/overlay.js" data-server="${http.url}" defer></script>`))
+        res.end(body(`<link rel="stylesheet" href="/app.css"><script src="/overlay.js" data-server="${http.url}" data-screenshot-budget="10000" defer></script>`))
       }
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -25,7 +25,7 @@ describe.skipIf(!enabled)('local by promise', () => {
     const http = await startHttpServer(store, { port: 0, log: () => {} })
     cleanups.push(() => http.close())
     const pages = await servePages({
-      '/shop': PAGE.replace('{{overlay}}', `<script src="${http.url}/overlay.js" defer></script>`),
+      '/shop': PAGE.replace('{{overlay}}', `<script src="${http.url}/overlay.js" data-screenshot-budget="10000" defer></script>`),
       '/app.css': 'body{font:14px sans-serif;padding:40px}',
       '/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5"/></svg>',
       '/api/cart': '{"items":[]}',

@@ -67,6 +67,15 @@ function publicApi(overlay: Overlay): MarginaliaApi {
 }
 
 /** Start once per page, from the script tag that loaded us. */
+/** `data-screenshot-budget` in ms (200 to 60 000), or undefined for the default; a wrong value is said on the console. */
+function screenshotBudget(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined
+  const ms = Number(raw)
+  if (Number.isInteger(ms) && ms >= 200 && ms <= 60_000) return ms
+  console.warn(`Marginalia: data-screenshot-budget="${raw}" is not a number of milliseconds from 200 to 60000; using 1000.`)
+  return undefined
+}
+
 function boot(): void {
   if (window.Marginalia) return
   const script = (document.currentScript as HTMLScriptElement | null) ?? document.querySelector<HTMLScriptElement>('script[src*="overlay.js"]')
@@ -76,7 +85,8 @@ function boot(): void {
     return
   }
   // data-shortcut="Ctrl+Alt+M": the annotate shortcut (the Vite plugin's `shortcut` option sets it).
-  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut })
+  // data-screenshot-budget="3000": how long a screenshot may take, in ms (a slow machine or a huge page).
+  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget) })
   window.Marginalia = publicApi(overlay)
   const start = () => overlay.mount()
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

@@ -32,7 +32,7 @@ import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
-import { withExtras } from './capture/attach.js'
+import { SCREENSHOT_BUDGET_MS, withExtras } from './capture/attach.js'
 import type { ScreenshotBlocked } from './capture/screenshot.js'
 import { setAttachmentBase } from '../shared/attachments-view.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
@@ -45,6 +45,8 @@ import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
 export interface OverlayOptions {
   /** The annotate shortcut, e.g. `Alt+Shift+A` (the default) or `Ctrl+Alt+M`. */
   shortcut?: string | undefined
+  /** How long an annotation's screenshot may take (capture and upload), ms; default 1 000. */
+  screenshotBudgetMs?: number | undefined
 }
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
@@ -90,7 +92,7 @@ export class Overlay {
 
   constructor(
     readonly server: string,
-    options: OverlayOptions = {},
+    private readonly options: OverlayOptions = {},
   ) {
     const shortcut = parseShortcut(options.shortcut)
     if (options.shortcut && !shortcut) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
@@ -402,12 +404,14 @@ export class Overlay {
     const { element } = extras.target
     const rect = extras.target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
     let note: string | undefined
-    const missing = (why: ScreenshotBlocked | undefined): void => {
+    const budgetMs = this.options.screenshotBudgetMs ?? SCREENSHOT_BUDGET_MS
+    const missing = (why: ScreenshotBlocked | 'slow' | undefined): void => {
       // Said with "Sent as #n"; a policy that blocks it is also said in the box while Screenshot is ticked.
-      note = why ? `without its screenshot: this page's Content-Security-Policy blocks it (add ${why.value} to ${why.directive}).` : 'without its screenshot: it could not be drawn on this page.'
-      if (why) this.composer.setShotNote(why.message)
+      if (why === 'slow') note = `without its screenshot: it took longer than ${budgetMs / 1000} s (data-screenshot-budget on the script tag allows more).`
+      else note = why ? `without its screenshot: this page's Content-Security-Policy blocks it (add ${why.value} to ${why.directive}).` : 'without its screenshot: it could not be drawn on this page.'
+      if (why && why !== 'slow') this.composer.setShotNote(why.message)
     }
-    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, missing })
+    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs, missing })
       .catch(() => body)
       .then((full) => this.queue(full, note))
   }

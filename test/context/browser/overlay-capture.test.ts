@@ -14,19 +14,20 @@ import { decodePng, solidPng } from '../png.js'
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
-function fixture(server: string): string {
+/** The screenshot budget is 10 s here (data-screenshot-budget): a loaded test machine must not drop it by luck. */
+function fixture(server: string, budget = 10_000): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Colours</title>
 <style>body { margin: 0; padding: 40px; background: #ffffff; font: 16px sans-serif; } #target { width: 220px; height: 120px; background: rgb(0, 200, 100); color: #fff; }</style></head>
 <body><div id="target" role="note" aria-label="Green box">Green</div><p>Other text</p>
-<script src="${server}/overlay.js"></script></body></html>`
+<script src="${server}/overlay.js" data-screenshot-budget="${budget}"></script></body></html>`
 }
 
-async function setup(): Promise<{ store: Store; page: Page; origin: string }> {
+async function setup(budget?: number): Promise<{ store: Store; page: Page; origin: string }> {
   const store = createMemoryStore()
   cleanups.push(() => store.close())
   const http = await startHttpServer(store, { port: 0, log: () => {} })
   cleanups.push(() => http.close())
-  const pages = await servePages({ '/colours': () => fixture(http.url) })
+  const pages = await servePages({ '/colours': () => fixture(http.url, budget) })
   cleanups.push(() => pages.close())
   const context = await chromium.browser.newContext({ viewport: { width: 1000, height: 700 } })
   cleanups.push(() => context.close())
@@ -75,6 +76,18 @@ describe.skipIf(!enabled)('capture in Chromium', () => {
     const img = decodePng(Buffer.from(blob!.bytes))
     const [r, g, b] = img.pixel(Math.floor(img.width / 2), Math.floor(img.height / 2) + Math.floor(img.height / 4))
     expect([r, g, b]).toEqual([0, 200, 100])
+  })
+
+  it('a screenshot that takes longer than the budget is left out, and the person is told why', { timeout: 60_000 }, async () => {
+    const { store, page } = await setup(300)
+    // The upload never answers: the budget (data-screenshot-budget="300") runs out, not luck.
+    await page.route('**/api/attachments', () => {})
+    await openComposer(page, '#target')
+    await ui(page, '.composer textarea').fill('Should be blue')
+    await ui(page, '.composer button[type="submit"]').click()
+    await eventually(() => store.getAllPending().length, 10_000).toBe(1)
+    expect(store.getAllPending()[0]!.attachments ?? []).toEqual([])
+    await eventually(() => ui(page, '.toast').first().textContent(), 10_000).toContain('without its screenshot: it took longer than 0.3 s (data-screenshot-budget on the script tag allows more).')
   })
 
   it('the screenshot toggle is remembered for the origin; off → no screenshot', { timeout: 60_000 }, async () => {

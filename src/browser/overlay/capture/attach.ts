@@ -2,7 +2,8 @@
  * What goes with an annotation besides the words: the element screenshot, the images the person
  * pasted, the page log, computed styles and the accessible role/name. Uploaded to
  * `POST /api/attachments` first (the server keeps the bytes durably), then referenced by record.
- * Never blocks sending for long: the screenshot gets 1 s (capture and upload), or is left out.
+ * Never blocks sending for long: the screenshot gets 1 s (capture and upload; `data-screenshot-budget`
+ * on the script tag changes it), or is left out and the person is told.
  */
 import type { Attachment, NewAnnotation } from '../../shared/types.js'
 import { accessibleName, accessibleRole, computedStyles } from './element-context.js'
@@ -41,9 +42,12 @@ export async function upload(server: string, blob: Blob, kind: Attachment['kind'
   }
 }
 
-function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
+function within<T>(ms: number, work: Promise<T>, late?: () => void): Promise<T | undefined> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms)
+    const timer = setTimeout(() => {
+      late?.()
+      resolve(undefined)
+    }, ms)
     work.then(
       (v) => {
         clearTimeout(timer)
@@ -67,8 +71,10 @@ export interface Extras {
   log: PageLog | undefined
   /** The overlay's host: left out of the screenshot. */
   exclude?: Element
-  /** The screenshot could not be drawn (`why`: the page's Content-Security-Policy blocks it): sent without it. */
-  missing?: (why: ScreenshotBlocked | undefined) => void
+  /** How long the screenshot may take, capture and upload (default SCREENSHOT_BUDGET_MS). */
+  budgetMs?: number
+  /** The screenshot was left out: the page's Content-Security-Policy blocks it, it took longer than the budget (`slow`), or it could not be drawn (undefined). */
+  missing?: (why: ScreenshotBlocked | 'slow' | undefined) => void
 }
 
 /** Element styles and role/name: synchronous, at once. */
@@ -92,17 +98,19 @@ export async function withExtras(body: NewAnnotation, extras: Extras): Promise<N
   const entries = extras.log?.recent() ?? []
   if (entries.length > 0) out.context = { entries }
   const box = extras.rect ?? extras.element?.getBoundingClientRect()
+  const budget = extras.budgetMs ?? SCREENSHOT_BUDGET_MS
   const shot =
     extras.screenshot && box
       ? within(
-          SCREENSHOT_BUDGET_MS,
+          budget,
           captureBox(box, extras.exclude).then(
-            (blob) => (blob ? upload(extras.server, blob, 'screenshot', SCREENSHOT_BUDGET_MS) : undefined),
+            (blob) => (blob ? upload(extras.server, blob, 'screenshot', budget) : undefined),
             (error: unknown) => {
               extras.missing?.(error instanceof ScreenshotBlocked ? error : undefined)
               return undefined
             },
           ),
+          () => extras.missing?.('slow'),
         )
       : Promise.resolve(undefined)
   const pasted = Promise.all(extras.images.slice(0, MAX_IMAGES).map((b) => upload(extras.server, b, 'image').catch(() => undefined)))

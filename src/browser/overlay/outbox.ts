@@ -15,6 +15,7 @@ import { LIMITS } from '../../store/vocabulary.js'
 import { ApiError, UnreachableError, type Api } from '../shared/api.js'
 import { clip } from '../shared/format.js'
 import type { Annotation, NewAnnotation } from '../shared/types.js'
+import { WAITING } from './pins.js'
 
 export interface OutboxItem {
   /** A client-side id (not the annotation's). */
@@ -256,4 +257,18 @@ export class Sender {
     }, this.delay)
     this.delay = Math.min(this.maxRetryMs, this.delay * 2)
   }
+}
+
+/**
+ * What `pageKey` sent that waits in the outbox (the server is down or slow), as annotations for
+ * pins of their own (ids start with WAITING); one the server refused for good waits only in the list.
+ */
+export function waitingOn(outbox: Outbox, pageKey: string): Annotation[] {
+  return outbox
+    .list()
+    .filter((item) => item.pageKey === pageKey && item.rejected === undefined)
+    .map(({ id, queuedAt, body }): Annotation => {
+      const { comment, element, selectedText, elements, area } = body
+      return { id: `${WAITING}${id}`, sessionId: '', status: 'pending', comment, element, selectedText, elements, area, replies: [], createdAt: queuedAt, updatedAt: queuedAt, rev: 0 }
+    })
 }

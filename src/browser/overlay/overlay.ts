@@ -20,26 +20,27 @@ import { Dock } from './dock.js'
 import { coarsePointer, placeDock, placePanel, rectBox, union } from './layout.js'
 import { ListPanel } from './list-panel.js'
 import { Marks } from './marks.js'
-import { Outbox, Sender, outboxItem, type OutboxItem } from './outbox.js'
+import { Outbox, Sender, outboxItem, waitingOn, type OutboxItem } from './outbox.js'
 import { PageSync } from './page-sync.js'
 import { Picker, type Target } from './picker.js'
 import { Follower } from './anchor/follow.js'
 import { TopLayer } from './top-layer.js'
 import { CspWatch, adoptStyles } from './csp.js'
 import { viewRect, frameOffset } from './anchor/dom.js'
-import { Pins, WAITING, isWaiting } from './pins.js'
+import { Pins, isWaiting } from './pins.js'
 import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
-import { SCREENSHOT_BUDGET_MS, withExtras } from './capture/attach.js'
+import { SCREENSHOT_BUDGET_MS, missingShotNote, withExtras } from './capture/attach.js'
 import type { ScreenshotBlocked } from './capture/screenshot.js'
 import { setAttachmentBase } from '../shared/attachments-view.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
 import { SettingsMenu } from './settings-menu.js'
-import { Freezer } from './freeze.js'
+import { Freezer, freezeButton } from './freeze.js'
 import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, isTyping, matches, parseShortcut, type Shortcut } from './shortcuts.js'
 import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
+import { SignIn } from './sign-in.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -55,8 +56,9 @@ const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick',
 export class Overlay {
   private readonly api: Api
   private readonly auth: BrowserAuth
-  /** Whether the server asks people to sign in (its /health says so). */
-  private signInNeeded = false
+  private readonly signIn: SignIn
+  /** Every window listener added by mount(), removed at once by destroy(). */
+  private readonly listening = new AbortController()
   private readonly outbox: Outbox
   private readonly sender: Sender
   private readonly sync: PageSync
@@ -83,7 +85,6 @@ export class Overlay {
   /** The toolbar's settings: theme, resolved pins, all pins hidden, capture defaults. */
   private readonly menu: SettingsMenu
   private readonly freezer: Freezer
-  private readonly freezeButton: HTMLButtonElement
   private readonly shortcut: Shortcut
   private readonly pinsShortcut = parseShortcut(PINS_SHORTCUT)!
   private readonly frameKeys: FrameKeys
@@ -232,11 +233,20 @@ export class Overlay {
       },
       resized: () => this.schedulePosition(),
       collapsed: () => this.renderPins(),
-      signIn: () => this.signIn(),
-      signOut: () => void this.signOut(),
+      signIn: () => this.signIn.open(),
+      signOut: () => void this.signIn.signOut(),
     })
     this.dock.setShortcut(this.shortcut.text)
-    this.auth.onChange(() => this.renderWho())
+    this.signIn = new SignIn(server, this.api, this.auth, {
+      say: (text) => this.dock.say(text),
+      render: (needed, name) => this.dock.renderWho(needed, name),
+      restart: () => {
+        this.sync.stop()
+        this.sync.start()
+        this.sender.retrySoon()
+      },
+      stop: () => this.sync.stop(),
+    })
 
     // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
     adoptStyles(this.shadow, OVERLAY_CSS)
@@ -254,16 +264,8 @@ export class Overlay {
     }, root)
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
     this.freezer = new Freezer(this.host)
-    this.freezeButton = h('button', { type: 'button', class: 'tool freeze-btn', 'aria-pressed': 'false', 'aria-label': 'Freeze the page', title: 'Freeze the page: pause animations, transitions and videos', onclick: () => this.toggleFreeze() }, '❄')
-    this.dock.extend([this.freezeButton, this.menu.button], [this.menu.element])
+    this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
     this.frameKeys = new FrameKeys(this.onKeyDown)
-  }
-
-  private toggleFreeze(): void {
-    const frozen = this.freezer.toggle()
-    this.freezeButton.setAttribute('aria-pressed', String(frozen))
-    this.freezeButton.setAttribute('aria-label', frozen ? 'Unfreeze the page' : 'Freeze the page')
-    this.dock.say(frozen ? 'Page frozen: animations, transitions and videos paused.' : 'Page running again.')
   }
 
   private async copy(markdown: string, done: string): Promise<void> {
@@ -274,86 +276,36 @@ export class Overlay {
   // ------------------------------------------------------------------ life cycle and the public API
 
   mount(): void {
+    const { signal } = this.listening
     this.csp.start()
     document.documentElement.appendChild(this.host)
     this.topLayer.start()
-    window.addEventListener('keydown', this.onKeyDown, true)
+    window.addEventListener('keydown', this.onKeyDown, { capture: true, signal })
     this.frameKeys.start()
     this.picker.attach()
-    window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true })
-    window.addEventListener('resize', this.schedulePosition, { passive: true })
+    window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true, signal })
+    window.addEventListener('resize', this.schedulePosition, { passive: true, signal })
     // A phone: the toolbar and the panels follow what is on screen (pinch zoom, a page wider than the phone).
-    window.visualViewport?.addEventListener('resize', this.schedulePosition, { passive: true })
-    window.visualViewport?.addEventListener('scroll', this.schedulePosition, { passive: true })
-    window.addEventListener('online', this.onOnline)
-    window.addEventListener('storage', this.onStorage)
+    window.visualViewport?.addEventListener('resize', this.schedulePosition, { passive: true, signal })
+    window.visualViewport?.addEventListener('scroll', this.schedulePosition, { passive: true, signal })
+    window.addEventListener('online', this.onOnline, { signal })
+    window.addEventListener('storage', this.onStorage, { signal })
     // History changes are heard at once (the follower); this catches what no event announces.
     this.intervals.push(setInterval(() => this.checkLocation(), 1_000))
     this.follower.start()
-    window.addEventListener('message', this.onMessage)
+    this.signIn.start(signal)
     this.renderAll()
     this.sync.start()
-    void this.api.health().then(
-      (health) => {
-        this.signInNeeded = health.signIn === true
-        this.renderWho()
-      },
-      () => {},
-    )
-  }
-
-  // ------------------------------------------------------------------ signing in (a team server, issue 23)
-
-  private renderWho(): void {
-    this.dock.renderWho(this.signInNeeded, this.auth.current?.name)
-  }
-
-  /** The server's sign-in popup: it hands a session token for this exact origin back by postMessage. */
-  private signIn(): void {
-    const url = `${this.server}/auth/popup?origin=${encodeURIComponent(location.origin)}`
-    const popup = window.open(url, 'marginalia-sign-in', 'popup,width=480,height=400')
-    if (!popup) this.dock.say('The sign-in window was blocked: allow pop-ups for this page and try again.')
-  }
-
-  private readonly onMessage = (e: MessageEvent): void => {
-    if (e.origin !== new URL(this.server).origin) return // only the server's own page may sign us in
-    const data = e.data as { type?: unknown; token?: unknown; expiresAt?: unknown; identity?: { id?: unknown; name?: unknown } } | null
-    if (!data || data.type !== 'marginalia:session' || typeof data.token !== 'string' || typeof data.identity?.name !== 'string') return
-    this.auth.set({ token: data.token, expiresAt: String(data.expiresAt), name: data.identity.name, id: String(data.identity.id) })
-    this.dock.say(`Signed in as ${data.identity.name}.`)
-    // Start over with the new identity: load the page's annotations and follow live events.
-    this.sync.stop()
-    this.sync.start()
-    this.sender.retrySoon()
-  }
-
-  private async signOut(): Promise<void> {
-    const headers = this.api.authHeaders()
-    this.auth.clear()
-    this.sync.stop()
-    this.dock.say('Signed out.')
-    try {
-      await fetch(`${this.server}/auth/sign-out`, { method: 'POST', headers, credentials: 'omit' })
-    } catch {
-      // the token is gone from this browser either way
-    }
   }
 
   destroy(): void {
     if (this.destroyed) return
     this.destroyed = true
     this.picker.detach()
-    window.removeEventListener('keydown', this.onKeyDown, true)
+    this.listening.abort()
     this.frameKeys.stop()
     this.freezer.unfreeze()
     this.menu.stop()
-    window.removeEventListener('scroll', this.schedulePosition, true)
-    window.removeEventListener('resize', this.schedulePosition)
-    window.visualViewport?.removeEventListener('resize', this.schedulePosition)
-    window.visualViewport?.removeEventListener('scroll', this.schedulePosition)
-    window.removeEventListener('online', this.onOnline)
-    window.removeEventListener('storage', this.onStorage)
-    window.removeEventListener('message', this.onMessage)
     for (const i of this.intervals) clearInterval(i)
     this.follower.stop()
     cancelAnimationFrame(this.frame)
@@ -407,8 +359,7 @@ export class Overlay {
     const budgetMs = this.options.screenshotBudgetMs ?? SCREENSHOT_BUDGET_MS
     const missing = (why: ScreenshotBlocked | 'slow' | undefined): void => {
       // Said with "Sent as #n"; a policy that blocks it is also said in the box while Screenshot is ticked.
-      if (why === 'slow') note = `without its screenshot: it took longer than ${budgetMs / 1000} s (data-screenshot-budget on the script tag allows more).`
-      else note = why ? `without its screenshot: this page's Content-Security-Policy blocks it (add ${why.value} to ${why.directive}).` : 'without its screenshot: it could not be drawn on this page.'
+      note = missingShotNote(why, budgetMs)
       if (why && why !== 'slow') this.composer.setShotNote(why.message)
     }
     void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs, missing })
@@ -569,7 +520,7 @@ export class Overlay {
 
   private renderAll(): void {
     this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
-    this.pins.render(this.sync.ordered(), this.thread.openId, this.waiting())
+    this.pins.render(this.sync.ordered(), this.thread.openId, waitingOn(this.outbox, this.sync.pageKey))
     this.dock.renderCount(this.sync.ordered())
     this.dock.renderAgent()
     const id = this.thread.openId
@@ -580,23 +531,9 @@ export class Overlay {
     this.dock.renderAlert()
   }
 
-  /**
-   * What this page sent that waits in the outbox (the server is down or slow), as annotations
-   * for pins of their own; one the server refused for good waits only in the list.
-   */
-  private waiting(): Annotation[] {
-    return this.outbox
-      .list()
-      .filter((item) => item.pageKey === this.sync.pageKey && item.rejected === undefined)
-      .map(({ id, queuedAt, body }): Annotation => {
-        const { comment, element, selectedText, elements, area } = body
-        return { id: `${WAITING}${id}`, sessionId: '', status: 'pending', comment, element, selectedText, elements, area, replies: [], createdAt: queuedAt, updatedAt: queuedAt, rev: 0 }
-      })
-  }
-
   private renderPins(): void {
     this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
-    this.pins.render(this.sync.ordered(), this.thread.openId, this.waiting())
+    this.pins.render(this.sync.ordered(), this.thread.openId, waitingOn(this.outbox, this.sync.pageKey))
     this.positionAll()
   }
 
@@ -627,7 +564,7 @@ export class Overlay {
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
   private positionAll(): void {
     if (this.destroyed) return
-    const openPin = this.pins.position([...this.sync.ordered(), ...this.waiting()], this.thread.openId)
+    const openPin = this.pins.position([...this.sync.ordered(), ...waitingOn(this.outbox, this.sync.pageKey)], this.thread.openId)
     this.picker.layout()
     placeDock(this.dock.element, this.host)
     this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')

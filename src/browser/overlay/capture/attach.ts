@@ -91,6 +91,13 @@ export function addElementContext(body: NewAnnotation, element: Element | undefi
   }
 }
 
+/** What "Sent as #n" adds when the screenshot was left out (`why`: as `Extras.missing` says it). */
+export function missingShotNote(why: ScreenshotBlocked | 'slow' | undefined, budgetMs: number): string {
+  if (why === 'slow') return `without its screenshot: it took longer than ${budgetMs / 1000} s (data-screenshot-budget on the script tag allows more).`
+  if (why) return `without its screenshot: this page's Content-Security-Policy blocks it (add ${why.value} to ${why.directive}).`
+  return 'without its screenshot: it could not be drawn on this page.'
+}
+
 /** The annotation with its context and attachments; what could not be had in time is left out. */
 export async function withExtras(body: NewAnnotation, extras: Extras): Promise<NewAnnotation> {
   const out: NewAnnotation = { ...body, ...(body.element ? { element: { ...body.element } } : {}) }

@@ -67,7 +67,9 @@ describe.skipIf(!enabled)('client-side navigation', () => {
 
     // pushState (a router link): at once, nothing of the orders page is left.
     const pushed = await afterTwoFrames(page, "document.getElementById('to-settings').click()")
-    expect(pushed).toEqual({ pins: [], toast: false })
+    // (The settings page's own pin may already be there: its session loads fast on a quiet machine.)
+    expect(pushed.pins.filter((p) => p.includes('Refund needs'))).toEqual([])
+    expect(pushed.toast).toBe(false)
     await eventually(async () => (await ui(page, '.pin').getAttribute('aria-label')) ?? '').toContain('Save should be disabled')
     expect(await ui(page, '.pin').count()).toBe(1)
 

@@ -14,6 +14,8 @@ import { ImageTray } from './capture/image-tray.js'
 import { pageLogEnabled } from './capture/page-log.js'
 import { labelOf } from './anchor/names.js'
 import { charCounter, type CharCounter } from './long-text.js'
+import { viewRect } from './anchor/dom.js'
+import { placePanel, rectBox } from './layout.js'
 
 export interface ComposerEvents {
   /** The person sent an annotation (the box closes right after). */
@@ -131,6 +133,28 @@ export class Composer {
   focus(): void {
     this.text.focus()
   }
+
+  /** Shift-click: the open box's target with one more element (or without it, when it was there). */
+  withMore(target: Target): Target {
+    const open = this.target
+    if (!open) return target
+    const extra = (open.extra ?? []).filter((x) => x.element !== target.element)
+    if (target.element === open.element) return open
+    if (extra.length === (open.extra ?? []).length) extra.push({ element: target.element, info: target.info })
+    return { ...open, extra: extra.slice(0, LIMITS.elements) }
+  }
+
+  /** Beside what it is about (above the dock's `reserve`); returns the boxes to outline on the page. */
+  place(reserve: number): DOMRect[] {
+    const target = this.target
+    if (!target) return []
+    const r = target.rect ?? viewRect(target.element)
+    const outlined = target.element.isConnected ? [r] : []
+    for (const x of target.extra ?? []) if (x.element.isConnected) outlined.push(viewRect(x.element))
+    placePanel(this.element, rectBox(r), reserve)
+    return outlined
+  }
+
 
   /** The page cannot have screenshots drawn: say so under the toggles while Screenshot is ticked. */
   setShotNote(message: string | undefined): void {

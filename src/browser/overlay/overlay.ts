@@ -10,14 +10,13 @@
 import { BrowserAuth } from '../shared/auth.js'
 import { setUploadHeaders } from './capture/attach.js'
 import { Api } from '../shared/api.js'
-import { LIMITS } from '../../store/vocabulary.js'
 import { h } from '../shared/dom.js'
 import { agentState, squash } from '../shared/format.js'
 import type { Annotation, NewAnnotation } from '../shared/types.js'
 import { Composer } from './composer.js'
 import { describeElement } from './describe.js'
 import { Dock } from './dock.js'
-import { coarsePointer, placeDock, placePanel, rectBox, union } from './layout.js'
+import { coarsePointer, placeDock, placePanel } from './layout.js'
 import { ListPanel } from './list-panel.js'
 import { Marks } from './marks.js'
 import { Outbox, Sender, outboxItem, waitingOn, type OutboxItem } from './outbox.js'
@@ -26,7 +25,7 @@ import { Picker, type Target } from './picker.js'
 import { Follower } from './anchor/follow.js'
 import { TopLayer } from './top-layer.js'
 import { CspWatch, adoptStyles } from './csp.js'
-import { viewRect, frameOffset } from './anchor/dom.js'
+import { viewRect } from './anchor/dom.js'
 import { Pins, isWaiting } from './pins.js'
 import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
@@ -148,7 +147,7 @@ export class Overlay {
       { lockName: `marginalia-outbox:${server}` },
     )
     this.picker = new Picker(this.host, {
-      pick: (target, add) => this.openComposer(add ? this.withMore(target) : target),
+      pick: (target, add) => this.openComposer(add ? this.composer.withMore(target) : target),
       dragging: (rect) => this.marks.drag(rect),
       hover: (element) => {
         if (element === this.hovered) return
@@ -183,10 +182,7 @@ export class Overlay {
     this.topLayer = new TopLayer(this.host, () => this.schedulePosition())
     this.composer = new Composer({
       send: (body, extras) => this.sendWithExtras(body, extras),
-      // Turned on while off at load: the log starts now (it has nothing from before).
-      pageLog: (on) => {
-        if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
-      },
+      pageLog: (on) => this.startPageLog(on),
       closed: (restoreFocus) => {
         this.schedulePosition()
         if (restoreFocus) this.restoreFocus()
@@ -258,14 +254,17 @@ export class Overlay {
     // Issue 21: the settings menu (theme, resolved pins), freezing the page, keys in iframes.
     this.menu = new SettingsMenu(settings, {
       changed: () => this.renderPins(),
-      pageLog: (on) => {
-        if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
-      },
+      pageLog: (on) => this.startPageLog(on),
     }, root)
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
     this.freezer = new Freezer(this.host)
     this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
     this.frameKeys = new FrameKeys(this.onKeyDown)
+  }
+
+  /** Turned on while off at load: the log starts now (it has nothing from before). */
+  private startPageLog(on: boolean): void {
+    if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
   }
 
   private async copy(markdown: string, done: string): Promise<void> {
@@ -327,16 +326,6 @@ export class Overlay {
 
   comment(element: Element): void {
     this.openComposer({ element, info: describeElement(element) })
-  }
-
-  /** Shift-click: the open box's target with one more element (or without it, when it was there). */
-  private withMore(target: Target): Target {
-    const open = this.composer.target
-    if (!open) return target
-    const extra = (open.extra ?? []).filter((x) => x.element !== target.element)
-    if (target.element === open.element) return open
-    if (extra.length === (open.extra ?? []).length) extra.push({ element: target.element, info: target.info })
-    return { ...open, extra: extra.slice(0, LIMITS.elements) }
   }
 
   open(annotationId: string): void {
@@ -570,27 +559,14 @@ export class Overlay {
     this.marks.hover(this.picker.active && !this.composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
     const reserve = this.dock.reserve()
     // Dashed outlines on what the open box or thread is about; the selected words marked.
-    const outlined: DOMRect[] = []
+    const outlined = this.composer.place(reserve)
     let words: DOMRect[] = []
-    const target = this.composer.target
-    if (target) {
-      const r = target.rect ?? viewRect(target.element)
-      if (target.element.isConnected) outlined.push(r)
-      for (const x of target.extra ?? []) if (x.element.isConnected) outlined.push(viewRect(x.element))
-      placePanel(this.composer.element, rectBox(r), reserve)
-    }
     const id = this.thread.openId
     if (id !== undefined) {
       const a = this.sync.get(id)
-      const anchor = a ? this.pins.anchors.of(a) : undefined
-      const r = anchor?.element ? viewRect(anchor.element) : undefined
-      if (anchor?.range) {
-        const o = frameOffset(anchor.range.startContainer.ownerDocument ?? document)
-        words = [...anchor.range.getClientRects()].map((w) => new DOMRect(w.x + o.x, w.y + o.y, w.width, w.height))
-      } else if (r) outlined.push(r)
-      // Beside the element and its pin, so the panel never hides what it talks about.
-      const box = r ? rectBox(r) : undefined
-      placePanel(this.thread.element, box && openPin ? union(box, openPin) : (openPin ?? box), reserve)
+      const placed = this.thread.place(a ? this.pins.anchors.of(a) : undefined, openPin, reserve)
+      outlined.push(...placed.outlined)
+      words = placed.words
     }
     this.marks.outlineAround(outlined)
     this.marks.mark(words)

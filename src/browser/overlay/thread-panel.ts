@@ -13,7 +13,9 @@ import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
 import { ImageTray } from './capture/image-tray.js'
 import { upload } from './capture/attach.js'
 import { labelOf } from './anchor/names.js'
-import { composedSelector } from './anchor/dom.js'
+import { composedSelector, frameOffset, viewRect } from './anchor/dom.js'
+import type { Anchor } from './anchor/resolve.js'
+import { placePanel, rectBox, union, type Box } from './layout.js'
 import { LIMITS } from '../../store/vocabulary.js'
 import { charCounter, foldable } from './long-text.js'
 
@@ -75,6 +77,24 @@ export class ThreadPanel {
   focus(a: Annotation): void {
     const box = openQuestionOf(a) ? this.element.querySelector('textarea') : null
     ;(box ?? this.element).focus()
+  }
+
+
+  /**
+   * Beside its element and pin (`openPin`), so the panel never hides what it talks about. Returns
+   * what to mark on the page: the element's box to outline, or the quoted words' boxes.
+   */
+  place(anchor: Anchor | undefined, openPin: Box | undefined, reserve: number): { outlined: DOMRect[]; words: DOMRect[] } {
+    const r = anchor?.element ? viewRect(anchor.element) : undefined
+    let words: DOMRect[] = []
+    const outlined: DOMRect[] = []
+    if (anchor?.range) {
+      const o = frameOffset(anchor.range.startContainer.ownerDocument ?? document)
+      words = [...anchor.range.getClientRects()].map((w) => new DOMRect(w.x + o.x, w.y + o.y, w.width, w.height))
+    } else if (r) outlined.push(r)
+    const box = r ? rectBox(r) : undefined
+    placePanel(this.element, box && openPin ? union(box, openPin) : (openPin ?? box), reserve)
+    return { outlined, words }
   }
 
   close(): void {

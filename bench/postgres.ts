@@ -8,9 +8,8 @@ import { openStore } from '../src/index.js'
 import { FileAdapter } from '../src/store/file/file-adapter.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { median, percentile, realisticAnnotation, seedStore, sleep, tempDir } from './lib.js'
-import { httpPoster, startServe } from './serve-scenario.js'
+import { median, percentile, seedStore, tempDir } from './lib.js'
+import { httpPoster, measureWake, startServe } from './serve-scenario.js'
 
 const URL_ = process.env.MARGINALIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 type Record_ = (scenario: string, metric: string, value: number, unit: string, goal?: { op: '<=' | '>='; limit: number }) => void
@@ -112,21 +111,7 @@ async function wakeAcrossServes(schema: string, runs: number): Promise<number[]>
     await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`)))
     const post = httpPoster(b.url)
     const session = await post('/api/sessions', { url: 'http://localhost:5173/checkout' })
-    const latencies: number[] = []
-    for (let i = 0; i < runs; i++) {
-      const watching = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 10_000 } }) as Promise<CallToolResult>
-      await sleep(20) // let the call reach A and start waiting
-      const t0 = performance.now()
-      const { sessionId: _s, ...body } = realisticAnnotation(session.id, i)
-      const posted = post(`/api/sessions/${session.id}/annotations`, body)
-      const result = await watching
-      latencies.push(performance.now() - t0)
-      const added = await posted
-      const got = result.structuredContent as { status: string; annotations?: { id: string }[] }
-      if (got.status !== 'annotations' || got.annotations?.[0]?.id !== added.id) throw new Error('watch on A did not return the annotation posted to B')
-      await client.callTool({ name: 'acknowledge', arguments: { id: added.id } })
-    }
-    return latencies
+    return await measureWake(client, post, session.id, runs)
   } finally {
     await client.close().catch(() => {})
     a.child.kill('SIGTERM')

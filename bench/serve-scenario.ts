@@ -53,6 +53,28 @@ function fetchPoster(url: string): Post {
   }
 }
 
+/**
+ * `count` times: `client` waits in watch_annotations, `post` adds an annotation to `sessionId`
+ * (over REST, on the same server or another); the time from the POST to the watch's answer, ms.
+ */
+export async function measureWake(client: Client, post: Post, sessionId: string, count: number): Promise<number[]> {
+  const latencies: number[] = []
+  for (let i = 0; i < count; i++) {
+    const watching = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 10_000 } }) as Promise<CallToolResult>
+    await sleep(20) // let the call reach the server and start waiting
+    const t0 = performance.now()
+    const { sessionId: _s, ...body } = realisticAnnotation(sessionId, i)
+    const posted = post(`/api/sessions/${sessionId}/annotations`, body)
+    const result = await watching
+    latencies.push(performance.now() - t0)
+    const added = await posted
+    const got = result.structuredContent as { status: string; annotations?: { id: string }[] }
+    if (got.status !== 'annotations' || got.annotations?.[0]?.id !== added.id) throw new Error('watch did not return the posted annotation')
+    await client.callTool({ name: 'acknowledge', arguments: { id: added.id } })
+  }
+  return latencies
+}
+
 export interface WakeFigures {
   p50: number
   p99: number
@@ -68,25 +90,8 @@ export async function wakeOneProcess(smoke: boolean): Promise<WakeFigures> {
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)))
     const session = await httpPoster(url)('/api/sessions', { url: 'http://localhost:5173/checkout' })
-    const measure = async (post: Post, count: number): Promise<number[]> => {
-      const latencies: number[] = []
-      for (let i = 0; i < count; i++) {
-        const watching = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 10_000 } }) as Promise<CallToolResult>
-        await sleep(20) // let the call reach the server and start waiting
-        const t0 = performance.now()
-        const { sessionId: _s, ...body } = realisticAnnotation(session.id, i)
-        const posted = post(`/api/sessions/${session.id}/annotations`, body)
-        const result = await watching
-        latencies.push(performance.now() - t0)
-        const added = await posted
-        const got = result.structuredContent as { status: string; annotations?: { id: string }[] }
-        if (got.status !== 'annotations' || got.annotations?.[0]?.id !== added.id) throw new Error('watch did not return the posted annotation')
-        await client.callTool({ name: 'acknowledge', arguments: { id: added.id } })
-      }
-      return latencies
-    }
-    const lean = await measure(httpPoster(url), runs)
-    const viaFetch = await measure(fetchPoster(url), smoke ? 2 : 60)
+    const lean = await measureWake(client, httpPoster(url), session.id, runs)
+    const viaFetch = await measureWake(client, fetchPoster(url), session.id, smoke ? 2 : 60)
     return { p50: median(lean), p99: percentile(lean, 99), fetchP50: median(viaFetch), runs }
   } finally {
     await client.close().catch(() => {})

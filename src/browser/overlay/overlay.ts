@@ -31,8 +31,7 @@ import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
-import { SCREENSHOT_BUDGET_MS, missingShotNote, withExtras } from './capture/attach.js'
-import type { ScreenshotBlocked } from './capture/screenshot.js'
+import { gather } from './capture/attach.js'
 import { setAttachmentBase } from '../shared/attachments-view.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
 import { SettingsMenu } from './settings-menu.js'
@@ -40,6 +39,7 @@ import { Freezer, freezeButton } from './freeze.js'
 import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, isTyping, matches, parseShortcut, type Shortcut } from './shortcuts.js'
 import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
 import { SignIn } from './sign-in.js'
+import { FocusReturn } from './focus.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -79,7 +79,7 @@ export class Overlay {
   private frame = 0
   private positionedThisFrame = false
   private readonly intervals: ReturnType<typeof setInterval>[] = []
-  private returnFocus: HTMLElement | undefined
+  private readonly focusBack = new FocusReturn(this.shadow)
   private destroyed = false
   /** The toolbar's settings: theme, resolved pins, all pins hidden, capture defaults. */
   private readonly menu: SettingsMenu
@@ -163,7 +163,7 @@ export class Overlay {
     this.pins = new Pins(
       this.host,
       // A pin of an annotation still in the outbox opens the list, where it waits (retry, copy, discard).
-      (id) => (isWaiting(id) ? this.toggleList(true) : this.thread.openId === id ? this.closeThread() : this.openThread(id)),
+      (id) => (isWaiting(id) ? this.toggleList(true) : this.thread.openId === id ? this.closeThread() : this.open(id)),
       (anchor) => this.follower.track(anchor.element!, anchor.clip),
     )
     // Pins follow their elements at once: page changes, resizes, scrolls, client-side navigation.
@@ -185,7 +185,7 @@ export class Overlay {
       pageLog: (on) => this.startPageLog(on),
       closed: (restoreFocus) => {
         this.schedulePosition()
-        if (restoreFocus) this.restoreFocus()
+        if (restoreFocus) this.focusBack.restore()
       },
     })
     this.thread = new ThreadPanel(this.shadow, {
@@ -207,7 +207,7 @@ export class Overlay {
       unreachable: () => this.sync.setReachable(false),
     }, server)
     this.list = new ListPanel(server, {
-      open: (id) => this.openThread(id),
+      open: (id) => this.open(id),
       close: () => this.toggleList(false),
       discard: (item) => {
         this.outbox.remove(item.id)
@@ -328,10 +328,6 @@ export class Overlay {
     this.openComposer({ element, info: describeElement(element) })
   }
 
-  open(annotationId: string): void {
-    this.openThread(annotationId)
-  }
-
   flush(): Promise<void> {
     return this.sender.flush()
   }
@@ -341,19 +337,10 @@ export class Overlay {
   /** Screenshot, pasted images, page log, styles: gathered (≤ 1 s for the screenshot), then queued. */
   private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void {
     this.dock.say('Sending…')
-    // An element inside an iframe: its box in this page's viewport (what the screenshot shows).
-    const { element } = extras.target
-    const rect = extras.target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
-    let note: string | undefined
-    const budgetMs = this.options.screenshotBudgetMs ?? SCREENSHOT_BUDGET_MS
-    const missing = (why: ScreenshotBlocked | 'slow' | undefined): void => {
-      // Said with "Sent as #n"; a policy that blocks it is also said in the box while Screenshot is ticked.
-      note = missingShotNote(why, budgetMs)
-      if (why && why !== 'slow') this.composer.setShotNote(why.message)
-    }
-    void withExtras(body, { server: this.server, element, ...(rect ? { rect } : {}), screenshot: extras.screenshot, images: extras.images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs, missing })
-      .catch(() => body)
-      .then((full) => this.queue(full, note))
+    const { screenshot, images } = extras
+    const options = { server: this.server, screenshot, images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs: this.options.screenshotBudgetMs }
+    // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
+    void gather(body, extras.target, { ...options, blocked: (why) => this.composer.setShotNote(why.message) }).then(({ body: full, note }) => this.queue(full, note))
   }
 
   /** Into the outbox first: from here on, nothing the person wrote can be lost. */
@@ -449,19 +436,20 @@ export class Overlay {
     const fresh = this.composer.target === undefined
     this.closeThread()
     this.toggleList(false)
-    if (fresh) this.returnFocus = this.activeInside() ?? this.dock.annotateButton
+    if (fresh) this.focusBack.rememberActive(this.dock.annotateButton)
     this.composer.open(target)
     this.hovered = undefined
     this.positionAll()
     this.composer.focus()
   }
 
-  private openThread(id: string): void {
+  /** Open an annotation's thread (public: `window.Marginalia.open(id)`). */
+  open(id: string): void {
     const a = this.sync.get(id)
     if (!a) return
     this.composer.close(false)
     this.toggleList(false)
-    if (this.thread.openId === undefined) this.returnFocus = this.activeInside() ?? this.dock.annotateButton
+    if (this.thread.openId === undefined) this.focusBack.rememberActive(this.dock.annotateButton)
     this.thread.open(a, this.sync.numberOf(id))
     this.renderPins()
     const el = this.pins.elementOf(a)
@@ -476,7 +464,7 @@ export class Overlay {
     if (this.thread.openId === undefined) return
     this.thread.close()
     this.renderPins()
-    this.restoreFocus()
+    this.focusBack.restore()
   }
 
   private toggleList(open = !this.list.isOpen): void {
@@ -485,24 +473,13 @@ export class Overlay {
     if (open) {
       this.composer.close(false)
       this.closeThread()
-      this.returnFocus = this.dock.countButton
+      this.focusBack.remember(this.dock.countButton)
       this.list.open()
       this.renderList()
       this.list.element.focus()
     } else {
       this.list.close()
     }
-  }
-
-  private activeInside(): HTMLElement | undefined {
-    const a = this.shadow.activeElement
-    return a instanceof HTMLElement ? a : undefined
-  }
-
-  private restoreFocus(): void {
-    const back = this.returnFocus
-    this.returnFocus = undefined
-    if (back && back.isConnected && !back.closest('[hidden]')) back.focus()
   }
 
   // ------------------------------------------------------------------ rendering and layout

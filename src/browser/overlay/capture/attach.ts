@@ -9,6 +9,7 @@ import type { Attachment, NewAnnotation } from '../../shared/types.js'
 import { accessibleName, accessibleRole, computedStyles } from './element-context.js'
 import type { PageLog } from './page-log.js'
 import { ScreenshotBlocked, captureBox } from './screenshot.js'
+import { viewRect } from '../anchor/dom.js'
 
 export const SCREENSHOT_BUDGET_MS = 1_000
 const UPLOAD_TIMEOUT_MS = 15_000
@@ -125,6 +126,28 @@ export async function withExtras(body: NewAnnotation, extras: Extras): Promise<N
   const attachments = [s, ...images].filter((a): a is Attachment => a !== undefined)
   if (attachments.length > 0) out.attachments = attachments
   return out
+}
+
+/**
+ * What the composer sends, with its extras: the box of an element inside an iframe is taken in
+ * this page's viewport (what the screenshot shows), and a screenshot left out comes back as the
+ * words "Sent as #n" adds (`blocked` hears a policy that blocks it, to say so in the box too).
+ */
+export async function gather(
+  body: NewAnnotation,
+  target: { element: Element; rect?: DOMRect | undefined },
+  o: Omit<Extras, 'element' | 'rect' | 'missing'> & { blocked: (why: ScreenshotBlocked) => void },
+): Promise<{ body: NewAnnotation; note?: string }> {
+  const { blocked, ...extras } = o
+  const { element } = target
+  const rect = target.rect ?? (element.ownerDocument !== document ? viewRect(element) : undefined)
+  let note: string | undefined
+  const missing = (why: ScreenshotBlocked | 'slow' | undefined): void => {
+    note = missingShotNote(why, extras.budgetMs ?? SCREENSHOT_BUDGET_MS)
+    if (why && why !== 'slow') blocked(why)
+  }
+  const full = await withExtras(body, { ...extras, element, ...(rect ? { rect } : {}), missing }).catch(() => body)
+  return note === undefined ? { body: full } : { body: full, note }
 }
 
 /** Which of `files` may be attached (type and size), and why the others may not. */

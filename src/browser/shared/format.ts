@@ -2,6 +2,11 @@
 import type { Annotation, AnnotationStatus, Presence } from './types.js'
 
 /** Cut `text` to at most `max` characters, ending with "…" when cut. */
+/** A fresh id for something made in this browser (an outbox item, an attachment record). */
+export function randomId(): string {
+  return typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+}
+
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text
   if (max <= 1) return text.slice(0, max)

@@ -1,5 +1,5 @@
 /**
- * Annotations as compact Markdown an agent or a ticket can take (issue 21, "Copy as Markdown"):
+ * Annotations as compact Markdown an agent or a ticket can take ("Copy as Markdown"):
  * per annotation the element as a person names it (and its selector), the page, the source
  * location when known, the comment, intent / severity / status and the thread. Pure and zod-free
  * (type imports only), shared by the overlay and the inbox. Lists come out oldest first, ties by id.

@@ -62,7 +62,7 @@ describe.skipIf(!enabled)('copy as Markdown and the editor link', () => {
     expect(one).toContain('- **Element:** button "Buy now" — `#buy`')
     expect(one).toContain('- **Source:** `src/Cart.tsx:42 in <Cart>`')
     expect(one).toContain(`- **Page:** ${pages.origin}/shop`)
-    expect(one).toContain('- **Agent (question):** Which colour would you like?')
+    expect(one).toContain('- **Agent (question):**\n  > Which colour would you like?')
     expect(one).not.toContain('Total is missing tax')
 
     // All of the page's, from the list.

@@ -7,12 +7,13 @@
  * pasted images and the keyboard focus. Esc in the reply box closes it.
  */
 import { h } from '../shared/dom.js'
-import { STATUS_LABEL, clip, openQuestionOf, shortUrl } from '../shared/format.js'
+import { STATUS_LABEL, clip, openQuestionOf } from '../shared/format.js'
 import { elementName } from '../shared/markdown.js'
 import { confirmButton, messageBox, messageForm, replyList, timeEl } from '../shared/thread.js'
 import { sourceView } from '../shared/source.js'
 import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
-import { ImageTray } from '../overlay/capture/image-tray.js'
+import { ImageTray } from '../shared/image-tray.js'
+import { pageLink, type Links } from '../shared/links.js'
 import type { Annotation } from '../shared/types.js'
 
 export interface CardEvents {
@@ -57,6 +58,8 @@ export class Cards {
   constructor(
     private readonly list: HTMLElement,
     private readonly events: CardEvents,
+    /** Where images and source links point. */
+    private readonly links: Links,
   ) {}
 
   /** Its next render draws attention to it (it changed live). */
@@ -184,15 +187,15 @@ export class Cards {
             'div',
             { class: 'where' },
             name && name !== a.element?.selector ? h('span', { class: 'element-name' }, name) : null,
-            sourceView(a.source),
+            sourceView(a.source, this.links.editor),
             a.element ? h('code', { title: a.element.path ?? a.element.selector }, clip(a.element.selector, 140)) : null,
-            a.url ? h('a', { href: a.url, target: '_blank', rel: 'noopener', class: 'page-link' }, shortUrl(a.url)) : null,
+            a.url ? pageLink(a.url, { class: 'page-link' }) : null,
           )
         : null,
       a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
-      attachmentStrip(a.attachments),
+      attachmentStrip(a.attachments, this.links.attachments),
       pageContextView(a.context),
-      replyList(a),
+      replyList(a, this.links.attachments),
       h(
         'div',
         { class: 'actions' },

@@ -228,6 +228,17 @@ export class InboxFeed {
         this.refreshTotals()
         this.events.stale()
         return
+      case 'identity.added':
+      case 'identity.revoked':
+      case 'credential.issued':
+      case 'credential.ended':
+        // Who exists and who signed in: the roster took them above; no annotation changes.
+        return
+      default: {
+        // Every kind is handled above: a new kind fails to compile here until the inbox decides what it shows.
+        const unhandled: never = e
+        return unhandled
+      }
     }
   }
 }

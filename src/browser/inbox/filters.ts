@@ -1,7 +1,7 @@
 /**
  * What the inbox shows (the "view"): a status tab (Open = pending + acknowledged, the default),
  * the sort, search words and filters by page, intent, severity, reply author, who wrote the
- * annotation (a person, or "you") and which agent replied (issue 23) — kept in the
+ * annotation (a person, or "you") and which agent replied — kept in the
  * page's URL, so Back returns to the previous view and a link shares it. The status tabs carry
  * the server's totals; the toolbar holds the search box and the selects.
  */

@@ -1,7 +1,7 @@
 /**
  * The inbox page (served at `/`): a triage list of every annotation, newest open ones first by
  * default, kept live over Server-Sent Events. The person searches comments and replies, filters by
- * status, page, intent, severity, reply author, who wrote it and which agent replied (issue 23),
+ * status, page, intent, severity, reply author, who wrote it and which agent replied,
  * selects annotations and resolves, dismisses, reopens, archives, deletes or copies them as
  * Markdown at once — and replies (with pasted images), reopens and deletes one by one.
  * Annotations load a page at a time (limit/cursor); the totals per status and per page come from
@@ -11,13 +11,12 @@
  * questions panel and the cards draw it, and the controller wires them and runs the actions.
  */
 import { BrowserAuth, SERVER_SESSION_KEY } from '../shared/auth.js'
-import { setEditorBase } from '../shared/source.js'
+import type { Links } from '../shared/links.js'
 import { Api, ApiError, describeError } from '../shared/api.js'
 import { h, replace } from '../shared/dom.js'
 import { AGENT_DETAIL, AGENT_LABEL, agentState, shortUrl, timeAgo } from '../shared/format.js'
 import { annotationsToMarkdown } from '../shared/markdown.js'
 import { Toast } from '../shared/toast.js'
-import { upload } from '../overlay/capture/attach.js'
 import type { Annotation, BulkAction } from '../shared/types.js'
 import { BulkBar } from './bulk.js'
 import { Cards } from './cards.js'
@@ -30,6 +29,8 @@ const DONE: Record<BulkAction, string> = { resolve: 'Resolved', dismiss: 'Dismis
 
 class Inbox {
   private readonly api = new Api(location.origin, 10_000, new BrowserAuth(SERVER_SESSION_KEY))
+  /** Where images and source links point: this server (same origin); the editor once /health answers. */
+  private readonly links: Links = { attachments: '', editor: {} }
   private readonly el = {
     agent: byId('agent'),
     live: byId('live'),
@@ -78,7 +79,7 @@ class Inbox {
     })
     // Editor links for source locations once the server says where the project is.
     void this.api.health().then((health) => {
-      setEditorBase(health)
+      this.links.editor = health
       if (health.sourceRoot) this.renderList()
     }, () => undefined)
     this.tabs = new StatusTabs(byId('filters'), (status) => this.setView({ status }))
@@ -101,7 +102,7 @@ class Inbox {
     this.cards = new Cards(this.el.list, {
       reply: async (id, message, images) => {
         try {
-          const attachments = images.length > 0 ? await Promise.all(images.map((f) => upload(location.origin, f, 'image'))) : undefined
+          const attachments = images.length > 0 ? await Promise.all(images.map((f) => this.api.upload(f, 'image'))) : undefined
           const updated = await this.api.reply(id, message, attachments)
           this.feed.annotations.offer(updated)
           this.toast.show('Reply sent.')
@@ -141,7 +142,7 @@ class Inbox {
       get: (id) => this.feed.annotations.get(id),
       matches: (a) => this.feed.matches(a),
       refused: (message) => this.toast.show(message, true),
-    })
+    }, this.links)
   }
 
   start(): void {

@@ -7,6 +7,7 @@
 import { h } from '../shared/dom.js'
 import { shortUrl } from '../shared/format.js'
 import { timeEl } from '../shared/thread.js'
+import { pageLink } from '../shared/links.js'
 import type { Annotation, Session } from '../shared/types.js'
 import { TAB_LABEL, isFiltered, type View } from './filters.js'
 
@@ -36,7 +37,7 @@ export function sessionGroups(
         h(
           'span',
           { class: 'session-meta' },
-          s ? h('a', { href: s.url, target: '_blank', rel: 'noopener' }, shortUrl(s.url)) : null,
+          s ? pageLink(s.url) : null,
           ' · ',
           h('span', { class: 'group-total', 'data-total': total }, `${total} annotation${total === 1 ? '' : 's'}`),
           total > group.length ? ` (${group.length} shown)` : '',

@@ -1,5 +1,5 @@
 /**
- * Who the inbox can filter on (issue 23): the people who wrote annotations and the agents who
+ * Who the inbox can filter on: the people who wrote annotations and the agents who
  * replied. Learnt from the data as it arrives (every loaded annotation, every live event) and,
  * when the caller may read it (an admin, the operator, local use), from `GET /api/identities`, so
  * someone whose annotations are not loaded yet is listed too. "You" stands for annotations

@@ -1,5 +1,5 @@
 /**
- * Copy as Markdown (issue 21): one annotation from its thread, or all of the page's from the
+ * Copy as Markdown: one annotation from its thread, or all of the page's from the
  * list, in the compact form of shared/markdown.ts (the inbox's too). The clipboard API where the
  * page is a secure context; elsewhere (a dev server on a LAN address) a selected text box and
  * `execCommand('copy')` inside the overlay's shadow root.

@@ -1,5 +1,5 @@
 /**
- * Strict Content-Security-Policy (issue 21). The overlay's styles are constructable stylesheets
+ * Strict Content-Security-Policy. The overlay's styles are constructable stylesheets
  * (`adoptedStyleSheets`), which `style-src` does not govern, so a page without
  * `'unsafe-inline'` still shows it styled. What the page's policy does block — a request to the
  * Marginalia server under `connect-src`, an image under `img-src` — is heard through

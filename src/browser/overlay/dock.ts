@@ -24,7 +24,7 @@ export interface DockEvents {
   resized(): void
   /** The toolbar was collapsed to its brand button, or opened again. */
   collapsed?(collapsed: boolean): void
-  /** "Sign in" / "Sign out" (a team server, issue 23). */
+  /** "Sign in" / "Sign out" (a team server). */
   signIn(): void
   signOut(): void
 }
@@ -91,7 +91,7 @@ export class Dock {
     this.element = h('div', { class: 'dock' }, this.alert, toast, this.bar)
   }
 
-  /** Who is signed in (issue 23): `needed` when the server asks people to sign in. */
+  /** Who is signed in: `needed` when the server asks people to sign in. */
   renderWho(needed: boolean, name: string | undefined): void {
     if (name !== undefined) {
       replace(this.who, h('span', { class: 'who-name' }, `Signed in as ${name}`), ' · ', h('button', { type: 'button', class: 'link sign-out', onclick: () => this.events.signOut() }, 'Sign out'))

@@ -1,5 +1,5 @@
 /**
- * Freeze the page (issue 21): pause what moves — CSS animations and transitions and Web
+ * Freeze the page: pause what moves — CSS animations and transitions and Web
  * Animations (all of them are in `document.getAnimations()`), videos and audio — so a person can
  * annotate a toast before it fades or a hover state before it goes. Same-origin iframes freeze
  * too. What starts while frozen (a transition a hover begins, a new animation) is paused as it

@@ -1,5 +1,5 @@
 /**
- * Long comments and replies (issue 21) fold to a few lines in the thread, with "Show more" and
+ * Long comments and replies fold to a few lines in the thread, with "Show more" and
  * "Show less"; what the person unfolded stays unfolded across live re-renders.
  */
 import { h } from '../shared/dom.js'

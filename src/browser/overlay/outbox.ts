@@ -13,7 +13,7 @@
  */
 import { LIMITS } from '../../store/vocabulary.js'
 import { ApiError, UnreachableError, type Api } from '../shared/api.js'
-import { clip } from '../shared/format.js'
+import { clip, randomId } from '../shared/format.js'
 import type { Annotation, NewAnnotation } from '../shared/types.js'
 import { WAITING } from './pins.js'
 
@@ -35,7 +35,7 @@ export interface OutboxItem {
 
 /** What the person just sent from `pageKey` (titled `title`), as it waits in the outbox. */
 export function outboxItem(pageKey: string, body: NewAnnotation, title: string): OutboxItem {
-  const id = typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+  const id = randomId()
   const item: OutboxItem = { id, queuedAt: new Date().toISOString(), pageKey, body, attempts: 0 }
   if (title) item.pageTitle = clip(title, LIMITS.name)
   return item

@@ -8,7 +8,6 @@
  * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
  */
 import { BrowserAuth } from '../shared/auth.js'
-import { setUploadHeaders } from './capture/attach.js'
 import { Api } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import { agentState, squash } from '../shared/format.js'
@@ -32,7 +31,7 @@ import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
 import { gather } from './capture/attach.js'
-import { setAttachmentBase } from '../shared/attachments-view.js'
+import type { Links } from '../shared/links.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
 import { SettingsMenu } from './settings-menu.js'
 import { Freezer, freezeButton } from './freeze.js'
@@ -89,6 +88,8 @@ export class Overlay {
   private readonly frameKeys: FrameKeys
   /** What to say with "Sent as #n" for an outbox item (a screenshot the page's policy blocked). */
   private readonly notes = new Map<string, string>()
+  /** Where the thread's images and source links point. */
+  private readonly links: Links
 
   constructor(
     readonly server: string,
@@ -97,17 +98,20 @@ export class Overlay {
     const shortcut = parseShortcut(options.shortcut)
     if (options.shortcut && !shortcut) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
     this.shortcut = shortcut ?? parseShortcut(DEFAULT_SHORTCUT)!
-    setAttachmentBase(server)
+    this.links = { attachments: server, editor: {} }
     this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
     this.auth = new BrowserAuth(`marginalia.session@${server}`)
     this.api = new Api(server, 10_000, this.auth)
-    setUploadHeaders(() => this.api.authHeaders())
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     this.sync = new PageSync(this.api, sessions, {
+      // Source locations in the thread link to the editor once the server says where the project is.
+      health: (health) => {
+        this.links.editor = health
+      },
       changed: () => this.renderAll(),
       presence: () => this.dock.renderAgent(),
       status: () => {
@@ -205,7 +209,7 @@ export class Overlay {
       close: () => this.closeThread(),
       copy: (a) => void this.copy(oneAsMarkdown(a, this.sync.numberOf(a.id)), `Copied #${this.sync.numberOf(a.id)} as Markdown.`),
       unreachable: () => this.sync.setReachable(false),
-    }, server)
+    }, this.api, this.links)
     this.list = new ListPanel(server, {
       open: (id) => this.open(id),
       close: () => this.toggleList(false),
@@ -251,7 +255,7 @@ export class Overlay {
     this.shadow.append(root)
     for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
 
-    // Issue 21: the settings menu (theme, resolved pins), freezing the page, keys in iframes.
+    // The settings menu (theme, resolved pins), freezing the page, keys in iframes.
     this.menu = new SettingsMenu(settings, {
       changed: () => this.renderPins(),
       pageLog: (on) => this.startPageLog(on),
@@ -338,7 +342,7 @@ export class Overlay {
   private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void {
     this.dock.say('Sending…')
     const { screenshot, images } = extras
-    const options = { server: this.server, screenshot, images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs: this.options.screenshotBudgetMs }
+    const options = { api: this.api, screenshot, images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs: this.options.screenshotBudgetMs }
     // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
     void gather(body, extras.target, { ...options, blocked: (why) => this.composer.setShotNote(why.message) }).then(({ body: full, note }) => this.queue(full, note))
   }

@@ -8,9 +8,8 @@ import { ApiError, UnreachableError, describeError, type Api } from '../shared/a
 import { byCreation } from '../shared/format.js'
 import { LiveStream } from '../shared/live.js'
 import { ClientAnnotations } from '../shared/records.js'
-import type { Annotation, Presence, Reply, Session, StoreEvent } from '../shared/types.js'
+import type { Annotation, Health, Presence, Reply, Session, StoreEvent } from '../shared/types.js'
 import type { PageSessions } from './sessions.js'
-import { setEditorBase } from '../shared/source.js'
 
 /** What the toolbar and the alert show about the server (read by the dock). */
 export interface ConnectionState {
@@ -22,6 +21,8 @@ export interface ConnectionState {
 }
 
 export interface SyncEvents {
+  /** The server answered `/health` (where the project is, for editor links). */
+  health(health: Health): void
   /** The page's annotations changed (loaded, an event applied, the page left). */
   changed(): void
   /** What the agent is doing changed. */
@@ -172,8 +173,7 @@ export class PageSync implements ConnectionState {
     try {
       const health = await this.api.health()
       if (generation !== this.generation) return
-      // Source locations in the thread link to the editor once the server says where the project is.
-      setEditorBase(health)
+      this.events.health(health)
       this.setPresence(health.agent)
       this.setReachable(true)
       let rev = health.rev

@@ -1,5 +1,5 @@
 /**
- * The toolbar's settings menu (issue 21): the theme (auto follows `prefers-color-scheme`, or light
+ * The toolbar's settings menu: the theme (auto follows `prefers-color-scheme`, or light
  * or dark), whether resolved and dismissed pins show, whether any pin shows, and the defaults of
  * the composer's screenshot and page-log toggles. The theme and "show resolved" are remembered in
  * this browser (per origin); hiding all pins lasts until the page is left.

@@ -1,5 +1,5 @@
 /**
- * Keyboard shortcuts (issue 21). The annotate shortcut is configurable (`data-shortcut` on the
+ * Keyboard shortcuts. The annotate shortcut is configurable (`data-shortcut` on the
  * script tag, the Vite plugin's `shortcut` option), e.g. `Alt+Shift+A` (the default: it takes
  * nothing from Chrome, Firefox or Safari — Ctrl/Cmd+Shift+A is the browsers' tab search). No
  * shortcut fires while the person types in an input, a textarea or a contenteditable editor.

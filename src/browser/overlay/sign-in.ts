@@ -1,5 +1,5 @@
 /**
- * Signing in to a team server from the app's own site (issue 23): the server's sign-in popup hands
+ * Signing in to a team server from the app's own site: the server's sign-in popup hands
  * a session token for this exact origin back by postMessage; signing out forgets it here and ends
  * it on the server. Whether sign-in is offered at all, the server's /health says.
  */

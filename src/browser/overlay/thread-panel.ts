@@ -10,8 +10,9 @@ import { STATUS_LABEL, clip, openQuestionOf } from '../shared/format.js'
 import { confirmButton, messageBox, messageForm, replyList, timeEl, typedMessage } from '../shared/thread.js'
 import type { Annotation, Attachment } from '../shared/types.js'
 import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
-import { ImageTray } from './capture/image-tray.js'
-import { upload } from './capture/attach.js'
+import { ImageTray } from '../shared/image-tray.js'
+import type { Uploader } from '../shared/api.js'
+import type { Links } from '../shared/links.js'
 import { labelOf } from './anchor/names.js'
 import { composedSelector, frameOffset, viewRect } from './anchor/dom.js'
 import type { Anchor } from './anchor/resolve.js'
@@ -44,8 +45,10 @@ export class ThreadPanel {
     /** Where focus is read from (the overlay's shadow root). */
     private readonly root: DocumentOrShadowRoot,
     private readonly events: ThreadEvents,
-    /** The server, for image uploads. */
-    private readonly server = '',
+    /** Where pasted images go. */
+    private readonly uploader: Uploader,
+    /** Where images and source links point. */
+    private readonly links: Links,
   ) {
     // Ctrl/Cmd+Enter sends the reply from anywhere in the panel, not only from its box.
     this.element.addEventListener('keydown', (e) => {
@@ -133,7 +136,7 @@ export class ThreadPanel {
       send.disabled = true
       try {
         const images = tray.images
-        const attachments = images.length > 0 ? await Promise.all(images.map((f) => upload(this.server, f, 'image'))) : undefined
+        const attachments = images.length > 0 ? await Promise.all(images.map((f) => this.uploader.upload(f, 'image'))) : undefined
         await this.events.reply(a.id, message, attachments)
         // The reply re-rendered the panel (its box restored as a draft): empty the box now shown.
         this.clearBox()
@@ -176,12 +179,12 @@ export class ThreadPanel {
           h('span', { class: 'meta' }, ...(a.by ? [h('span', { class: 'by' }, `${a.by.name} · `)] : []), timeEl(a.createdAt)),
         ),
         a.element ? h('div', { class: 'meta' }, h('span', { class: 'label', title: clip(composedSelector(a.element), 400) }, labelOf(a.element)), a.elements?.length ? ` + ${a.elements.length} more` : null) : null,
-        a.source ? h('div', { class: 'meta mono' }, sourceView(a.source)) : null,
+        a.source ? h('div', { class: 'meta mono' }, sourceView(a.source, this.links.editor)) : null,
         // The quoted words in full (the panel scrolls), never squashed by the replies below.
         a.selectedText ? h('blockquote', { class: 'selected full' }, a.selectedText) : null,
-        attachmentStrip(a.attachments),
+        attachmentStrip(a.attachments, this.links.attachments),
         pageContextView(a.context),
-        this.foldReplies(a, replyList(a)) ?? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.'),
+        this.foldReplies(a, replyList(a, this.links.attachments)) ?? h('div', { class: 'empty' }, a.status === 'pending' ? 'No replies yet. The agent will answer here.' : 'No replies.'),
         form,
         error,
       ),

@@ -1,12 +1,12 @@
 /**
- * Always on top (issue 21): the overlay's host is a `popover="manual"` element shown in the
+ * Always on top: the overlay's host is a `popover="manual"` element shown in the
  * browser's top layer, above any `z-index` the page uses. The top layer stacks in the order
  * things enter it, so whenever the page opens a dialog, a popover or goes fullscreen the host is
  * shown again, last. A modal `<dialog>` makes everything outside it inert (a popover above it
  * but outside it cannot be clicked or typed into), so while one is open the host lives inside
  * the topmost modal dialog, and goes back to the root when it closes.
  *
- * Modal dialogs of web components (issue 21): a `<dialog>` in an open shadow root is opened
+ * Modal dialogs of web components: a `<dialog>` in an open shadow root is opened
  * without a word to the document — a MutationObserver on `document` does not see into shadow
  * trees, `toggle` is not composed. So every open shadow root found is observed as well (same
  * observer, same `open` attribute; its `toggle` events caught on the root): those of the page when

@@ -4,6 +4,7 @@
  * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
  */
 import type { BrowserAuth } from './auth.js'
+import { randomId } from './format.js'
 import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
@@ -25,13 +26,20 @@ export class UnreachableError extends Error {
 }
 
 const PAGE_LIMIT = 500
+const UPLOAD_TIMEOUT_MS = 15_000
 
-export class Api {
+/** Uploads an image as the page's person: the overlay's and the inbox's `Api`. */
+export interface Uploader {
+  upload(blob: Blob, kind: Attachment['kind'], timeoutMs?: number): Promise<Attachment>
+}
+
+
+export class Api implements Uploader {
   constructor(
     /** The server's base URL, e.g. `http://127.0.0.1:4848` (no trailing slash). */
     readonly base: string,
     private readonly timeoutMs = 10_000,
-    /** A signed-in person's session (issue 23): sent as a bearer header; dropped when the server says it no longer works. */
+    /** A signed-in person's session: sent as a bearer header; dropped when the server says it no longer works. */
     readonly auth?: BrowserAuth,
   ) {}
 
@@ -131,6 +139,20 @@ export class Api {
 
   remove(id: string): Promise<Annotation> {
     return this.request('DELETE', `/api/annotations/${encodeURIComponent(id)}`)
+  }
+
+  /** Upload one image (with who sends it); the server sniffs its type and answers with the record. */
+  async upload(blob: Blob, kind: Attachment['kind'], timeoutMs = UPLOAD_TIMEOUT_MS): Promise<Attachment> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), timeoutMs)
+    try {
+      const response = await fetch(`${this.base}/api/attachments`, { method: 'POST', headers: { ...this.authHeaders(), 'Content-Type': blob.type || 'application/octet-stream' }, body: blob, signal: controller.signal, credentials: 'omit' })
+      if (!response.ok) throw new Error(`upload refused (${response.status})`)
+      const s = (await response.json()) as Omit<Attachment, 'id' | 'kind'>
+      return { id: `att_${randomId().slice(-12)}`, kind, mime: s.mime, bytes: s.bytes, width: s.width, height: s.height, sha256: s.sha256 }
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** Every session (page after page), up to `max`. */

@@ -6,18 +6,13 @@
 import { h, type Child } from './dom.js'
 import type { Attachment, PageEntry } from './types.js'
 
-/** Where attachments are served from: the overlay's server, or '' on the inbox page (same origin). */
-let base = ''
-export function setAttachmentBase(server: string): void {
-  base = server
-}
-
-export function attachmentUrl(sha256: string): string {
+/** An attachment's address on the server at `base` (the overlay's server, or '' on the inbox page: same origin). */
+export function attachmentUrl(base: string, sha256: string): string {
   return `${base}/api/attachments/${sha256}`
 }
 
 /** Show one image large, over everything; a click or Esc closes it. */
-function enlarge(from: HTMLElement, a: Attachment): void {
+function enlarge(from: HTMLElement, a: Attachment, base: string): void {
   const root = from.getRootNode() as Document | ShadowRoot
   const parent = root instanceof Document ? root.body : root
   const close = () => {
@@ -33,14 +28,14 @@ function enlarge(from: HTMLElement, a: Attachment): void {
   const box = h(
     'div',
     { class: 'lightbox', role: 'dialog', 'aria-label': a.kind === 'screenshot' ? 'Screenshot' : 'Image', onclick: close },
-    h('img', { src: attachmentUrl(a.sha256), alt: a.kind === 'screenshot' ? 'Screenshot of the annotated element' : 'Attached image' }),
+    h('img', { src: attachmentUrl(base, a.sha256), alt: a.kind === 'screenshot' ? 'Screenshot of the annotated element' : 'Attached image' }),
   )
   document.addEventListener('keydown', onKey, true)
   parent.appendChild(box)
 }
 
-/** Thumbnails of `list`; null when there are none. */
-export function attachmentStrip(list: readonly Attachment[] | undefined): HTMLDivElement | null {
+/** Thumbnails of `list`, served from `base`; null when there are none. */
+export function attachmentStrip(list: readonly Attachment[] | undefined, base: string): HTMLDivElement | null {
   if (!list || list.length === 0) return null
   return h(
     'div',
@@ -49,8 +44,8 @@ export function attachmentStrip(list: readonly Attachment[] | undefined): HTMLDi
       const label = a.kind === 'screenshot' ? 'Screenshot' : 'Image'
       const button: HTMLButtonElement = h(
         'button',
-        { type: 'button', class: 'thumb', 'data-kind': a.kind, title: `${label} ${a.width}×${a.height} (click to enlarge)`, onclick: () => enlarge(button, a) },
-        h('img', { src: attachmentUrl(a.sha256), alt: label, loading: 'lazy' }),
+        { type: 'button', class: 'thumb', 'data-kind': a.kind, title: `${label} ${a.width}×${a.height} (click to enlarge)`, onclick: () => enlarge(button, a, base) },
+        h('img', { src: attachmentUrl(base, a.sha256), alt: label, loading: 'lazy' }),
       )
       return button
     }),

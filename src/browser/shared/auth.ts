@@ -1,5 +1,5 @@
 /**
- * A signed-in person's session token in the browser (issue 23), kept in this origin's own
+ * A signed-in person's session token in the browser, kept in this origin's own
  * storage: the app's origin for the overlay (handed over by the server's sign-in popup through
  * postMessage), the server's origin for the inbox (written by the sign-in page). No cookies: the
  * token goes out only as `Authorization: Bearer` on our own requests.

@@ -2,6 +2,19 @@
 import type { Annotation, AnnotationStatus, Presence } from './types.js'
 
 /** Cut `text` to at most `max` characters, ending with "…" when cut. */
+/**
+ * `url` when it is an http(s) address, else undefined: only web pages become links or bare URLs
+ * (a `javascript:` or `data:` URL from a crafted store is shown as text, never followed).
+ */
+export function webUrl(url: string | undefined): string | undefined {
+  return url !== undefined && /^https?:\/\//i.test(url.trim()) ? url : undefined
+}
+
+/** A fresh id for something made in this browser (an outbox item, an attachment record). */
+export function randomId(): string {
+  return typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+}
+
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text
   if (max <= 1) return text.slice(0, max)

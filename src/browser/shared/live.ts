@@ -28,7 +28,7 @@ export interface LiveOptions {
 }
 
 /**
- * Read over `fetch` rather than `EventSource`, so it can send headers (issue 23: a bearer token
+ * Read over `fetch` rather than `EventSource`, so it can send headers (a bearer token
  * never goes in a URL) and see the status of a refused connection.
  */
 export class LiveStream {

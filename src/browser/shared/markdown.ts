@@ -1,5 +1,5 @@
 /**
- * Annotations as compact Markdown an agent or a ticket can take (issue 21, "Copy as Markdown"):
+ * Annotations as compact Markdown an agent or a ticket can take ("Copy as Markdown"):
  * per annotation the element as a person names it (and its selector), the page, the source
  * location when known, the comment, intent / severity / status and the thread. Pure and zod-free
  * (type imports only), shared by the overlay and the inbox. Lists come out oldest first, ties by id.
@@ -9,6 +9,7 @@
  */
 import type { Annotation, ElementInfo, Reply } from './types.js'
 import type { SourceLocation } from '../../store/source-location.js'
+import { webUrl } from './format.js'
 
 export interface MarkdownOptions {
   /** A heading line above a list (e.g. "Annotations on localhost:5173/todos"); none when absent. */
@@ -140,13 +141,22 @@ export function byOldest(a: Annotation, b: Annotation): number {
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
-/** A multi-line text as a blockquote (every line quoted, blank lines kept). */
-function quote(text: string): string {
-  return text
+/** Raw HTML in someone's text shown as text: a renderer that allows HTML gets no tags from it. */
+function noHtml(text: string): string {
+  return text.replace(/[<>]/g, '\\$&')
+}
+
+/**
+ * Someone's multi-line text as a blockquote (every line quoted, blank lines kept, no raw HTML),
+ * each line prefixed with `indent`: what they wrote stays inside their quote, so no line of it
+ * can read as another message of the thread.
+ */
+function quote(text: string, indent = ''): string {
+  return noHtml(text)
     .replace(/\r\n?/g, '\n')
     .trim()
     .split('\n')
-    .map((line) => (line.trim() === '' ? '>' : `> ${line}`))
+    .map((line) => (line.trim() === '' ? `${indent}>` : `${indent}> ${line}`))
     .join('\n')
 }
 
@@ -155,12 +165,10 @@ function who(r: Reply): string {
   return r.kind === 'question' ? `${name} (question)` : name
 }
 
-/** One thread message as a list item; continuation lines indented so they stay in the item. */
+/** One thread message as a list item: who wrote it, then their words quoted inside the item. */
 function threadItem(r: Reply): string {
-  const lines = r.message.replace(/\r\n?/g, '\n').trim().split('\n')
   const images = r.attachments?.length ? ` [${r.attachments.length} image${r.attachments.length === 1 ? '' : 's'}]` : ''
-  const first = `- **${who(r)}:** ${lines[0] ?? ''}${images}`
-  return [first, ...lines.slice(1).map((l) => (l.trim() === '' ? '' : `  ${l}`))].join('\n')
+  return `- **${who(r)}:**${images}\n${quote(r.message, '  ')}`
 }
 
 function heading(a: Annotation, level: number, n: number | undefined): string {
@@ -180,7 +188,7 @@ function render(a: Annotation, opts: MarkdownOptions, level: number, n: number |
     const name = elementName(a.element)
     facts.push(`- **Element:** ${name === a.element.selector ? code(a.element.selector) : `${plain(name)} — ${code(a.element.selector)}`}`)
   }
-  if (a.url) facts.push(`- **Page:** ${a.url}`)
+  if (a.url) facts.push(`- **Page:** ${webUrl(a.url) ?? code(a.url)}`)
   const src = sourceText(a.source)
   if (src !== undefined) facts.push(`- **Source:** ${code(src)}`)
   if (a.selectedText?.trim()) facts.push(`- **Selected text:** "${plain(short(a.selectedText, 300))}"`)

@@ -16,7 +16,7 @@ export function timeEl(iso: string): HTMLTimeElement {
 
 /** Who wrote a reply, in the person's words. */
 function author(r: Reply, open: boolean): string {
-  // A team server names who wrote it (issue 23); local use has only "you" and "the agent".
+  // A team server names who wrote it; local use has only "you" and "the agent".
   const name = r.by?.name
   if (r.author === 'human') return name ?? 'You'
   if (r.kind !== 'question') return name ?? 'Agent'
@@ -24,21 +24,21 @@ function author(r: Reply, open: boolean): string {
 }
 
 /** One reply; `open` marks the agent's question the person has not answered yet. */
-function replyItem(r: Reply, open: boolean): HTMLLIElement {
+function replyItem(r: Reply, open: boolean, attachments: string): HTMLLIElement {
   return h(
     'li',
     { class: 'reply', 'data-author': r.author, 'data-kind': r.kind ?? 'message', 'data-open': open },
     h('div', { class: 'who' }, h('b', {}, author(r, open)), timeEl(r.createdAt)),
     h('p', {}, r.message),
-    attachmentStrip(r.attachments),
+    attachmentStrip(r.attachments, attachments),
   )
 }
 
 /** An annotation's replies, oldest first; null when there are none. */
-export function replyList(a: Annotation): HTMLOListElement | null {
+export function replyList(a: Annotation, attachments: string): HTMLOListElement | null {
   if (a.replies.length === 0) return null
   const question = openQuestionOf(a)
-  return h('ol', { class: 'replies', 'aria-label': 'Replies' }, ...a.replies.map((r) => replyItem(r, r === question)))
+  return h('ol', { class: 'replies', 'aria-label': 'Replies' }, ...a.replies.map((r) => replyItem(r, r === question, attachments)))
 }
 
 /** A text box for a reply, cut at the store's message limit. */

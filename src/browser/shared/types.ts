@@ -26,7 +26,7 @@ export interface Health {
   /** The app's project root and editor, when the server knows them (editor links for source locations). */
   sourceRoot?: string
   editor?: string
-  /** The server asks people to sign in (issue 23). */
+  /** The server asks people to sign in. */
   signIn?: boolean
 }
 

@@ -5,43 +5,15 @@
  * Never blocks sending for long: the screenshot gets 1 s (capture and upload; `data-screenshot-budget`
  * on the script tag changes it), or is left out and the person is told.
  */
+import type { Uploader } from '../../shared/api.js'
 import type { Attachment, NewAnnotation } from '../../shared/types.js'
+import { MAX_IMAGES } from '../../shared/image-tray.js'
 import { accessibleName, accessibleRole, computedStyles } from './element-context.js'
 import type { PageLog } from './page-log.js'
 import { ScreenshotBlocked, captureBox } from './screenshot.js'
 import { viewRect } from '../anchor/dom.js'
 
 export const SCREENSHOT_BUDGET_MS = 1_000
-const UPLOAD_TIMEOUT_MS = 15_000
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
-export const MAX_IMAGES = 5
-
-type Stored = Omit<Attachment, 'id' | 'kind'>
-
-function newId(): string {
-  return `att_${typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID().slice(0, 12) : Math.random().toString(36).slice(2, 14)}`
-}
-
-let uploadHeaders: () => Record<string, string> = () => ({})
-/** Who uploads (a signed-in person's bearer header, issue 23). */
-export function setUploadHeaders(headers: () => Record<string, string>): void {
-  uploadHeaders = headers
-}
-
-/** Upload one image; the server sniffs its type and answers with the record. */
-export async function upload(server: string, blob: Blob, kind: Attachment['kind'], timeoutMs = UPLOAD_TIMEOUT_MS): Promise<Attachment> {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), timeoutMs)
-  try {
-    const response = await fetch(`${server}/api/attachments`, { method: 'POST', headers: { ...uploadHeaders(), 'Content-Type': blob.type || 'application/octet-stream' }, body: blob, signal: controller.signal, credentials: 'omit' })
-    if (!response.ok) throw new Error(`upload refused (${response.status})`)
-    const s = (await response.json()) as Stored
-    return { id: newId(), kind, mime: s.mime, bytes: s.bytes, width: s.width, height: s.height, sha256: s.sha256 }
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 function within<T>(ms: number, work: Promise<T>, late?: () => void): Promise<T | undefined> {
   return new Promise((resolve) => {
@@ -63,7 +35,8 @@ function within<T>(ms: number, work: Promise<T>, late?: () => void): Promise<T |
 }
 
 export interface Extras {
-  server: string
+  /** Where the screenshot and pasted images are uploaded (the server, as the person who sends). */
+  api: Uploader
   element?: Element
   /** The selection's box, when the annotation is about selected text. */
   rect?: DOMRect
@@ -112,7 +85,7 @@ export async function withExtras(body: NewAnnotation, extras: Extras): Promise<N
       ? within(
           budget,
           captureBox(box, extras.exclude).then(
-            (blob) => (blob ? upload(extras.server, blob, 'screenshot', budget) : undefined),
+            (blob) => (blob ? extras.api.upload(blob, 'screenshot', budget) : undefined),
             (error: unknown) => {
               extras.missing?.(error instanceof ScreenshotBlocked ? error : undefined)
               return undefined
@@ -121,7 +94,7 @@ export async function withExtras(body: NewAnnotation, extras: Extras): Promise<N
           () => extras.missing?.('slow'),
         )
       : Promise.resolve(undefined)
-  const pasted = Promise.all(extras.images.slice(0, MAX_IMAGES).map((b) => upload(extras.server, b, 'image').catch(() => undefined)))
+  const pasted = Promise.all(extras.images.slice(0, MAX_IMAGES).map((b) => extras.api.upload(b, 'image').catch(() => undefined)))
   const [s, images] = await Promise.all([shot, pasted])
   const attachments = [s, ...images].filter((a): a is Attachment => a !== undefined)
   if (attachments.length > 0) out.attachments = attachments
@@ -150,15 +123,3 @@ export async function gather(
   return note === undefined ? { body: full } : { body: full, note }
 }
 
-/** Which of `files` may be attached (type and size), and why the others may not. */
-export function acceptImages(files: readonly File[], already: number): { ok: File[]; refused: string[] } {
-  const ok: File[] = []
-  const refused: string[] = []
-  for (const f of files) {
-    if (!(IMAGE_TYPES as readonly string[]).includes(f.type)) refused.push(`${f.name || 'file'}: not a PNG, JPEG, WebP or GIF image`)
-    else if (f.size > MAX_IMAGE_BYTES) refused.push(`${f.name || 'image'}: larger than 5 MB`)
-    else if (already + ok.length >= MAX_IMAGES) refused.push(`${f.name || 'image'}: at most ${MAX_IMAGES} images per message`)
-    else ok.push(f)
-  }
-  return { ok, refused }
-}

@@ -5,7 +5,7 @@
  * SVG `<foreignObject>`; the overlay loads that SVG as an image and draws it. Cross-origin images
  * it could not read are left out, never an error.
  *
- * A strict Content-Security-Policy (issue 21): the SVG is an image from a `data:` URL, so the
+ * A strict Content-Security-Policy: the SVG is an image from a `data:` URL, so the
  * page's `img-src` (or `default-src`) must allow `data:` (a `blob:` URL is no way round: Chromium
  * taints the canvas for an SVG with `<foreignObject>` loaded from one, and it cannot be read).
  * Web fonts are embedded through a `<style>` element, left out when `style-src` blocks inline

@@ -1,5 +1,5 @@
 /**
- * Where the clicked element comes from in the app's source (issue 19), best first: a
+ * Where the clicked element comes from in the app's source, best first: a
  * compile-time mark (`data-marginalia-source`, from `marginalia/vite` or `marginalia/webpack`)
  * on the element or its nearest marked ancestor; else what the framework's dev runtime knows —
  * React fibers, Vue 3 component instances, Svelte 5 `__svelte_meta`, Angular's `ng` global.

@@ -2,8 +2,24 @@
  * Pasted or dropped images waiting to be sent with a message: thumbnails with a remove button.
  * Used by the composer and the reply boxes (overlay thread panel and inbox cards).
  */
-import { h, replace } from '../../shared/dom.js'
-import { acceptImages } from './attach.js'
+import { h, replace } from './dom.js'
+
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
+export const MAX_IMAGES = 5
+
+/** Which of `files` may be attached (type and size), and why the others may not. */
+export function acceptImages(files: readonly File[], already: number): { ok: File[]; refused: string[] } {
+  const ok: File[] = []
+  const refused: string[] = []
+  for (const f of files) {
+    if (!(IMAGE_TYPES as readonly string[]).includes(f.type)) refused.push(`${f.name || 'file'}: not a PNG, JPEG, WebP or GIF image`)
+    else if (f.size > MAX_IMAGE_BYTES) refused.push(`${f.name || 'image'}: larger than 5 MB`)
+    else if (already + ok.length >= MAX_IMAGES) refused.push(`${f.name || 'image'}: at most ${MAX_IMAGES} images per message`)
+    else ok.push(f)
+  }
+  return { ok, refused }
+}
 
 export class ImageTray {
   readonly element: HTMLDivElement

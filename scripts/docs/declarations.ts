@@ -6,6 +6,11 @@
 import path from 'node:path'
 import ts from 'typescript'
 
+/** A doc comment as reference text: one line, without the issue numbers that are history, not meaning. */
+function docText(parts: ts.SymbolDisplayPart[]): string {
+  return ts.displayPartsToString(parts).replace(/\s*\(issue \d+\)/g, '').replace(/\s+/g, ' ').trim()
+}
+
 export interface Property {
   name: string
   optional: boolean
@@ -67,7 +72,7 @@ export class Declarations {
         name: p.name,
         optional: (p.flags & ts.SymbolFlags.Optional) !== 0,
         type: type.replace(/\s+/g, ' '),
-        doc: ts.displayPartsToString(p.getDocumentationComment(this.checker)).replace(/\s+/g, ' ').trim(),
+        doc: docText(p.getDocumentationComment(this.checker)),
       }
     })
   }
@@ -76,6 +81,6 @@ export class Declarations {
   doc(file: string, name: string): string {
     const type = this.exported(file, name)
     const symbol = type.aliasSymbol ?? type.getSymbol()
-    return symbol ? ts.displayPartsToString(symbol.getDocumentationComment(this.checker)).replace(/\s+/g, ' ').trim() : ''
+    return symbol ? docText(symbol.getDocumentationComment(this.checker)) : ''
   }
 }

@@ -7,7 +7,7 @@
  * of every result, plus the tools/list it was given).
  *
  * `tsx bench/agent-session.ts [path/to/marginalia.mjs]` prints the figures as JSON for any build
- * (the "before" figures in the README came from main's build this way).
+ * (the "before" figures of scenario 7 in docs/benchmarks.md came from an earlier build this way).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore } from '../src/index.js'

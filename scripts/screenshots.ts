@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots`: the README's pictures, made the way a person would see them.
+ * `npm run screenshots`: the pictures of the README and the guides (docs/screenshots/), made the way a person would see them.
  *
  * Starts a Marginalia server on an in-memory store with a few annotations in every state, serves a
  * small demo shop page (scripts/demo-page.html) on another port with the overlay's one script tag,

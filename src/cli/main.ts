@@ -5,19 +5,9 @@
  */
 import { parseArgs } from 'node:util'
 import { VERSION } from '../version.js'
-import { archive } from './archive.js'
-import { doctor } from './doctor.js'
-import { init } from './init.js'
-import { log, UsageError, type Command, type Values } from './command.js'
+import { log, UsageError, type Values } from './command.js'
+import { COMMANDS } from './commands.js'
 import { help } from './help.js'
-import { mcp } from './mcp.js'
-import { migrate } from './migrate.js'
-import { serve } from './serve.js'
-import { reset } from './reset.js'
-import { exportCommand, importCommand } from './transfer.js'
-import { agents, people, revoke } from './team.js'
-
-const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate, reset, export: exportCommand, import: importCommand, people, agents, revoke }
 
 /** The exit code, or -1 for a command that keeps serving. */
 async function main(argv: string[]): Promise<number> {

@@ -113,7 +113,7 @@ export interface RegistryOptions extends ToolPolicy {
   plugins?: readonly (ToolDefinition | CommonTool)[]
   /** Check every result against its output schema (tests turn this on; it costs time on big lists). */
   validateOutput?: boolean
-  /** No tool result may exceed this many bytes (default 256 KiB, at least 16 KiB). */
+  /** No tool result may exceed this many bytes (default 80 KiB, at least 16 KiB). */
   byteBudget?: number
   /** Server name reported to clients (default: marginalia). */
   name?: string

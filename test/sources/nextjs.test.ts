@@ -1,7 +1,7 @@
 /**
  * Source locations in Next.js (issue 19): a Next.js App Router app (the real `next` package,
  * installed into a temporary directory) on `next dev --turbopack`, with `marginalia/loader` in
- * `turbopack.rules` as the README shows; the server-rendered HTML carries the marks, and a click
+ * `turbopack.rules` as docs/guide/frameworks.md shows; the server-rendered HTML carries the marks, and a click
  * in Chromium stores the element's real file:line (a list item rendered by a server component,
  * a button of a client component in components/ui with the call site in the page).
  */
@@ -93,7 +93,7 @@ beforeAll(async () => {
   if (!enabled) return
   dir = mkdtempSync(path.join(os.tmpdir(), 'marginalia-next-'))
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'next-app', private: true, version: '0.0.0' }))
-  // The README's set-up, with the loader's path (the package is this repository, not installed here).
+  // The frameworks guide's set-up, with the loader's path (the package is this repository, not installed here).
   writeFileSync(
     path.join(dir, 'next.config.mjs'),
     `export default {\n  turbopack: {\n    rules: { '*.{jsx,tsx}': { loaders: [{ loader: ${JSON.stringify(path.join(ROOT, 'dist', 'loader.cjs'))} }] } },\n  },\n}\n`,
@@ -156,7 +156,7 @@ describe.skipIf(!enabled)('source locations in Next.js', () => {
     const button = await annotateByClick(page, http.url, 'button.ui-button', 'button (next)')
     expect(button.source).toMatchObject({ file: 'app/components/ui/Button.jsx', line: positionOf(path.join(dir, 'app/components/ui/Button.jsx'), '<button').line })
     // The page is a Server Component: its owner stack stays on the server, so the call site is the
-    // nearest marked element around <Button> (the form), as the README says.
+    // nearest marked element around <Button> (the form), as the frameworks guide says.
     expect(button.source?.callSite).toMatchObject({ file: 'app/page.jsx', line: positionOf(pageFile, '<form').line })
 
     // In a Client Component the call site is exact: React's owner stack mapped through Turbopack's source maps.

@@ -4,7 +4,7 @@ import { memoryStore } from '../helpers/store.js'
 
 type Act = 'acknowledge' | 'resolve' | 'dismiss' | 'reopen' | 'reply'
 
-// The status table from the README, written out cell by cell: null = refused.
+// The status table of the docs (docs/guide/agents.md, docs/reference/events.md), written out cell by cell: null = refused.
 const EXPECTED: Record<Act, Record<AnnotationStatus, AnnotationStatus | null>> = {
   acknowledge: { pending: 'acknowledged', acknowledged: null, resolved: null, dismissed: null },
   resolve: { pending: 'resolved', acknowledged: 'resolved', resolved: 'resolved', dismissed: 'resolved' },

@@ -169,23 +169,25 @@ describe('marginalia people / agents / revoke against a running serve', () => {
     expect(link.stderr).toContain('ci-agent is an agent: agents use tokens, not sign-in links')
   })
 
-  it('--help of each team command documents every option it takes, and the README lists the commands and options', { timeout: 60_000 }, async () => {
+  it('--help of each team command documents every option it takes, and the team guide and the CLI reference list the commands and options', { timeout: 60_000 }, async () => {
     const t = tempDir()
     cleanups.push(t.cleanup)
-    const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8')
-    const team = readme.slice(readme.indexOf('## Team inbox'), readme.indexOf('## Team inbox on PostgreSQL'))
+    const docs = (file: string): string => readFileSync(path.resolve(import.meta.dirname, '../../docs', file), 'utf8')
+    const team = docs('guide/team-inbox.md')
+    const reference = docs('reference/cli.md')
     for (const [name, command] of [['people', people], ['agents', agents], ['revoke', revoke]] as const) {
       const help = await runCli([name, '--help'], t.dir)
       expect(help.code).toBe(0)
       expect(help.stdout).toBe(`${command.usage}\n`)
+      expect(reference, `docs/reference/cli.md: marginalia ${name} --help`).toContain(`## marginalia ${name}\n\n${command.summary}.\n\n\`\`\`text\n${command.usage}\n\`\`\``)
       for (const [option, spec] of Object.entries(command.options)) {
         expect(help.stdout, `${name} --help`).toMatch(new RegExp(`^ {2}${'short' in spec ? `-${spec.short}, ` : '    '}--${option}\\b`, 'm'))
-        expect(team, `README Team inbox: ${name} --${option}`).toContain(`--${option}`)
+        expect(team, `docs/guide/team-inbox.md: ${name} --${option}`).toContain(`--${option}`)
       }
       for (const line of command.usage.split('\n').filter((l) => l.startsWith('marginalia '))) {
-        // The README's command table has each synopsis (| escaped in its cells) without the common --store.
+        // The team guide's command table has each synopsis (| escaped in its cells) without the common --store.
         const synopsis = line.replace(/ \[--store FILE\]$/, '').replace(/\|/g, '\\|')
-        expect(readme, `README lists: ${synopsis}`).toContain(`\`${synopsis}\``)
+        expect(team, `docs/guide/team-inbox.md lists: ${synopsis}`).toContain(`\`${synopsis}\``)
       }
     }
   })

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
@@ -279,8 +281,10 @@ describe('tool definitions', () => {
   })
 })
 
-describe('the README embedding example', () => {
-  it('does what the README says', async () => {
+describe("the embedding guide's example", () => {
+  it('does what docs/guide/embedding.md says', async () => {
+    const guide = readFileSync(path.resolve(import.meta.dirname, '../../docs/guide/embedding.md'), 'utf8')
+    expect(guide, 'the guide shows this very call').toContain("createToolRegistry(store, { profile: 'default', plugins: [countPending], deny: ['dismiss'] })")
     const store = memoryStore()
     const registry = createToolRegistry(store, { profile: 'default', plugins: [countPending], deny: ['dismiss'] })
     expect(registry.names()).toEqual([...BUILTIN_NAMES.filter((n) => n !== 'dismiss'), 'count_pending'])

@@ -1,5 +1,5 @@
 /**
- * A tiny reference model of the annotation store, written from the README's status table and
+ * A tiny reference model of the annotation store, written from the documented status machine (docs/guide/agents.md) and
  * command descriptions, independently of src/store (it imports nothing from it). The property
  * tests run the same commands against the store and against this model and compare.
  */
@@ -8,7 +8,7 @@ export type Status = 'pending' | 'acknowledged' | 'resolved' | 'dismissed'
 export const STATUSES: readonly Status[] = ['pending', 'acknowledged', 'resolved', 'dismissed']
 export type StatusOp = 'acknowledge' | 'resolve' | 'dismiss' | 'reopen'
 
-/** The transition table, as the README states it. `reply` changes no status. */
+/** The transition table, as the docs state it. `reply` changes no status. */
 const TABLE: Record<StatusOp, { from: readonly Status[]; to: Status }> = {
   acknowledge: { from: ['pending'], to: 'acknowledged' },
   resolve: { from: STATUSES, to: 'resolved' },

@@ -5,7 +5,7 @@
  * as missing: its bytes are never handed out.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -137,5 +137,21 @@ suite('attachments in PostgreSQL that are not what they claim', () => {
       const res = await request(`${server.url}/api/attachments/${sha}`)
       expect(res.status).toBe(404)
     }
+  })
+})
+
+describe('uploading again', () => {
+  it('an upload of the real image replaces a regular file with other bytes under its name; a link there is refused and left', async () => {
+    const { store, blob, sha, png, outside } = await withAttachment()
+    writeFileSync(blob, 'damaged')
+    await storeImage(store.blobs, png)
+    expect(Buffer.from((await store.blobs.get(sha))!.bytes).equals(png)).toBe(true)
+    const elsewhere = path.join(outside, 'other.png')
+    writeFileSync(elsewhere, 'not mine')
+    unlinkSync(blob)
+    symlinkSync(elsewhere, blob)
+    await expect(storeImage(store.blobs, png)).rejects.toThrow(`${blob}: is a symbolic link to ${elsewhere}`)
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not mine')
+    expect(lstatSync(blob).isSymbolicLink()).toBe(true)
   })
 })

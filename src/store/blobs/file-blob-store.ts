@@ -48,8 +48,8 @@ export class FileBlobStore implements BlobStore {
     this.folder()
     const found = this.find(sha256)
     if (found && !found.st.isFile()) throw refusal(found.file, found.st, 'file') // never replaced silently
-    if (found && (await this.read(sha256, found.file)) !== undefined) return
-    // Missing, or a regular file whose bytes are not these (damaged): write the real bytes.
+    if (found && (await this.read(sha256, found.file).catch(() => undefined)) !== undefined) return
+    // Missing, or a regular file whose bytes are not these (damaged): replace it with the real bytes.
     const final = found?.file ?? this.fileOf(sha256, mime)
     await replaceFile(final, bytes, `${final}.${process.pid}.${Date.now()}.tmp`)
     await fsyncPath(this.location)

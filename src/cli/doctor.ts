@@ -7,9 +7,10 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { VERSION } from '../version.js'
-import { envPort, integerOption, storeFile, storeOption, STORE_USAGE } from './args.js'
+import { envPort, integerOption, isDatabaseUrl, storeFile, storeOption, STORE_USAGE } from './args.js'
 import type { Command, Values } from './command.js'
 import { fetchHealth } from './health.js'
+import { gitTrackedWarning } from './git-tracked.js'
 import { projectRoot } from './project.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
@@ -26,8 +27,8 @@ export const doctor: Command = {
   usage: [
     'marginalia doctor [--store FILE] [--port PORT] [--origin URL] [--url URL] [--json]',
     '',
-    'Checks the package and Node version; the store this directory resolves to and whether it is',
-    'writable; the server on the port and which store it serves; whether the overlay loads from your',
+    'Checks the package and Node version; the store this directory resolves to, whether it is',
+    'writable and whether git tracks its folder (it should not); the server on the port and which store it serves; whether the overlay loads from your',
     "app's origin; whether the agent configs in the project use the same store; whether an agent is",
     "connected; with --url, the page's Content-Security-Policy. Exit code 1 when a check fails.",
     '',
@@ -74,6 +75,8 @@ export async function diagnose(input: DoctorInput): Promise<Check[]> {
       : { name: 'package', status: 'fail', detail: `Node ${process.versions.node} is too old`, fix: 'use Node 20 or newer' },
   )
   checks.push(storeCheck(input.store))
+  const tracked = isDatabaseUrl(input.store) ? undefined : gitTrackedWarning(input.store)
+  if (tracked) checks.push({ name: 'git', status: 'warn', ...tracked })
 
   const base = `http://127.0.0.1:${input.port}`
   const health = await fetchHealth(base)

@@ -6,6 +6,7 @@ import { createServer } from '../mcp/server.js'
 import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth } from './health.js'
+import { warnIfTrackedByGit } from './git-tracked.js'
 import { log, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -33,6 +34,7 @@ async function run(values: Values): Promise<void> {
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
+  if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
   const server = createServer(store, { ...policy, ...burst, ...(values.lean === true ? { outputSchemas: false } : {}) })
   const transport = new StdioServerTransport()
   // On the way out, a transport that fails to close must not keep the store from being flushed.

@@ -10,7 +10,8 @@ import {
   DEFAULT_SSE_MAX_BUFFERED_BYTES,
 } from '../http/defaults.js'
 import { openStore } from '../store/index.js'
-import { envPort, integerOption, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
+import { envPort, integerOption, isDatabaseUrl, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
+import { warnIfTrackedByGit } from './git-tracked.js'
 import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, type TeamOptions } from '../http/team.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
@@ -101,6 +102,7 @@ async function run(values: Values): Promise<void> {
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
+  if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
   let http: Awaited<ReturnType<typeof startHttpServer>>
   try {
     http = await startHttpServer(store, {

@@ -7,8 +7,9 @@
  * Honest: an HTTP session counts as connected only while it has an open request or stream, or made
  * a request in the last RECENT_MS; a session a client left without DELETE stops counting after that.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, constants as fsc, readdirSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { ensureDirectorySync, openNoFollowSync } from '../store/file/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
 import type { ToolRegistry, ToolService } from '../tools/registry.js'
 
@@ -162,12 +163,19 @@ export function countStdioAgents(storeDir: string): number {
 /**
  * Announce this process as a stdio agent on the store in `storeDir` until the returned function is
  * called (or the process exits). Best effort: a store directory that cannot be written is skipped.
+ * The file is created afresh (O_EXCL, never through a link: a link left in its place is skipped).
  */
 export function announceStdioAgent(storeDir: string): () => void {
   const file = path.join(storeDir, 'presence', `${process.pid}.json`)
   try {
-    mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n')
+    ensureDirectorySync(storeDir)
+    ensureDirectorySync(path.dirname(file))
+    const fd = openNoFollowSync(file, fsc.O_WRONLY | fsc.O_TRUNC, { create: true })
+    try {
+      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n')
+    } finally {
+      closeSync(fd)
+    }
   } catch {
     return () => {}
   }

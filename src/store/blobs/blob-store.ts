@@ -41,6 +41,30 @@ export const SHA256 = /^[0-9a-f]{64}$/
 export const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex')
 
 /**
+ * Whether stored bytes are what the blob's name claims: they hash to `sha256` and sniff as an
+ * allowed image. Returns the image type to serve them as, or why they are refused. A blob store
+ * checks this before handing bytes out, so a file or row changed behind its back (a planted file,
+ * a secret under an image's name) is never served.
+ */
+export function checkBlob(sha256: string, bytes: Uint8Array): { mime: ImageMime } | { refused: string } {
+  const actual = sha256Of(bytes)
+  if (actual !== sha256) return { refused: `its bytes do not hash to its name (their SHA-256 is ${actual})` }
+  const sniffed = sniffImage(bytes)
+  if (!sniffed) return { refused: 'its bytes are not a PNG, JPEG, WebP or GIF image' }
+  return { mime: sniffed.mime }
+}
+
+/** A reporter of refused blobs that says each problem once, on stderr (stdout may be the MCP protocol). */
+export function reportRefusal(): (error: Error) => void {
+  const said = new Set<string>()
+  return (error) => {
+    if (said.has(error.message)) return
+    said.add(error.message)
+    console.error(`marginalia: ${error.message}`)
+  }
+}
+
+/**
  * Check and keep an uploaded image: size limit, type from the bytes (not from any header),
  * pixel size. Returns what a record needs. A non-image is a ValidationError with code
  * UNSUPPORTED_MEDIA_TYPE; too many bytes, PAYLOAD_TOO_LARGE.

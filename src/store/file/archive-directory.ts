@@ -4,9 +4,11 @@
  * and memory adapters offer it.
  *
  * Synchronous calls: an archive run is rare and small, and runs under the store's lock anyway.
+ * Neither the folder nor a file in it is used through a link (see no-follow.ts).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs'
+import { closeSync, constants as fsc, fstatSync, fsyncSync, lstatSync, readdirSync, readSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { ensureDirectorySync, openNoFollowSync, readNoFollowSync, realDirectorySync, regularFileSync } from './no-follow.js'
 import type { Annotation } from '../model.js'
 import type { ArchiveFileInfo, ArchiveLine, ArchiveSink, ArchiveWrite } from '../archive.js'
 
@@ -49,19 +51,20 @@ export function archivedIds(directory: string): Set<string> {
 export function listArchive(directory: string): ArchiveFileInfo[] {
   return listFiles(directory).map((name) => {
     const file = path.join(directory, name)
-    return { file, annotations: completeLines(file).filter((l) => l.trim() !== '').length, bytes: statSync(file).size }
+    return { file, annotations: completeLines(file).filter((l) => l.trim() !== '').length, bytes: lstatSync(file).size }
   })
 }
 
 /** Append lines durably (fsynced before it returns). */
 export function appendArchiveLines(file: string, lines: ArchiveLine[]): void {
   if (lines.length === 0) return
-  mkdirSync(path.dirname(file), { recursive: true })
-  const fd = openSync(file, 'a')
+  ensureDirectorySync(path.dirname(file))
+  const fd = openNoFollowSync(file, fsc.O_RDWR | fsc.O_APPEND, { create: regularFileSync(file) === undefined })
   try {
     // If an earlier run died mid-line, start on a fresh line.
-    const size = statSync(file).size
-    const head = size > 0 && !readFileSync(file).subarray(size - 1).equals(Buffer.from('\n')) ? '\n' : ''
+    const size = fstatSync(fd).size
+    const last = Buffer.alloc(1)
+    const head = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 10 ? '\n' : ''
     writeSync(fd, head + lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
     fsyncSync(fd)
   } finally {
@@ -71,6 +74,7 @@ export function appendArchiveLines(file: string, lines: ArchiveLine[]): void {
 
 function listFiles(directory: string): string[] {
   try {
+    if (!realDirectorySync(directory)) return []
     return readdirSync(directory).filter((n) => FILE_RE.test(n)).sort()
   } catch (e) {
     if ((e as { code?: string }).code === 'ENOENT') return []
@@ -79,7 +83,7 @@ function listFiles(directory: string): string[] {
 }
 
 function completeLines(file: string): string[] {
-  const text = readFileSync(file, 'utf8')
+  const text = readNoFollowSync(file)?.toString('utf8') ?? ''
   const end = text.lastIndexOf('\n')
   return end < 0 ? [] : text.slice(0, end).split('\n')
 }

@@ -6,11 +6,15 @@
  * replaces the file; a reader drains the old file through its descriptor (still readable after
  * unlink) before it opens the new one, so no event is skipped. A torn last line (a writer killed
  * mid-append) is ignored by readers and cut off by the next writer, under the lock.
+ *
+ * The log is never opened through a link, and is created only with O_EXCL (see no-follow.ts): a
+ * link in its place is refused, not created through, appended to or replaced.
  */
-import { constants as fsc, fstatSync, promises as fsp, statSync } from 'node:fs'
+import { constants as fsc, fstatSync, lstatSync, promises as fsp } from 'node:fs'
 import { isStoreEvent, type StoreEvent } from '../events.js'
 import type { FileIo } from './io.js'
 import { StoreFileError, UNTOUCHED, describe, isErrno } from './errors.js'
+import { openNoFollow, regularFileSync } from './no-follow.js'
 
 /** What one read found: the new events, in rev order, and the rev of the last one seen. */
 export interface LogRead {
@@ -62,18 +66,29 @@ export class EventLog {
   async open(create: boolean): Promise<boolean> {
     let handle: fsp.FileHandle
     let writable = true
+    let exists: boolean
+    try {
+      // A link or special file in the log's place is refused here (a StoreFileError naming it).
+      exists = regularFileSync(this.path) !== undefined
+    } catch (e) {
+      if (e instanceof StoreFileError) throw e
+      throw new StoreFileError(this.path, `cannot be opened: ${describe(e)}`, { cause: e })
+    }
+    if (!exists && !create) return false
     try {
       // O_DSYNC: a write returns once its data is durable, as write + fdatasync would, in one call.
-      handle = await fsp.open(this.path, fsc.O_RDWR | fsc.O_APPEND | (HAS_O_DSYNC ? fsc.O_DSYNC : 0) | (create ? fsc.O_CREAT : 0))
+      handle = await openNoFollow(this.path, fsc.O_RDWR | fsc.O_APPEND | (HAS_O_DSYNC ? fsc.O_DSYNC : 0), { create: !exists })
     } catch (e) {
+      if (e instanceof StoreFileError) throw e
       if (isErrno(e, 'ENOENT')) return false
       if (!isErrno(e, 'EACCES') && !isErrno(e, 'EPERM') && !isErrno(e, 'EROFS')) {
         throw new StoreFileError(this.path, `cannot be opened: ${describe(e)}`, { cause: e })
       }
       try {
-        handle = await fsp.open(this.path, 'r')
+        handle = await openNoFollow(this.path, fsc.O_RDONLY)
         writable = false
       } catch (e2) {
+        if (e2 instanceof StoreFileError) throw e2
         if (isErrno(e2, 'ENOENT')) return false
         throw new StoreFileError(this.path, `cannot be opened: ${describe(e2)}`, { cause: e2 })
       }
@@ -181,6 +196,7 @@ export class EventLog {
 
   /** Start an empty log in place of this one (a snapshot now covers every logged event). */
   async restart(): Promise<void> {
+    regularFileSync(this.path) // a link put in its place is refused, not silently replaced
     await fsp.unlink(this.path).catch((e: unknown) => {
       if (!isErrno(e, 'ENOENT')) throw e
     })
@@ -228,6 +244,6 @@ export class EventLog {
  * asynchronous.
  */
 function statIno(p: string): number | null {
-  const st = statSync(p, { throwIfNoEntry: false })
+  const st = lstatSync(p, { throwIfNoEntry: false })
   return st ? st.ino : null
 }

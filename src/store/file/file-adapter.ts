@@ -6,6 +6,10 @@
  *   .marginalia/store.json.lock     cross-process write lock (lock.ts)
  *   .marginalia/archive/            archived annotations (archive-directory.ts)
  *
+ * None of them is used through a link: the folder is checked with lstat, each file is opened
+ * with O_NOFOLLOW (O_EXCL when created), and a link in any of their places is refused with an
+ * error naming it (no-follow.ts). A cloned repository can commit such links.
+ *
  * A write: take the lock, read the log tail that other processes appended (their events, in
  * rev order, exactly once), let the store decide new events against that state, append them
  * durably, release. The snapshot is rewritten only when the log has grown as large as the
@@ -14,13 +18,14 @@
  * Readers never need the lock. A reader that missed a whole log (another process compacted
  * before it looked) takes those events from the new snapshot's recent-event window.
  */
-import { existsSync, promises as fsp, statSync } from 'node:fs'
+import { existsSync, lstatSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { StoreEvent } from '../events.js'
 import { DEFAULT_POLL_INTERVAL_MS, snapshotOf, type Decision, type LoadResult, type RestoreInput, type Snapshot, type StoreAdapter, type StoreView } from '../persistence.js'
 import { StoreFileError, UNTOUCHED, describe } from './errors.js'
 import { defaultIo, type FileIo } from './io.js'
-import { SnapshotFile, fsyncPath } from './snapshot-file.js'
+import { SnapshotFile } from './snapshot-file.js'
+import { ensureDirectorySync, fsyncPath, realDirectorySync } from './no-follow.js'
 import { EventLog } from './event-log.js'
 import { FileLock } from './lock.js'
 import { Watcher } from './watcher.js'
@@ -87,7 +92,7 @@ export class FileAdapter implements StoreAdapter {
 
   async load(): Promise<LoadResult> {
     checkStorePath(this.location)
-    if (!(await exists(this.dir))) return { snapshot: null, events: [] }
+    if (!realDirectorySync(this.dir)) return { snapshot: null, events: [] }
     const release = await this.lock.acquire({ optional: true })
     try {
       const snapshot = await this.snapshot.read()
@@ -105,11 +110,7 @@ export class FileAdapter implements StoreAdapter {
 
   async transact(decide: (external: StoreEvent[]) => Promise<Decision>): Promise<void> {
     // Once the log is open the directory exists (a vanished one fails the lock below, clearly).
-    if (!this.log.isOpen || !existsSync(this.dir)) {
-      await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
-        throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
-      })
-    }
+    if (!this.log.isOpen || !existsSync(this.dir)) this.ensureDirectory()
     const release = await this.lock.acquire({ optional: false })
     let failed = true
     try {
@@ -201,13 +202,11 @@ export class FileAdapter implements StoreAdapter {
    */
   async restore(input: RestoreInput): Promise<void> {
     checkStorePath(this.location)
-    await fsp.mkdir(this.dir, { recursive: true }).catch((e: unknown) => {
-      throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
-    })
+    this.ensureDirectory()
     const release = await this.lock.acquire({ optional: false })
     try {
       const existing = await this.snapshot.read()
-      const logBytes = statSync(this.logFile, { throwIfNoEntry: false })?.size ?? 0
+      const logBytes = lstatSync(this.logFile, { throwIfNoEntry: false })?.size ?? 0
       if ((existing && existing.rev > 0) || logBytes > 0) {
         throw new StoreFileError(this.location, `already holds a store (rev ${Math.max(existing?.rev ?? 0, 1)} or later); import only into an empty store: pass another --store, or move this store's files aside first. ${UNTOUCHED}`)
       }
@@ -218,6 +217,16 @@ export class FileAdapter implements StoreAdapter {
       this.lastRev = input.head.rev
     } finally {
       await release()
+    }
+  }
+
+  /** The store's folder, made if missing; a link or a file in its place is refused. */
+  private ensureDirectory(): void {
+    try {
+      ensureDirectorySync(this.dir)
+    } catch (e) {
+      if (e instanceof StoreFileError) throw e
+      throw new StoreFileError(this.location, `cannot create the directory ${this.dir}: ${describe(e)}`, { cause: e })
     }
   }
 
@@ -343,7 +352,7 @@ export class FileAdapter implements StoreAdapter {
    */
   private async rewriteFromMemory(decision: Decision): Promise<void> {
     try {
-      await fsp.mkdir(this.dir, { recursive: true })
+      this.ensureDirectory()
       await this.snapshot.write(snapshotOf(decision))
       await this.log.restart()
       await fsyncPath(this.dir)
@@ -366,7 +375,7 @@ export class FileAdapter implements StoreAdapter {
    * (which, with the old snapshot it read, has everything) and says so once.
    */
   private async snapshotIsForeign(): Promise<boolean> {
-    const st = statSync(this.location, { throwIfNoEntry: false })
+    const st = lstatSync(this.location, { throwIfNoEntry: false })
     if (st === undefined) return false
     if (this.foreignMtimeMs === st.mtimeMs) return true
     if (!this.snapshot.replacedSinceReadSync()) return false
@@ -398,15 +407,6 @@ export class FileAdapter implements StoreAdapter {
     } catch (e) {
       this.onError(new StoreFileError(this.location, `could not save a snapshot (the event log still has everything): ${describe(e)}`, { cause: e }))
     }
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fsp.stat(p)
-    return true
-  } catch {
-    return false
   }
 }
 

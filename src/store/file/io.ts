@@ -1,7 +1,7 @@
 /** The few file operations that tests replace to simulate a full or failing disk. */
 import type { promises as fsp } from 'node:fs'
 import type { Low } from 'lowdb'
-import type { SnapshotData } from './snapshot-file.js'
+import type { SnapshotData } from './snapshot-format.js'
 
 export interface FileIo {
   write(handle: fsp.FileHandle, data: Buffer): Promise<void>

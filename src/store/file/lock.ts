@@ -9,13 +9,17 @@
  * gives up after a bounded wait with STORE_BUSY naming the holder. A holder on another host (a
  * network disk) cannot be checked: there the age rule stays — a lock not refreshed for `staleMs`
  * is taken over — best effort, with the log fencing in file-adapter.ts as the safety net.
+ *
+ * The lock is a directory created under a fresh name and renamed into place; a link or a file in
+ * its place (a repository can commit one) is refused before each attempt, naming it.
  */
 import { hostname } from 'node:os'
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import { syncLockFs } from './sync-fs.js'
 import { StoreFileError, describe, isErrno } from './errors.js'
+import { readNoFollowSync, realDirectorySync } from './no-follow.js'
 import { StoreBusyError, type LockHolder } from '../errors.js'
 
 /** A lock of another host not refreshed for this long belongs to a dead process (a live holder refreshes it every second). */
@@ -82,6 +86,7 @@ export class FileLock {
     let seen = ''
     let wait = 1
     for (;;) {
+      realDirectorySync(this.file)
       try {
         this.lost = false
         const release = await lockfile.lock(this.target, {
@@ -131,7 +136,7 @@ export class FileLock {
   /** The current holder as recorded in the lock (undefined: none, or not recorded yet). */
   holder(): LockHolder | undefined {
     try {
-      const parsed = JSON.parse(readFileSync(path.join(this.file, OWNER_FILE), 'utf8')) as unknown
+      const parsed = JSON.parse(readNoFollowSync(path.join(this.file, OWNER_FILE))?.toString('utf8') ?? '') as unknown
       if (typeof parsed !== 'object' || parsed === null) return undefined
       const o = parsed as Record<string, unknown>
       return {
@@ -183,7 +188,7 @@ export class FileLock {
 
   private ageMs(): number {
     try {
-      return Date.now() - statSync(this.file).mtimeMs
+      return Date.now() - lstatSync(this.file).mtimeMs
     } catch {
       return 0
     }
@@ -230,7 +235,7 @@ function recordingLockFs(owner: () => string): typeof syncLockFs {
       try {
         mkdirSync(temp)
         try {
-          writeFileSync(path.join(temp, OWNER_FILE), owner())
+          writeFileSync(path.join(temp, OWNER_FILE), owner(), { flag: 'wx' })
           // Onto a missing path: atomic. Onto an existing lock (never empty: it holds its owner
           // record) it fails with ENOTEMPTY/EEXIST, which is "locked".
           renameSync(temp, p)

@@ -1,25 +1,33 @@
 /**
- * The snapshot file (`store.json`): the state at a rev and the recent-event window, written by
- * lowdb atomically (temp file + rename). It is read at open and when another process replaced
- * it; it is written for a new store and when the log is compacted.
+ * The snapshot file (`store.json`): the state at a rev and the recent-event window, written through
+ * lowdb atomically (a new temporary file, fsynced, renamed into place). It is read at open and when
+ * another process replaced it; it is written for a new store and when the log is compacted. It is
+ * never read or written through a link (see no-follow.ts).
  */
-import { accessSync, constants as fsc, promises as fsp, statSync } from 'node:fs'
-import { Low } from 'lowdb'
-import { DataFile } from 'lowdb/node'
+import { accessSync, constants as fsc, lstatSync } from 'node:fs'
+import { Low, type Adapter } from 'lowdb'
 import { isStoreEvent } from '../events.js'
 import { ANNOTATION_STATUSES } from '../vocabulary.js'
 import type { Snapshot } from '../persistence.js'
 import type { FileIo } from './io.js'
+import { STORE_FORMAT, STORE_FORMAT_VERSION, type SnapshotData } from './snapshot-format.js'
+import { readNoFollow, regularFileSync, replaceFile } from './no-follow.js'
 import { StoreFileError, UNTOUCHED, describe, isErrno } from './errors.js'
 
-export const STORE_FORMAT = 'marginalia-store'
-export const STORE_FORMAT_VERSION = 1
+export { STORE_FORMAT, STORE_FORMAT_VERSION, type SnapshotData } from './snapshot-format.js'
 
-/** The file's JSON: a snapshot with a format header. */
-export interface SnapshotData extends Snapshot {
-  format: typeof STORE_FORMAT
-  version: number
-  savedAt: string
+/** lowdb's file, read and replaced without following a link. */
+class NoFollowJsonFile implements Adapter<SnapshotData | null> {
+  constructor(private readonly path: string) {}
+
+  async read(): Promise<SnapshotData | null> {
+    const bytes = await readNoFollow(this.path)
+    return bytes === undefined ? null : (JSON.parse(bytes.toString('utf8')) as SnapshotData)
+  }
+
+  async write(data: SnapshotData | null): Promise<void> {
+    await replaceFile(this.path, JSON.stringify(data))
+  }
 }
 
 export class SnapshotFile {
@@ -34,14 +42,15 @@ export class SnapshotFile {
     readonly path: string,
     private readonly io: FileIo,
   ) {
-    this.low = new Low<SnapshotData | null>(new DataFile(path, { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), null)
+    this.low = new Low<SnapshotData | null>(new NoFollowJsonFile(path), null)
   }
 
   /** The snapshot, or null when there is no file. Anything unusable is a StoreFileError. */
   async read(): Promise<Snapshot | null> {
     let raw: unknown
     try {
-      const st = await fsp.stat(this.path)
+      const st = regularFileSync(this.path)
+      if (st === undefined) return this.missing()
       this.bytes = st.size
       this.exists = true
       this.mtimeMs = st.mtimeMs
@@ -50,36 +59,34 @@ export class SnapshotFile {
       raw = this.low.data
     } catch (e) {
       if (e instanceof StoreFileError) throw e
-      if (isErrno(e, 'ENOENT')) {
-        this.exists = false
-        return null
-      }
+      if (isErrno(e, 'ENOENT')) return this.missing()
       if (e instanceof SyntaxError) throw new StoreFileError(this.path, `is not valid JSON (${e.message}). ${UNTOUCHED}`, { cause: e })
       throw new StoreFileError(this.path, `cannot be read: ${describe(e)}`, { cause: e })
     }
+    if (raw === null) return this.missing() // removed between the lstat and the open
     return this.check(raw)
+  }
+
+  private missing(): null {
+    this.exists = false
+    return null
   }
 
   /** Whether the file is there and not the one we last read or wrote (another process compacted). */
   async replacedSinceRead(): Promise<boolean> {
-    const mtime = await fsp.stat(this.path).then(
-      (st) => st.mtimeMs,
-      () => null,
-    )
-    return mtime !== null && mtime !== this.mtimeMs
+    return Promise.resolve(this.replacedSinceReadSync())
   }
 
   /** `replacedSinceRead`, synchronously (a stat: microseconds). */
   replacedSinceReadSync(): boolean {
-    const st = statSync(this.path, { throwIfNoEntry: false })
+    const st = lstatSync(this.path, { throwIfNoEntry: false })
     return st !== undefined && st.mtimeMs !== this.mtimeMs
   }
 
   /** Replace the file with this snapshot, durably. */
   async write(snapshot: Snapshot): Promise<void> {
     await this.io.writeSnapshot(this.low, { format: STORE_FORMAT, version: STORE_FORMAT_VERSION, savedAt: new Date().toISOString(), ...snapshot })
-    await fsyncPath(this.path)
-    const st = await fsp.stat(this.path)
+    const st = lstatSync(this.path)
     this.bytes = st.size
     this.exists = true
     this.mtimeMs = st.mtimeMs
@@ -136,17 +143,4 @@ export class SnapshotFile {
 
 function isRecord(value: unknown): value is Record<string, unknown> & { id: string } {
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
-}
-
-/** fsync a file or directory by path; best effort (some file systems refuse fsync on directories). */
-export async function fsyncPath(p: string): Promise<void> {
-  let handle: fsp.FileHandle | undefined
-  try {
-    handle = await fsp.open(p, 'r')
-    await handle.sync()
-  } catch {
-    // best effort
-  } finally {
-    await handle?.close()
-  }
 }

@@ -4,8 +4,11 @@
  * (mkdir, stat, utimes, rmdir on a local directory): microseconds as syscalls, but ~0.1–0.3 ms
  * each as libuv thread-pool round trips on a small VM, and taking and releasing the lock is
  * three of them on every write. Measured with `--cpu-prof` under the wake benchmark.
+ *
+ * `stat` and `utimes` do not follow a link: the lock is our own directory, and a link put in its
+ * place is looked at, never through.
  */
-import { mkdirSync, rmdirSync, statSync, utimesSync, type Stats } from 'node:fs'
+import { lstatSync, lutimesSync, mkdirSync, rmdirSync, type Stats } from 'node:fs'
 
 type Callback<T> = (err: NodeJS.ErrnoException | null, value?: T) => void
 
@@ -25,6 +28,6 @@ export const syncLockFs = {
   mkdir: (p: string, callback: Callback<void>) => run(() => void mkdirSync(p), callback),
   rmdir: (p: string, callback: Callback<void>) => run(() => rmdirSync(p), callback),
   rmdirSync: (p: string) => rmdirSync(p),
-  stat: (p: string, callback: Callback<Stats>) => run(() => statSync(p), callback),
-  utimes: (p: string, atime: Date, mtime: Date, callback: Callback<void>) => run(() => utimesSync(p, atime, mtime), callback),
+  stat: (p: string, callback: Callback<Stats>) => run(() => lstatSync(p), callback),
+  utimes: (p: string, atime: Date, mtime: Date, callback: Callback<void>) => run(() => lutimesSync(p, atime, mtime), callback),
 }

@@ -5,8 +5,9 @@
  * before any command that references the blob is committed.
  */
 import type pg from 'pg'
-import { SHA256, sha256Of, type BlobInfo, type BlobStore } from '../blobs/blob-store.js'
+import { SHA256, checkBlob, reportRefusal, sha256Of, type BlobInfo, type BlobStore } from '../blobs/blob-store.js'
 import type { ImageMime } from '../blobs/sniff.js'
+import { StoreDataError } from '../errors.js'
 
 /** Runs a query on a pooled connection (the adapter's: connection failures become STORE_UNAVAILABLE). */
 export type RunQuery = <T>(work: (c: pg.PoolClient) => Promise<T>) => Promise<T>
@@ -14,6 +15,9 @@ export type RunQuery = <T>(work: (c: pg.PoolClient) => Promise<T>) => Promise<T>
 const MIMES: readonly ImageMime[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif']
 
 export class PostgresBlobStore implements BlobStore {
+  /** Where a row refused as not what it claims is reported (default: once per problem, on stderr). */
+  onRefused: (error: Error) => void = reportRefusal()
+
   constructor(
     readonly location: string,
     private readonly table: string,
@@ -31,10 +35,14 @@ export class PostgresBlobStore implements BlobStore {
     await this.ready()
     const res = await this.run((c) => c.query<{ mime: string; bytes: Buffer }>(`SELECT mime, bytes FROM ${this.table} WHERE sha256 = $1`, [sha256]))
     const row = res.rows[0]
-    if (!row) return undefined
-    const mime = MIMES.find((m) => m === row.mime)
-    if (!mime) return undefined
-    return { bytes: new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength), mime }
+    if (!row || !MIMES.includes(row.mime as ImageMime)) return undefined
+    const bytes = new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength)
+    const checked = checkBlob(sha256, bytes)
+    if ('refused' in checked) {
+      this.onRefused(new StoreDataError(`${this.location} ${sha256}`, `${checked.refused}; it is not served. Delete the row, or put the original image back`))
+      return undefined
+    }
+    return { bytes, mime: checked.mime }
   }
 
   async has(sha256: string): Promise<boolean> {

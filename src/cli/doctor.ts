@@ -9,7 +9,7 @@ import path from 'node:path'
 import { VERSION } from '../version.js'
 import { envPort, integerOption, storeFile, storeOption, STORE_USAGE } from './args.js'
 import type { Command, Values } from './command.js'
-import { fetchHealth } from './health.js'
+import { fetchHealth } from '../http/health.js'
 import { projectRoot } from './project.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'

@@ -172,8 +172,8 @@ function teamOptions(values: Values): TeamOptions {
 }
 
 /** --root, --sources, --editor (issue 19); bad values fail before the store is opened. */
-async function sourceOptions(values: Values): Promise<import('../plugin/resolve.js').SourceOptions | undefined> {
-  const { EDITORS, loadManifest } = await import('../plugin/resolve.js')
+async function sourceOptions(values: Values): Promise<import('../sources/index.js').SourceOptions | undefined> {
+  const { EDITORS, loadManifest } = await import('../sources/index.js')
   const root = values.root as string | undefined
   const manifestFile = values.sources as string | undefined
   const editor = values.editor as string | undefined

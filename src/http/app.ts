@@ -9,7 +9,6 @@ import { createServer as createHttpServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Store } from '../store/store.js'
 import { createToolRegistry } from '../tools/registry.js'
-import { registerSourceRoot } from '../plugin/resolve.js'
 import { Callers } from './callers.js'
 import type { App } from './context.js'
 import { bindError, LISTEN_BACKLOG, onClientError } from './listen.js'
@@ -46,14 +45,13 @@ export interface HttpServer {
 export async function startHttpServer(store: Store, options: HttpServerOptions = {}): Promise<HttpServer> {
   const settings = resolveOptions(options)
   const { host, log } = settings
-  if (options.sources?.root) registerSourceRoot(store, options.sources.root)
   let port = settings.port
   const baseUrl = (): string => `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}`
 
   const security = createSecurity({ host, port: () => port, token: settings.token, allowOrigins: settings.allowOrigins, allowHosts: settings.allowHosts, trustProxy: settings.trustProxy })
   const callers = new Callers(store, security, { ...settings, clock: settings.teamClock })
   const presence = new PresenceTracker(options.clock, settings.presenceDir === undefined ? {} : { storeDir: settings.presenceDir })
-  const registry = reportingCalls(createToolRegistry(store, { ...options.tools, validateOutput: options.validateOutput ?? false }), presence)
+  const registry = reportingCalls(createToolRegistry(store, { ...options.tools, ...(options.sources ? { sources: options.sources } : {}), validateOutput: options.validateOutput ?? false }), presence)
   const mcp = new McpEndpoint({
     store,
     registry,

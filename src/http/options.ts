@@ -5,7 +5,7 @@
 import path from 'node:path'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { DEFAULT_SESSION_TTL_MS } from '../auth/identities.js'
-import type { SourceOptions } from '../plugin/resolve.js'
+import type { SourceOptions } from '../sources/index.js'
 import type { RegistryOptions } from '../tools/registry.js'
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MCP_SESSIONS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES } from './defaults.js'
 import { DEFAULT_MCP_IDLE_TIMEOUT_MS } from './mcp.js'

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod'
 import type { Role } from '../store/model.js'
-import { editorBase } from '../plugin/resolve.js'
+import { editorBase } from '../sources/editor.js'
 import { VERSION } from '../version.js'
 import { adminRoutes } from './admin.js'
 import { attachmentRoutes } from './attachments.js'

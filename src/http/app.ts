@@ -25,7 +25,7 @@ import type { EventStream } from './sse.js'
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 // node's defaults are 60 s for the headers and 5 min for the whole request.
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults.js'
-export { assertSafeBinding, type HttpServerOptions, type TeamOptions } from './options.js'
+export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
 
 export interface HttpServer {

@@ -12,10 +12,8 @@ import type { Store } from '../store/store.js'
 import { requireRole, type Caller } from './callers.js'
 import type { App, Route } from './context.js'
 import { HttpError, sendError, sendRpcError, toErrorResponse } from './respond.js'
-import { decodeParams, type Match, type Router } from './router.js'
+import { decodeParams, isRead, type Match, type Router } from './router.js'
 import { corsHeaders, preflightHeaders } from './security.js'
-
-const isRead = (method: string) => method === 'GET' || method === 'HEAD'
 
 async function catchUp(store: Store): Promise<void> {
   const catchingUp = store.catchUp()

@@ -1,7 +1,8 @@
 /**
- * The REST API under /api: zod-validated JSON in, the store's records out. Bodies are
- * validated here, before anything reaches the store; the store validates again (it is the
- * authority) and its typed errors become statuses in respond.ts.
+ * The REST API under /api, as routes of the table (routes.ts): zod-validated JSON in, the
+ * store's records out. Each route declares its query and body schemas; they are checked before
+ * anything reaches the store, the store validates again (it is the authority), and its typed
+ * errors become statuses in respond.ts.
  */
 import path from 'node:path'
 import { z } from 'zod'

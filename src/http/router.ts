@@ -105,8 +105,13 @@ export function decodeParams(raw: Record<string, string>): Record<string, string
   return params
 }
 
+/** GET or HEAD: reading. */
+export function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD'
+}
+
 function takes(routeMethod: Method, method: string): boolean {
-  return routeMethod === '*' || routeMethod === method || (method === 'HEAD' && routeMethod === 'GET')
+  return routeMethod === '*' || routeMethod === method || (routeMethod === 'GET' && isRead(method))
 }
 
 function split(path: string): string[] {

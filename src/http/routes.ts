@@ -16,7 +16,7 @@ import { attachmentRoutes } from './attachments.js'
 import { defineRoute, reply, type Access, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 import { restRoutes } from './rest.js'
-import { allowedMethods, methodNotAllowed, Router, type Method } from './router.js'
+import { allowedMethods, isRead, methodNotAllowed, Router, type Method } from './router.js'
 import { signInRoutes } from './sign-in.js'
 import { landingPage, serveStatic } from './static.js'
 
@@ -36,7 +36,7 @@ async function builtAsset(ctx: RequestContext): Promise<boolean> {
 async function otherwise(ctx: RequestContext): Promise<void> {
   const method = ctx.req.method ?? 'GET'
   if (ctx.others.length > 0) throw methodNotAllowed(method, ctx.url.pathname, allowedMethods(ctx.others))
-  if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method, ctx.url.pathname, ['GET'])
+  if (!isRead(method)) throw methodNotAllowed(method, ctx.url.pathname, ['GET'])
   if (await builtAsset(ctx)) return
   throw new HttpError(404, 'NOT_FOUND', `Nothing at ${ctx.url.pathname}.`)
 }

@@ -15,9 +15,9 @@ import { HttpError, sendError, sendRpcError, toErrorResponse } from './respond.j
 import { decodeParams, isRead, type Match, type Router } from './router.js'
 import { corsHeaders, preflightHeaders } from './security.js'
 
-async function catchUp(store: Store): Promise<void> {
-  const catchingUp = store.catchUp()
-  if (catchingUp) await catchingUp
+/** Other processes' writes, when there may be any: a promise then, else nothing to wait for. */
+function catchUp(store: Store, when = true): Promise<void> | undefined {
+  return when ? store.catchUp() : undefined
 }
 
 /** The roles a request needs: its route's; in an area, a write needs what the POST route at the path needs, else admin. */
@@ -32,8 +32,8 @@ function needs(route: Route, others: readonly Route[], method: string, path: str
 }
 
 export function createPipeline(app: App, router: Router<Route>): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  /** Who calls, as the route's access asks. */
-  async function callerOf(route: Route, req: IncomingMessage, path: string, seen: { caughtUp: boolean }): Promise<Caller> {
+  /** Who calls, as the route's access asks (at once when no identity is asked). */
+  function callerOf(route: Route, req: IncomingMessage, path: string, seen: { caughtUp: boolean }): Caller | Promise<Caller> {
     const access = route.access
     if (access.kind === 'public' || access.kind === 'bearer') return { kind: 'local' }
     if (access.kind === 'capability' && access.path.test(path)) return { kind: 'local' }
@@ -58,13 +58,18 @@ export function createPipeline(app: App, router: Router<Route>): (req: IncomingM
       }
       const { route, raw = {}, others = [] } = found
       if (!route) throw new HttpError(404, 'NOT_FOUND', `Nothing at ${url.pathname}.`)
-      if (route.catchUpFirst) await catchUp(app.store)
+      // Nothing is awaited that need not be: a route that asks nobody answers within this call, so
+      // a pipelined request behind it that node cannot parse finds the answer written (listen.ts).
+      const first = catchUp(app.store, route.catchUpFirst === true)
+      if (first) await first
       const seen = { caughtUp: false }
-      const caller = await callerOf(route, req, path, seen)
+      const identifying = callerOf(route, req, path, seen)
+      const caller = identifying instanceof Promise ? await identifying : identifying
       const need = needs(route, others, method, path)
       if (need) requireRole(caller, need.roles, need.what)
       const params = decodeParams(raw)
-      if (route.readAfterWrite && isRead(method) && !seen.caughtUp) await catchUp(app.store) // read-after-write across processes
+      const reading = catchUp(app.store, route.readAfterWrite === true && isRead(method) && !seen.caughtUp) // read-after-write across processes
+      if (reading) await reading
       if (route.stream) app.callers.track(caller, res, () => res.destroy())
       const actor = caller.kind === 'identity' ? caller.principal.actor : undefined
       await runAs(actor, () => route.handler({ req, res, url, path, params, headers: cors, caller, app, others }))

@@ -11,7 +11,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './
 import { isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE } from './store/file/file-adapter.js'
 import { openStore } from './store/open.js'
-import { fetchHealth } from './cli/health.js'
+import { fetchHealth } from './http/health.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'

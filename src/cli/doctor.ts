@@ -9,7 +9,7 @@ import path from 'node:path'
 import { VERSION } from '../version.js'
 import { envPort, integerOption, isDatabaseUrl, storeFile, storeOption, STORE_USAGE } from './args.js'
 import type { Command, Values } from './command.js'
-import { fetchHealth } from './health.js'
+import { fetchHealth } from '../http/health.js'
 import { gitTrackedWarning } from './git-tracked.js'
 import { projectRoot } from './project.js'
 

@@ -12,7 +12,8 @@ import {
 import { openStore } from '../store/index.js'
 import { envPort, integerOption, isDatabaseUrl, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
-import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND, type TeamOptions } from '../http/team.js'
+import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND } from '../http/rate-limit.js'
+import type { TeamOptions } from '../http/options.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -173,8 +174,8 @@ function teamOptions(values: Values): TeamOptions {
 }
 
 /** --root, --sources, --editor (issue 19); bad values fail before the store is opened. */
-async function sourceOptions(values: Values): Promise<import('../plugin/resolve.js').SourceOptions | undefined> {
-  const { EDITORS, loadManifest } = await import('../plugin/resolve.js')
+async function sourceOptions(values: Values): Promise<import('../sources/index.js').SourceOptions | undefined> {
+  const { EDITORS, loadManifest } = await import('../sources/index.js')
   const root = values.root as string | undefined
   const manifestFile = values.sources as string | undefined
   const editor = values.editor as string | undefined

@@ -4,13 +4,12 @@
  * PNG, JPEG, WebP or GIF is 415 whatever its header says; over the limit is 413. Served with its
  * sniffed type, `nosniff` and `Content-Disposition` so a browser never renders it as a page.
  */
-import { BlobError, SHA256, storeImage, type BlobStore } from '../store/blobs/index.js'
+import { BlobError, SHA256, storeImage } from '../store/blobs/index.js'
 import { extensionOf } from '../store/blobs/sniff.js'
 import { LIMITS } from '../store/model.js'
 import { readBytes } from './body.js'
-import { HttpError, sendJson } from './respond.js'
-import type { Router } from './router.js'
-import type { ApiContext } from './rest.js'
+import { HttpError } from './respond.js'
+import { defineRoute, reply, type Route } from './context.js'
 
 /** Room for the multipart envelope around the largest image. */
 const ENVELOPE_BYTES = 64 * 1024
@@ -43,9 +42,13 @@ function asHttpError(e: unknown): unknown {
   return e
 }
 
-export function attachmentRoutes(router: Router<ApiContext>, blobs: () => BlobStore): Router<ApiContext> {
-  return router
-    .on('POST', '/api/attachments', async (ctx) => {
+export const attachmentRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/attachments',
+    access: { kind: 'caller', roles: ['person', 'agent'], what: 'reply' },
+    summary: 'Upload an image (raw image body, or multipart/form-data with one file part); answers its sha256 and URL',
+    handler: async (ctx) => {
       const type = ctx.req.headers['content-type'] ?? ''
       const multipart = type.toLowerCase().startsWith('multipart/form-data')
       const limit = LIMITS.attachmentBytes
@@ -58,16 +61,24 @@ export function attachmentRoutes(router: Router<ApiContext>, blobs: () => BlobSt
         throw e
       }
       try {
-        const stored = await storeImage(blobs(), bytes, limit)
-        sendJson(ctx.res, 201, { ...stored, url: `/api/attachments/${stored.sha256}` }, ctx.headers)
+        const stored = await storeImage(ctx.app.store.blobs, bytes, limit)
+        reply(ctx, 201, { ...stored, url: `/api/attachments/${stored.sha256}` })
       } catch (e) {
         throw asHttpError(e)
       }
-    })
-    .on('GET', '/api/attachments/:sha256', async (ctx) => {
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/attachments/:sha256',
+    // An attachment is named by its SHA-256 (a capability: only who saw the record knows it), so <img> can load it without a header.
+    access: { kind: 'capability', path: /^\/api\/attachments\/[0-9a-f]{64}$/, what: 'the SHA-256 of the image' },
+    readAfterWrite: true,
+    summary: 'An uploaded image by its SHA-256, with its sniffed type, nosniff and a sandboxing CSP',
+    handler: async (ctx) => {
       const sha = ctx.params.sha256!
       // Only 64 hex digits name a blob: anything else (a path, `..`) is simply not found.
-      const found = SHA256.test(sha) ? await blobs().get(sha) : undefined
+      const found = SHA256.test(sha) ? await ctx.app.store.blobs.get(sha) : undefined
       if (!found) throw new HttpError(404, 'NOT_FOUND', `No attachment ${SHA256.test(sha) ? sha : '(not a sha256)'}.`)
       ctx.res.writeHead(200, {
         ...ctx.headers,
@@ -79,5 +90,6 @@ export function attachmentRoutes(router: Router<ApiContext>, blobs: () => BlobSt
         'Cache-Control': 'private, max-age=31536000, immutable',
       })
       ctx.res.end(ctx.req.method === 'HEAD' ? undefined : Buffer.from(found.bytes))
-    })
-}
+    },
+  }),
+]

@@ -1,60 +1,34 @@
 /**
- * The REST API under /api: zod-validated JSON in, the store's records out. Bodies are
- * validated here, before anything reaches the store; the store validates again (it is the
- * authority) and its typed errors become statuses in respond.ts.
+ * The REST API under /api, as routes of the table (routes.ts): zod-validated JSON in, the
+ * store's records out. Each route declares its query and body schemas; they are checked before
+ * anything reaches the store, the store validates again (it is the authority), and its typed
+ * errors become statuses in respond.ts.
  */
 import path from 'node:path'
 import { z } from 'zod'
-import { ValidationError } from '../store/errors.js'
-import { AddAnnotationInput, ANNOTATION_STATUSES, AnnotationStatus, CreateSessionInput, DeleteInput, Id, INTENTS, LIMITS, ReopenInput, ReplyInput, SEVERITIES } from '../store/model.js'
+import { AcknowledgeInput, AddAnnotationInput, ANNOTATION_STATUSES, AnnotationStatus, CreateSessionInput, DeleteInput, DismissInput, Id, INTENTS, LIMITS, ReopenInput, ReplyInput, ResolveInput, SEVERITIES } from '../store/model.js'
 import { decodeCursor, encodeCursor } from '../store/cursor.js'
-import { SEARCH_SORTS, type AnnotationSearch, type Page, type Store } from '../store/store.js'
+import { SEARCH_SORTS, type AnnotationSearch, type Page } from '../store/store.js'
+import { relativeSource, resolveSource } from '../sources/resolve.js'
 import { Cursor, DEFAULT_PAGE_LIMIT, Limit } from '../views/page.js'
 import { readJson } from './body.js'
-import { attachmentRoutes } from './attachments.js'
-import type { Presence } from './presence.js'
-import { HttpError, sendJson } from './respond.js'
-import type { Caller } from './team.js'
-import { AcknowledgeInput, DismissInput, ResolveInput } from '../store/model.js'
-import { Router, type RouteContext } from './router.js'
+import { defineRoute, parse, queryOf, reply, type RequestContext, type Route } from './context.js'
+import { HttpError } from './respond.js'
 import { checkKinds, identityIds, type WhoFilter } from './who.js'
 import { EventStream, parseLastEventId } from './sse.js'
-import type { Observable } from 'rxjs'
-
-export interface ApiContext extends RouteContext {
-  /** CORS headers for this request's origin. */
-  headers: Record<string, string>
-  /** Who calls (issue 23); absent: local use, every right. */
-  caller?: Caller
-}
 
 /** Whether the caller is an agent identity (their replies are agent replies). */
-function isAgent(ctx: ApiContext): boolean {
-  return ctx.caller?.kind === 'identity' && ctx.caller.principal.identity.kind === 'agent'
+function isAgent(ctx: RequestContext): boolean {
+  return ctx.caller.kind === 'identity' && ctx.caller.principal.identity.kind === 'agent'
 }
 
 /** A person (not an admin) may delete only what they created. */
-function mustOwn(ctx: ApiContext, annotation: { id: string; by?: { id: string; name: string } | undefined }): void {
+function mustOwn(ctx: RequestContext, annotation: { id: string; by?: { id: string; name: string } | undefined }): void {
   const caller = ctx.caller
-  if (caller?.kind !== 'identity' || caller.principal.identity.role === 'admin') return
+  if (caller.kind !== 'identity' || caller.principal.identity.role === 'admin') return
   if (annotation.by?.id !== caller.principal.identity.id) {
     throw new HttpError(403, 'ROLE_FORBIDDEN', `${caller.principal.identity.name} may delete only their own annotations; "${annotation.id}" was created by ${annotation.by?.name ?? 'someone else'}.`, { role: caller.principal.identity.role })
   }
-}
-
-import { relativeSource, resolveSource, type SourceOptions } from '../plugin/resolve.js'
-
-export interface ApiOptions {
-  store: Store
-  maxBodyBytes: number
-  keepAliveMs: number
-  maxBufferedBytes: number
-  presence$: Observable<Presence>
-  /** The open event streams (so the server can end them on close). */
-  streams: Set<EventStream>
-  log(message: string): void
-  /** The app's source: a preview build's id manifest to resolve marks through (issue 19). */
-  sources?: SourceOptions
 }
 
 const NewAnnotationBody = AddAnnotationInput.omit({ sessionId: true })
@@ -115,109 +89,118 @@ function paged<T extends { createdAt: string; id: string }>(page: Page<T>): { co
   return out
 }
 
-function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  // A top-level `null` means absent, as in the MCP tools (clients in strict mode send every field).
-  const input = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value
-  const result = schema.safeParse(input)
-  if (!result.success) throw ValidationError.fromZod(result.error, where)
-  return result.data
+/** The live event stream (all sessions, or one), resuming after Last-Event-ID / ?lastEventId. */
+function events(ctx: RequestContext, sessionId?: string): void {
+  const { store, streams } = ctx.app
+  const header = ctx.req.headers['last-event-id']
+  const since =
+    parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
+    parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
+  if (sessionId !== undefined) store.getSession(sessionId) // unknown session → 404 before the stream starts
+  const stream = new EventStream(ctx.req, ctx.res, {
+    store,
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    ...(since !== undefined ? { since } : {}),
+    presence$: ctx.app.presence.presence$,
+    keepAliveMs: ctx.app.keepAliveMs,
+    maxBufferedBytes: ctx.app.maxBufferedBytes,
+    headers: ctx.headers,
+    onClose: (reason) => {
+      streams.delete(stream)
+      if (reason === 'slow') ctx.app.log('disconnected an event-stream client that stopped reading')
+    },
+  })
+  streams.add(stream)
+  stream.start()
 }
 
-/** Query parameters as an object; empty values count as absent. Without `names`, every parameter. */
-function query(url: URL, names?: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, value] of url.searchParams) {
-    if ((names === undefined || names.includes(name)) && value !== '') out[name] = value
-  }
-  return out
-}
+const READ = { kind: 'caller' } as const
+const PERSON = ['person'] as const
+const AGENT = { kind: 'caller', roles: ['agent'], what: 'use the agent routes' } as const
 
-export function apiRoutes(options: ApiOptions): Router<ApiContext> {
-  const { store, maxBodyBytes } = options
-  const body = (ctx: ApiContext) => readJson(ctx.req, ctx.res, maxBodyBytes)
-  const ok = (ctx: ApiContext, status: number, data: unknown) => sendJson(ctx.res, status, data, ctx.headers)
+/** Which side made a change: an agent identity's, or the person's. */
+const sideOf = (ctx: RequestContext) => (isAgent(ctx) ? 'agent' : 'human')
 
-  const events = (ctx: ApiContext, sessionId?: string) => {
-    const header = ctx.req.headers['last-event-id']
-    const since =
-      parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
-      parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
-    if (sessionId !== undefined) store.getSession(sessionId) // unknown session → 404 before the stream starts
-    const stream = new EventStream(ctx.req, ctx.res, {
-      store,
-      ...(sessionId !== undefined ? { sessionId } : {}),
-      ...(since !== undefined ? { since } : {}),
-      presence$: options.presence$,
-      keepAliveMs: options.keepAliveMs,
-      maxBufferedBytes: options.maxBufferedBytes,
-      headers: ctx.headers,
-      onClose: (reason) => {
-        options.streams.delete(stream)
-        if (reason === 'slow') options.log('disconnected an event-stream client that stopped reading')
-      },
-    })
-    options.streams.add(stream)
-    stream.start()
-  }
-
-  return attachmentRoutes(new Router<ApiContext>(), () => store.blobs)
-    .on('GET', '/api', (ctx) =>
-      ok(ctx, 200, {
-        routes: [
-          'GET /api/sessions?limit=&cursor=',
-          'POST /api/sessions',
-          'GET /api/sessions/:id?status=&limit=&cursor=',
-          'POST /api/sessions/:id/annotations',
-          'GET /api/sessions/:id/events',
-          'GET /api/annotations?status=&sessionId=&intent=&severity=&author=&by=&agent=&q=&sort=&limit=&cursor=',
-          'POST /api/annotations/bulk',
-          'GET /api/annotations/:id',
-          'DELETE /api/annotations/:id',
-          'POST /api/annotations/:id/replies',
-          'POST /api/annotations/:id/reopen',
-          'POST /api/annotations/:id/acknowledge',
-          'POST /api/annotations/:id/resolve',
-          'POST /api/annotations/:id/dismiss',
-          'GET /api/questions',
-          'GET /api/events',
-          'POST /api/attachments',
-          'GET /api/attachments/:sha256',
-        ],
-        aliases: { '/events': '/api/events', '/sessions/:id/events': '/api/sessions/:id/events', '/questions': '/api/questions' },
-      }),
-    )
-    .on('GET', '/api/sessions', (ctx) => {
-      const q = parse(ListQuery, query(ctx.url), 'query')
+export const restRoutes: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/sessions',
+    access: READ,
+    readAfterWrite: true,
+    summary: 'The sessions, newest first, a page at a time',
+    input: { query: ListQuery },
+    handler: (ctx, input) => {
+      const { store } = ctx.app
+      const q = input.query()
       const page = store.pageSessions({ after: decodeCursor(q.cursor), limit: q.limit ?? DEFAULT_PAGE_LIMIT })
-      ok(ctx, 200, { sessions: page.items, ...paged(page), rev: store.rev })
-    })
-    .on('POST', '/api/sessions', async (ctx) => {
-      const input = parse(CreateSessionInput, await body(ctx), 'body')
-      ok(ctx, 201, await store.createSession(input))
-    })
-    .on('GET', '/api/sessions/:id', (ctx) => {
-      const q = parse(SessionQuery, query(ctx.url), 'query')
+      reply(ctx, 200, { sessions: page.items, ...paged(page), rev: store.rev })
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/sessions',
+    access: { kind: 'caller', roles: PERSON, what: 'create annotations' },
+    summary: 'Start a session (a page the person annotates)',
+    input: { body: CreateSessionInput },
+    handler: async (ctx, input) => reply(ctx, 201, await ctx.app.store.createSession(await input.body())),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/sessions/:id',
+    access: READ,
+    readAfterWrite: true,
+    summary: 'A session with a page of its annotations (filtered by status)',
+    input: { query: SessionQuery },
+    handler: (ctx, input) => {
+      const { store } = ctx.app
+      const q = input.query()
       const { annotations: _all, ...session } = store.getSession(ctx.params.id!)
       const page = store.pageAnnotations({ sessionId: session.id, status: q.status }, { after: decodeCursor(q.cursor), limit: q.limit ?? DEFAULT_PAGE_LIMIT })
-      ok(ctx, 200, { ...session, annotations: page.items, ...paged(page), rev: store.rev })
-    })
-    .on('POST', '/api/sessions/:id/annotations', async (ctx) => {
-      const input = parse(NewAnnotationBody, await body(ctx), 'body')
-      if (input.source && options.sources?.manifest) input.source = resolveSource(input.source, options.sources.manifest)
-      if (input.source && options.sources?.root) input.source = relativeSource(input.source, path.resolve(options.sources.root))
-      ok(ctx, 201, await store.addAnnotation({ ...input, sessionId: ctx.params.id! }))
-    })
-    .on('GET', '/api/sessions/:id/events', (ctx) => events(ctx, ctx.params.id!))
-    .on('GET', '/api/annotations', (ctx) => {
-      const params = query(ctx.url)
-      const q = parse(ListAnnotationsQuery, params, 'query')
+      reply(ctx, 200, { ...session, annotations: page.items, ...paged(page), rev: store.rev })
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/sessions/:id/annotations',
+    access: { kind: 'caller', roles: PERSON, what: 'create annotations' },
+    summary: 'Add an annotation to a session (its source location resolved through the id manifest)',
+    input: { body: NewAnnotationBody },
+    handler: async (ctx, input) => {
+      const { store, sources } = ctx.app
+      const body = await input.body()
+      if (body.source && sources?.manifest) body.source = resolveSource(body.source, sources.manifest)
+      if (body.source && sources?.root) body.source = relativeSource(body.source, path.resolve(sources.root))
+      reply(ctx, 201, await store.addAnnotation({ ...body, sessionId: ctx.params.id! }))
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/sessions/:id/events',
+    aliases: ['/sessions/:id/events'],
+    access: READ,
+    readAfterWrite: true,
+    stream: true,
+    summary: "One session's live events (Server-Sent Events; resumes after Last-Event-ID)",
+    handler: (ctx) => events(ctx, ctx.params.id!),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/annotations',
+    access: READ,
+    readAfterWrite: true,
+    summary: 'Annotations, a page at a time; any search parameter makes it a search with totals',
+    input: { query: ListAnnotationsQuery },
+    handler: (ctx, input) => {
+      const { store } = ctx.app
+      const params = queryOf(ctx.url)
+      const q = input.query()
       const { status, sessionId, cursor, limit } = q
       const after = decodeCursor(cursor)
       const pageOptions = { after, limit: limit ?? DEFAULT_PAGE_LIMIT }
       const search = SEARCH_ONLY.some((name) => params[name] !== undefined) || (status?.length ?? 0) > 1 || (sessionId?.length ?? 0) > 1
       if (!search) {
         const page = store.pageAnnotations({ status: status?.[0], sessionId: sessionId?.[0] }, pageOptions)
-        return ok(ctx, 200, { annotations: page.items, ...paged(page), rev: store.rev })
+        return reply(ctx, 200, { annotations: page.items, ...paged(page), rev: store.rev })
       }
       const criteria: AnnotationSearch = {}
       if (status) criteria.statuses = status
@@ -232,86 +215,159 @@ export function apiRoutes(options: ApiOptions): Router<ApiContext> {
       if (who.by) criteria.byIds = who.by
       if (who.agents) criteria.agentIds = who.agents
       const page = store.searchAnnotations(criteria, pageOptions)
-      ok(ctx, 200, { annotations: page.items, ...paged(page), totals: { sessions: page.sessions, statuses: page.statuses }, rev: store.rev })
-    })
-    .on('POST', '/api/annotations/bulk', async (ctx) => {
-      const { action, ids, message } = parse(BulkBody, await body(ctx), 'body')
-      const caller = ctx.caller
-      if (caller?.kind === 'identity' && caller.principal.identity.role !== 'admin' && action !== 'reopen' && action !== 'delete') {
-        throw new HttpError(403, 'ROLE_FORBIDDEN', `${caller.principal.identity.name} is a person and may not ${action} annotations (an admin or an agent does); a person may reopen them and delete their own.`, { role: caller.principal.identity.role })
-      }
-      const unique = [...new Set(ids)]
-      const done: string[] = []
-      const failed: { id: string; code: string; message: string }[] = []
-      const fail = (id: string, e: unknown) => {
-        const err = e as { code?: unknown; message?: unknown }
-        failed.push({ id, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: typeof err.message === 'string' ? err.message : String(e) })
-      }
-      if (action === 'archive') {
-        // Only finished annotations go to the archive; name the others so the person can resolve or dismiss them first.
-        const archivable: string[] = []
-        for (const id of unique) {
-          try {
-            const a = store.getAnnotation(id)
-            if (a.status === 'resolved' || a.status === 'dismissed') archivable.push(id)
-            else failed.push({ id, code: 'INVALID_TRANSITION', message: `Annotation "${id}" is ${a.status}: only resolved or dismissed annotations can be archived. Resolve or dismiss it first.` })
-          } catch (e) {
-            fail(id, e)
-          }
-        }
-        if (archivable.length > 0) {
-          try {
-            done.push(...(await store.archive({ olderThanMs: 0, ids: archivable })).ids)
-          } catch (e) {
-            for (const id of archivable) fail(id, e)
-          }
-        }
-      } else {
-        // One store command per annotation, one after another: each is its own event, as if done one by one.
-        for (const id of unique) {
-          try {
-            if (action === 'resolve') await store.resolve(id, message ? { summary: message } : {}, 'human')
-            else if (action === 'dismiss') await store.dismiss(id, { reason: message ?? DEFAULT_DISMISS_REASON }, 'human')
-            else if (action === 'reopen') await store.reopen(id, message ? { message } : {})
-            else {
-              mustOwn(ctx, store.getAnnotation(id))
-              await store.deleteAnnotation(id, {})
-            }
-            done.push(id)
-          } catch (e) {
-            fail(id, e)
-          }
-        }
-      }
-      ok(ctx, 200, { action, done, failed, rev: store.rev })
-    })
-    .on('GET', '/api/questions', (ctx) => {
-      // Questions an agent asked (ask) that the person has not answered yet, oldest first.
+      reply(ctx, 200, { annotations: page.items, ...paged(page), totals: { sessions: page.sessions, statuses: page.statuses }, rev: store.rev })
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/annotations/bulk',
+    access: { kind: 'caller', roles: PERSON, what: 'change annotations in bulk' },
+    summary: 'Resolve, dismiss, reopen, delete or archive a selection (one store command per annotation)',
+    input: { body: BulkBody },
+    handler: async (ctx, input) => bulk(ctx, await input.body()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/questions',
+    aliases: ['/questions'],
+    access: READ,
+    readAfterWrite: true,
+    summary: 'Questions an agent asked that the person has not answered yet, oldest first',
+    handler: (ctx) => {
+      const { store } = ctx.app
       const questions = store.openQuestions()
-      ok(ctx, 200, { questions, count: questions.length, rev: store.rev })
-    })
-    .on('GET', '/api/annotations/:id', (ctx) => ok(ctx, 200, store.getAnnotation(ctx.params.id!)))
-    .on('DELETE', '/api/annotations/:id', async (ctx) => {
-      const fromBody = (await body(ctx)) as unknown
-      const fromQuery = query(ctx.url, ['expectedRev'])
-      const input =
-        fromQuery.expectedRev !== undefined
-          ? parse(DeleteInput, { expectedRev: Number.isNaN(Number(fromQuery.expectedRev)) ? fromQuery.expectedRev : Number(fromQuery.expectedRev) }, 'query')
-          : parse(DeleteInput, fromBody, 'body')
+      reply(ctx, 200, { questions, count: questions.length, rev: store.rev })
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/annotations/:id',
+    access: READ,
+    readAfterWrite: true,
+    summary: 'One annotation with its thread',
+    handler: (ctx) => reply(ctx, 200, ctx.app.store.getAnnotation(ctx.params.id!)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/annotations/:id',
+    access: { kind: 'caller', roles: PERSON, what: 'delete annotations' },
+    summary: 'Delete an annotation (a person: only their own); expectedRev in the query or the body',
+    input: { body: DeleteInput },
+    handler: async (ctx, input) => {
+      const { store } = ctx.app
+      const fromQuery = queryOf(ctx.url, ['expectedRev'])
+      let body: DeleteInput
+      if (fromQuery.expectedRev === undefined) body = await input.body()
+      else {
+        await readJson(ctx.req, ctx.res, ctx.app.maxBodyBytes) // a body, if any, is still read (and must be JSON)
+        body = parse(DeleteInput, { expectedRev: Number.isNaN(Number(fromQuery.expectedRev)) ? fromQuery.expectedRev : Number(fromQuery.expectedRev) }, 'query')
+      }
       mustOwn(ctx, store.getAnnotation(ctx.params.id!))
-      ok(ctx, 200, await store.deleteAnnotation(ctx.params.id!, input))
-    })
-    .on('POST', '/api/annotations/:id/replies', async (ctx) => {
-      const input = parse(ReplyBody, await body(ctx), 'body')
-      ok(ctx, 201, await store.reply(ctx.params.id!, { ...input, author: isAgent(ctx) ? 'agent' : 'human' }))
-    })
-    .on('POST', '/api/annotations/:id/reopen', async (ctx) => {
-      const input = parse(ReopenInput, await body(ctx), 'body')
-      ok(ctx, 200, await store.reopen(ctx.params.id!, input))
-    })
-    .on('GET', '/api/events', (ctx) => events(ctx))
-    // The agent side of REST (issue 23): what the MCP tools acknowledge, resolve and dismiss do.
-    .on('POST', '/api/annotations/:id/acknowledge', async (ctx) => ok(ctx, 200, await store.acknowledge(ctx.params.id!, parse(AcknowledgeInput, await body(ctx), 'body'))))
-    .on('POST', '/api/annotations/:id/resolve', async (ctx) => ok(ctx, 200, await store.resolve(ctx.params.id!, parse(ResolveInput, await body(ctx), 'body'), isAgent(ctx) ? 'agent' : 'human')))
-    .on('POST', '/api/annotations/:id/dismiss', async (ctx) => ok(ctx, 200, await store.dismiss(ctx.params.id!, parse(DismissInput, await body(ctx), 'body'), isAgent(ctx) ? 'agent' : 'human')))
+      reply(ctx, 200, await store.deleteAnnotation(ctx.params.id!, body))
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/annotations/:id/replies',
+    access: { kind: 'caller', roles: ['person', 'agent'], what: 'reply' },
+    summary: "Reply in an annotation's thread (an agent's reply counts as the agent's)",
+    input: { body: ReplyBody },
+    handler: async (ctx, input) => reply(ctx, 201, await ctx.app.store.reply(ctx.params.id!, { ...(await input.body()), author: sideOf(ctx) })),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/annotations/:id/reopen',
+    access: { kind: 'caller', roles: PERSON, what: 'reopen annotations' },
+    summary: 'Reopen a resolved or dismissed annotation',
+    input: { body: ReopenInput },
+    handler: async (ctx, input) => reply(ctx, 200, await ctx.app.store.reopen(ctx.params.id!, await input.body())),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/events',
+    aliases: ['/events'],
+    access: READ,
+    readAfterWrite: true,
+    stream: true,
+    summary: 'Every live event (Server-Sent Events; resumes after Last-Event-ID)',
+    handler: (ctx) => events(ctx),
+  }),
+  // The agent side of REST: what the MCP tools acknowledge, resolve and dismiss do.
+  defineRoute({
+    method: 'POST',
+    path: '/api/annotations/:id/acknowledge',
+    access: AGENT,
+    summary: 'The agent has seen an annotation and works on it',
+    input: { body: AcknowledgeInput },
+    handler: async (ctx, input) => reply(ctx, 200, await ctx.app.store.acknowledge(ctx.params.id!, await input.body())),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/annotations/:id/resolve',
+    access: AGENT,
+    summary: 'Resolve an annotation with a summary of what was done',
+    input: { body: ResolveInput },
+    handler: async (ctx, input) => reply(ctx, 200, await ctx.app.store.resolve(ctx.params.id!, await input.body(), sideOf(ctx))),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/annotations/:id/dismiss',
+    access: AGENT,
+    summary: 'Dismiss an annotation with the reason',
+    input: { body: DismissInput },
+    handler: async (ctx, input) => reply(ctx, 200, await ctx.app.store.dismiss(ctx.params.id!, await input.body(), sideOf(ctx))),
+  }),
+]
+
+/** The inbox's actions on a selection. Each id is its own store command (one event per change). */
+async function bulk(ctx: RequestContext, { action, ids, message }: z.output<typeof BulkBody>): Promise<void> {
+  const { store } = ctx.app
+  const caller = ctx.caller
+  if (caller.kind === 'identity' && caller.principal.identity.role !== 'admin' && action !== 'reopen' && action !== 'delete') {
+    throw new HttpError(403, 'ROLE_FORBIDDEN', `${caller.principal.identity.name} is a person and may not ${action} annotations (an admin or an agent does); a person may reopen them and delete their own.`, { role: caller.principal.identity.role })
+  }
+  const unique = [...new Set(ids)]
+  const done: string[] = []
+  const failed: { id: string; code: string; message: string }[] = []
+  const fail = (id: string, e: unknown) => {
+    const err = e as { code?: unknown; message?: unknown }
+    failed.push({ id, code: typeof err.code === 'string' ? err.code : 'INTERNAL', message: typeof err.message === 'string' ? err.message : String(e) })
+  }
+  if (action === 'archive') {
+    // Only finished annotations go to the archive; name the others so the person can resolve or dismiss them first.
+    const archivable: string[] = []
+    for (const id of unique) {
+      try {
+        const a = store.getAnnotation(id)
+        if (a.status === 'resolved' || a.status === 'dismissed') archivable.push(id)
+        else failed.push({ id, code: 'INVALID_TRANSITION', message: `Annotation "${id}" is ${a.status}: only resolved or dismissed annotations can be archived. Resolve or dismiss it first.` })
+      } catch (e) {
+        fail(id, e)
+      }
+    }
+    if (archivable.length > 0) {
+      try {
+        done.push(...(await store.archive({ olderThanMs: 0, ids: archivable })).ids)
+      } catch (e) {
+        for (const id of archivable) fail(id, e)
+      }
+    }
+  } else {
+    // One store command per annotation, one after another: each is its own event, as if done one by one.
+    for (const id of unique) {
+      try {
+        if (action === 'resolve') await store.resolve(id, message ? { summary: message } : {}, 'human')
+        else if (action === 'dismiss') await store.dismiss(id, { reason: message ?? DEFAULT_DISMISS_REASON }, 'human')
+        else if (action === 'reopen') await store.reopen(id, message ? { message } : {})
+        else {
+          mustOwn(ctx, store.getAnnotation(id))
+          await store.deleteAnnotation(id, {})
+        }
+        done.push(id)
+      } catch (e) {
+        fail(id, e)
+      }
+    }
+  }
+  reply(ctx, 200, { action, done, failed, rev: store.rev })
 }

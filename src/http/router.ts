@@ -1,70 +1,135 @@
 /**
- * A very small router: literal segments and `:name` parameters. A path that matches a route
- * with another method is 405 (with `Allow`), a path that matches nothing is 404.
+ * A very small router over the route table: literal segments, `:name` parameters, and areas
+ * (`/api/*`: a prefix and everything below it, any method). A route's own path wins over an
+ * area; a GET route answers HEAD too.
+ *
+ * Matching is pure: parameters come back still URL-encoded (`decodeParams` decodes them, and
+ * answers 400 for a malformed escape), so the caller decides when a bad path counts.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { HttpError } from './respond.js'
 
-export interface RouteContext {
-  req: IncomingMessage
-  res: ServerResponse
-  url: URL
-  params: Record<string, string>
+/** `*`: any method (the route answers the others itself). */
+export type Method = 'GET' | 'POST' | 'DELETE' | '*'
+
+export interface Routable {
+  method: Method
+  path: string
+  /** Other paths that are this route (`/events` for `/api/events`). */
+  aliases?: readonly string[]
 }
 
-export type Handler<C extends RouteContext = RouteContext> = (ctx: C) => Promise<void> | void
+export interface Match<R extends Routable> {
+  route: R
+  /** The path's parameters, still URL-encoded. */
+  raw: Record<string, string>
+  /**
+   * When `route` is an area (no route of its own took the request): the routes at this exact
+   * path that take other methods (405 with Allow); empty when nothing is at this path (404).
+   */
+  others: readonly R[]
+}
 
-interface Route<C extends RouteContext> {
-  method: string
+interface Compiled<R> {
+  route: R
   segments: string[]
-  handler: Handler<C>
+  /** An area: `segments` is a prefix. */
+  area: boolean
 }
 
-export class Router<C extends RouteContext = RouteContext> {
-  private readonly routes: Route<C>[] = []
+export class Router<R extends Routable> {
+  private readonly routes: Compiled<R>[] = []
+  private readonly areas: Compiled<R>[] = []
+  private readonly aliases: { segments: string[]; route: R }[] = []
 
-  on(method: string, pattern: string, handler: Handler<C>): this {
-    this.routes.push({ method, segments: split(pattern), handler })
-    return this
-  }
-
-  /** The handler for this request, with its params; undefined when no route has this path. */
-  match(method: string, pathname: string): { handler: Handler<C>; params: Record<string, string> } | undefined {
-    const parts = split(pathname)
-    const allowed: string[] = []
-    for (const route of this.routes) {
-      const params = matchSegments(route.segments, parts)
-      if (!params) continue
-      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { handler: route.handler, params }
-      allowed.push(route.method)
+  constructor(routes: readonly R[]) {
+    for (const route of routes) {
+      const area = route.path.endsWith('/*')
+      ;(area ? this.areas : this.routes).push({ route, segments: split(area ? route.path.slice(0, -2) : route.path), area })
+      for (const alias of route.aliases ?? []) this.aliases.push({ segments: split(alias), route })
     }
-    if (allowed.length === 0) return undefined
-    const allow = [...new Set(allowed)].join(', ')
-    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathname} (allowed: ${allow}).`, { allowed: [...new Set(allowed)] }, { Allow: allow })
   }
+
+  /** The path an alias stands for, with its parameters (`/sessions/a/events` → `/api/sessions/a/events`); else `pathname`. */
+  unalias(pathname: string): string {
+    const parts = split(pathname)
+    for (const { segments, route } of this.aliases) {
+      const raw = matchSegments(segments, parts)
+      if (raw) return '/' + split(route.path).map((s) => (s.startsWith(':') ? raw[s.slice(1)]! : s)).join('/')
+    }
+    return pathname
+  }
+
+  /**
+   * The route that takes `method` on `pathname`; else the innermost area around the path (with
+   * the routes that take other methods there); else undefined, with those routes in `others`.
+   */
+  match(method: string, pathname: string): Match<R> | { route?: undefined; others: readonly R[] } {
+    const parts = split(pathname)
+    const others: R[] = []
+    for (const { route, segments } of this.routes) {
+      const raw = matchSegments(segments, parts)
+      if (!raw) continue
+      if (takes(route.method, method)) return { route, raw, others: [] }
+      others.push(route)
+    }
+    let inner: Compiled<R> | undefined
+    for (const area of this.areas) {
+      if (!takes(area.route.method, method) || !isPrefix(area.segments, parts)) continue
+      if (!inner || area.segments.length > inner.segments.length) inner = area
+    }
+    return inner ? { route: inner.route, raw: {}, others } : { others }
+  }
+}
+
+/** The methods `routes` take, for a 405's Allow header. */
+export function allowedMethods(routes: readonly Routable[]): string[] {
+  return [...new Set(routes.map((r) => r.method))]
+}
+
+/** 405 naming the methods this path takes. */
+export function methodNotAllowed(method: string, pathname: string, allowed: readonly string[]): HttpError {
+  const allow = allowed.join(', ')
+  return new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${pathname} (allowed: ${allow}).`, { allowed: [...allowed] }, { Allow: allow })
+}
+
+/** The parameters decoded; 400 naming the first one that is not valid URL encoding. */
+export function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {}
+  for (const [name, value] of Object.entries(raw)) {
+    try {
+      params[name] = decodeURIComponent(value)
+    } catch {
+      throw new HttpError(400, 'INVALID_PARAMS', `${name}: not a valid URL-encoded value`, { issues: [{ path: name, message: 'not a valid URL-encoded value' }] })
+    }
+  }
+  return params
+}
+
+/** GET or HEAD: reading. */
+export function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD'
+}
+
+function takes(routeMethod: Method, method: string): boolean {
+  return routeMethod === '*' || routeMethod === method || (routeMethod === 'GET' && isRead(method))
 }
 
 function split(path: string): string[] {
   return path.split('/').filter((s) => s.length > 0)
 }
 
+function isPrefix(prefix: string[], parts: string[]): boolean {
+  return prefix.length <= parts.length && prefix.every((p, i) => p === parts[i])
+}
+
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
   if (pattern.length !== parts.length) return undefined
-  const params: Record<string, string> = {}
+  const raw: Record<string, string> = {}
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!
     const part = parts[i]!
-    if (p.startsWith(':')) {
-      let value: string
-      try {
-        value = decodeURIComponent(part)
-      } catch {
-        throw new HttpError(400, 'INVALID_PARAMS', `${p.slice(1)}: not a valid URL-encoded value`, { issues: [{ path: p.slice(1), message: 'not a valid URL-encoded value' }] })
-      }
-      params[p.slice(1)] = value
-    } else if (p !== part) {
-      return undefined
-    }
+    if (p.startsWith(':')) raw[p.slice(1)] = part
+    else if (p !== part) return undefined
   }
-  return params
+  return raw
 }

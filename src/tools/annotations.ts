@@ -1,7 +1,7 @@
 /** The query and command tools on sessions and annotations: one registration each, schema beside handler. */
-import { readSnippet, sourceRootOf } from '../plugin/resolve.js'
 import { z } from 'zod'
 import { AcknowledgeInput, Annotation, AnnotationStatus, DismissInput, Id, ReplyInput, ResolveInput, Session, type Annotation as AnnotationT } from '../store/model.js'
+import { readSnippet } from '../sources/snippet.js'
 import { fitAnnotation, pageOutput } from '../views/page.js'
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js'
 import type { Store } from '../store/store.js'
@@ -108,7 +108,7 @@ export const getAnnotation = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id }, ctx) => {
     const a = ctx.store.getAnnotation(id)
-    const sourceLines = readSnippet(a.source, sourceRootOf(ctx.store))
+    const sourceLines = readSnippet(a.source, ctx.sources?.root)
     return { ...annotationResult(a, ctx), ...(sourceLines !== undefined ? { sourceLines } : {}) }
   },
   content: async (result, ctx, args) => [{ type: 'text', text: JSON.stringify(result) }, ...(args.images === false ? [] : await imageContent(ctx.store, ctx.store.getAnnotation(args.id)))],

@@ -1,6 +1,7 @@
 import type { ContentBlock, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z as zod, type z } from 'zod'
 import type { Store } from '../store/store.js'
+import type { SourceOptions } from '../sources/options.js'
 
 export interface ToolContext {
   store: Store
@@ -10,6 +11,8 @@ export interface ToolContext {
   progress(progress: number, message?: string): void
   /** Size limits for results. */
   limits: ToolLimits
+  /** The app's source (project root, manifest, editor) when the server was given it: get_annotation reads the lines around a location. */
+  sources?: SourceOptions
   /**
    * The MCP side of the call, present when a client called the tool over MCP (absent for
    * in-process calls): for plugin tools that log, report progress their own way, or ask the

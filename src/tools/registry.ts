@@ -7,6 +7,7 @@ import { assertZod4Tool } from './zod-version.js'
 import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
+import type { SourceOptions } from '../sources/options.js'
 import { ValidationError, clipEcho } from '../store/errors.js'
 import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from '../views/page.js'
 import { PACKAGE_NAME, VERSION } from '../version.js'
@@ -122,6 +123,8 @@ export interface RegistryOptions extends ToolPolicy {
    * ms (default 250, bounded at 1 s after the first; 0 answers at the first one).
    */
   burstSettleMs?: number
+  /** The app's source (project root, manifest, editor), handed to every tool call as `ctx.sources`. */
+  sources?: SourceOptions
 }
 
 export class ToolRegistry implements ToolService {
@@ -133,6 +136,7 @@ export class ToolRegistry implements ToolService {
   private readonly validateOutput: boolean
   private readonly byteBudget: number
   private readonly burstSettleMs: number
+  private readonly sources: SourceOptions | undefined
   private readonly serverName: string
   readonly profile: ToolProfile
 
@@ -158,6 +162,7 @@ export class ToolRegistry implements ToolService {
       throw new ValidationError([{ path: 'burstSettleMs', message: `must be a whole number of ms from 0 to ${BURST_MAX_MS}` }])
     }
     this.serverName = options.name ?? PACKAGE_NAME
+    this.sources = options.sources
     this.infos = [...this.tools.values()].map(describeTool)
   }
 
@@ -198,6 +203,7 @@ export class ToolRegistry implements ToolService {
       signal: options.signal ?? new AbortController().signal,
       progress: (progress, message) => options.onProgress?.(progress, message),
       limits: { byteBudget: this.byteBudget, burstSettleMs: this.burstSettleMs },
+      ...(this.sources ? { sources: this.sources } : {}),
       ...(options.mcp ? { mcp: options.mcp } : {}),
     }
     try {

@@ -43,7 +43,7 @@ describe('annotation source location', () => {
 
 describe('sources the page names by absolute path (a bundler source map: Turbopack, webpack)', () => {
   it('are made relative to the project root when inside it, call site included; others stay as given', async () => {
-    const { relativeSource } = await import('../../src/plugin/resolve.js')
+    const { relativeSource } = await import('../../src/sources/resolve.js')
     const root = '/home/me/shop'
     expect(relativeSource({ file: 'file:///home/me/shop/app/shop/page.tsx', line: 7, callSite: { file: '/home/me/shop/app/page.tsx', line: 3 } }, root)).toEqual({
       file: 'app/shop/page.tsx',

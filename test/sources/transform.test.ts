@@ -11,11 +11,13 @@ import react from '@vitejs/plugin-react'
 import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
 import marginalia from '../../src/vite.js'
 import { markModule } from '../../src/plugin/marks.js'
-import { readSnippet } from '../../src/plugin/resolve.js'
+import { readSnippet } from '../../src/sources/snippet.js'
 import { createMemoryStore, startHttpServer } from '../../src/index.js'
 import type { Annotation } from '../../src/store/model.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { connect, structured } from '../helpers/mcp.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { structured } from '../helpers/mcp.js'
 import { copyApp } from './apps.js'
 
 const cleanups: (() => unknown)[] = []
@@ -121,9 +123,10 @@ describe('the marking transform', () => {
     // get_annotation's snippet: the lines around it, the line itself marked.
     expect(readSnippet(stored.source, root)).toContain('>  9 |       <h1 id="title">Fruit shop</h1>')
     expect(readSnippet({ file: '../../etc/passwd', line: 1 }, root)).toBeUndefined()
-    // The agent's get_annotation carries those lines (the server was given the root).
-    const { client, close } = await connect(store)
-    cleanups.push(close)
+    // The agent's get_annotation carries those lines (the server was given the root; its MCP endpoint hands it to the tools).
+    const client = new Client({ name: 'test-client', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
+    cleanups.push(() => client.close())
     const got = structured<{ annotation: Annotation; sourceLines?: string }>(await client.callTool({ name: 'get_annotation', arguments: { id: stored.id } }) as CallToolResult)
     expect(got.annotation.source).toMatchObject({ file: 'src/App.tsx', line: 9 })
     expect(got.sourceLines).toContain('>  9 |       <h1 id="title">Fruit shop</h1>')

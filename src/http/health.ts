@@ -1,4 +1,4 @@
-/** Asking a running `marginalia serve` which store it serves (its /health), for `mcp` and `doctor`. */
+/** Asking a running `marginalia serve` which store it serves (its /health): for the CLI (`mcp`, `doctor`) and the Vite plugin. */
 
 export interface HealthInfo {
   version?: string

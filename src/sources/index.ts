@@ -1,0 +1,9 @@
+/**
+ * The server's side of source locations: resolving a preview build's ids, project-relative
+ * paths, editor links and the lines around a location. Build plugins (src/plugin) mark the
+ * elements; this room reads what they wrote.
+ */
+export { EDITORS, type SourceOptions } from './options.js'
+export { loadManifest, relativeSource, resolveSource } from './resolve.js'
+export { editorBase, editorLink } from './editor.js'
+export { readSnippet } from './snippet.js'

@@ -1,7 +1,7 @@
 /**
  * The archive: finished annotations (resolved, dismissed) older than a cut-off move out of the
  * live store into an archive the adapter keeps (the file adapter: `<dir>/YYYY-MM-DD.jsonl`,
- * one JSON line per annotation with its replies; see file/archive-directory.ts).
+ * one JSON line per annotation with its replies; see archive/directory.ts).
  *
  * Order of the two steps: the archive keeps the annotations durably first, then they leave the
  * store (one `annotation.archived` event each). Both happen inside one store transaction, under

@@ -67,7 +67,7 @@ export interface StoreOptions {
   eventWindow?: number
   /** Where background errors go (default: a line on stderr). */
   onError?: (error: unknown) => void
-  /** Where attachment bytes are kept (default: in memory). */
+  /** Where attachment bytes are kept (default: the adapter's `blobStore()`, else in memory). */
   blobs?: BlobStore
 }
 
@@ -101,7 +101,7 @@ export class Store {
     const clock = options.clock ?? (() => new Date())
     const onError = options.onError ?? ((error) => console.error(`marginalia: ${error instanceof Error ? error.message : String(error)}`))
     this.ids = options.ids ?? defaultIds
-    this.blobs = options.blobs ?? new MemoryBlobStore()
+    this.blobs = options.blobs ?? adapter.blobStore?.() ?? new MemoryBlobStore()
     this.live = LiveState.restore(loaded, adapter.location, Math.max(DEFAULT_EVENT_WINDOW, options.eventWindow ?? DEFAULT_EVENT_WINDOW))
     this.changes$ = this.live.changes.asObservable()
     this.resets$ = this.live.resets.asObservable()
@@ -112,12 +112,12 @@ export class Store {
 
   // ---- queries ------------------------------------------------------------------------------
 
-  /** The store revision: the number of mutations ever committed. */
   /** Where the store lives, without secrets (a file path; a database URL without its password). */
   get location(): string {
     return this.adapter.location
   }
 
+  /** The store revision: the number of mutations ever committed. */
   get rev(): number {
     return this.live.state.rev
   }

@@ -40,6 +40,7 @@ import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
 import type { ArchiveSink } from './archive.js'
 import { shardValues } from './shards.js'
+import type { BlobStore } from './blobs/blob-store.js'
 
 /** Everything needed to restore a store: its state at `rev` and the recent event window. */
 export interface Snapshot {
@@ -132,6 +133,14 @@ export interface StoreAdapter {
    * without this method cannot archive.
    */
   archive?(place: string | undefined): ArchiveSink
+  /**
+   * Where this place keeps attachment bytes (the file adapter: `attachments/` beside the store
+   * file; PostgreSQL: the schema's `blobs` table), so every process on the store serves every
+   * image. Called once, when a store is made over the adapter, unless the caller chose its own
+   * (`StoreOptions.blobs`). Without it, attachments are kept in memory: right for an adapter
+   * whose events do not outlive the process either, wrong for one whose events do.
+   */
+  blobStore?(): BlobStore
   /**
    * Forget what was read and read everything again, as `load` does at open: how a process
    * recovers in place after it refused an event it read (once the damaged event was repaired).

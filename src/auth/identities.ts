@@ -1,5 +1,5 @@
 /**
- * People and agents as the operator and the server handle them (issue 23): add one with its
+ * People and agents as the operator and the server handle them: add one with its
  * first secret, sign a person in, check a bearer secret, find one by name or id. The store keeps
  * the records and hashes (store commands, so the event log is the audit trail); the secrets
  * exist only in what these functions return, once.

@@ -225,7 +225,7 @@ export class Store {
 
   // ---- commands -----------------------------------------------------------------------------
 
-  /** Add a person or an agent (issue 23), with a first credential already hashed by the caller. */
+  /** Add a person or an agent, with a first credential already hashed by the caller. */
   addIdentity(input: z.input<typeof AddIdentityInput>, credential?: z.input<typeof NewCredentialInput>): Promise<decide.IdentityResult> {
     const parsedCredential = credential === undefined ? undefined : NewCredentialInput.safeParse(credential)
     if (parsedCredential && !parsedCredential.success) return Promise.reject(ValidationError.fromZod(parsedCredential.error, 'credential'))

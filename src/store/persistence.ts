@@ -31,9 +31,10 @@
  * nothing of the batch and rejects its commands. Between commits, `watch` tells the store that
  * something may have been written elsewhere, and the store calls `poll`.
  *
- * The file adapter (file/) implements this for one machine; a PostgreSQL adapter would use an
- * events table (rev primary key), an advisory lock for `transact`, LISTEN/NOTIFY for `watch`,
- * and a snapshots table for `load`, without a change to the core.
+ * The file adapter (file/) implements this for one machine; the PostgreSQL adapter (postgres/)
+ * for many, with an events table (rev primary key), an advisory lock for `transact`,
+ * LISTEN/NOTIFY for `watch` and a snapshots table for `load`; the memory adapter keeps nothing.
+ * The core is the same over all three. Which one a location names is locations.ts's table.
  */
 import type { Annotation, Credential, Identity, Session } from './model.js'
 import type { StoreEvent } from './events.js'
@@ -47,9 +48,9 @@ export interface Snapshot {
   rev: number
   sessions: Session[]
   annotations: Annotation[]
-  /** People and agents (issue 23); absent in snapshots written before. */
+  /** People and agents; absent when there are none. */
   identities?: Identity[]
-  /** Working credentials, hashes only; absent in snapshots written before. */
+  /** Working credentials, hashes only; present with `identities`. */
   credentials?: Credential[]
   /** The last events up to `rev`, oldest first, so `changesSince` survives restarts. */
   recentEvents: StoreEvent[]

@@ -1,7 +1,7 @@
 /**
  * The archive as a directory of `YYYY-MM-DD.jsonl` files, one JSON line per annotation with its
  * replies (see ../archive.ts for the order of the two steps and why a re-run is safe). The file
- * and memory adapters offer it.
+ * and memory adapters offer it, and PostgreSQL when the caller names a directory.
  *
  * Synchronous calls: an archive run is rare and small, and runs under the store's lock anyway.
  */

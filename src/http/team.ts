@@ -138,7 +138,7 @@ export class Team {
 
   /** Whether requests need a bearer secret. */
   get active(): boolean {
-    return this.options.requireSignIn === true || this.store.hasIdentities
+    return this.options.requireSignIn === true || this.store.identities.any
   }
 
   /** The client's address (X-Forwarded-For's first entry only with --trust-proxy). */
@@ -235,7 +235,7 @@ export class Team {
       case '/auth/sign-out': {
         if (method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'Use POST.', undefined, { Allow: 'POST' })
         const caller = await this.identify(req, () => false)
-        if (caller.kind === 'identity' && caller.principal.credential.kind === 'session') await this.store.endCredential(caller.principal.credential.id, 'signed_out')
+        if (caller.kind === 'identity' && caller.principal.credential.kind === 'session') await this.store.identities.endCredential(caller.principal.credential.id, 'signed_out')
         json(200, { signedOut: true })
         return true
       }
@@ -248,7 +248,7 @@ export class Team {
   async adminRoute(method: string, path: string, req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, maxBodyBytes: number, publicUrl: string): Promise<boolean> {
     const json = (status: number, body: unknown) => sendJson(res, status, body, cors)
     if (method === 'GET' && path === '/api/identities') {
-      json(200, { identities: this.store.listIdentities() })
+      json(200, { identities: this.store.identities.list() })
       return true
     }
     if (method === 'POST' && (path === '/api/people' || path === '/api/agents')) {
@@ -264,7 +264,7 @@ export class Team {
     }
     const revoke = /^\/api\/identities\/([^/]+)\/revoke$/.exec(path)
     if (method === 'POST' && revoke) {
-      json(200, await this.store.revokeIdentity(decodeURIComponent(revoke[1]!)))
+      json(200, await this.store.identities.revoke(decodeURIComponent(revoke[1]!)))
       return true
     }
     return false

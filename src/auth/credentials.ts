@@ -1,5 +1,5 @@
 /**
- * Secrets of people and agents (issue 23): made here, shown once, stored only as hashes.
+ * Secrets of people and agents: made here, shown once, stored only as hashes.
  *
  * A secret reads `<prefix><credential id>.<random>`: the id finds the stored record without a
  * search over hashes, the random part (256 bits) is what proves possession. Long-lived secrets

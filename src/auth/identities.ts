@@ -1,5 +1,5 @@
 /**
- * People and agents as the operator and the server handle them (issue 23): add one with its
+ * People and agents as the operator and the server handle them: add one with its
  * first secret, sign a person in, check a bearer secret, find one by name or id. The store keeps
  * the records and hashes (store commands, so the event log is the audit trail); the secrets
  * exist only in what these functions return, once.
@@ -33,7 +33,7 @@ export function signInLink(publicUrl: string, code: string): string {
 export async function addPerson(store: Store, name: string, options: { role?: Role; publicUrl: string; now?: () => Date }): Promise<{ identity: Identity; link: string; expiresAt: string }> {
   const cred = await newCredential('sign_in')
   const expiresAt = new Date((options.now ?? (() => new Date()))().getTime() + SIGN_IN_TTL_MS).toISOString()
-  const { identity } = await store.addIdentity({ name, kind: 'person', ...(options.role ? { role: options.role } : {}) }, { id: cred.id, kind: 'sign_in', hash: cred.hash, expiresAt })
+  const { identity } = await store.identities.add({ name, kind: 'person', ...(options.role ? { role: options.role } : {}) }, { id: cred.id, kind: 'sign_in', hash: cred.hash, expiresAt })
   return { identity, link: signInLink(options.publicUrl, cred.secret), expiresAt }
 }
 
@@ -41,19 +41,19 @@ export async function addPerson(store: Store, name: string, options: { role?: Ro
 export async function newSignInLink(store: Store, identityId: string, options: { publicUrl: string; now?: () => Date }): Promise<{ link: string; expiresAt: string }> {
   const cred = await newCredential('sign_in')
   const expiresAt = new Date((options.now ?? (() => new Date()))().getTime() + SIGN_IN_TTL_MS).toISOString()
-  await store.issueCredential(identityId, { id: cred.id, kind: 'sign_in', hash: cred.hash, expiresAt })
+  await store.identities.issueCredential(identityId, { id: cred.id, kind: 'sign_in', hash: cred.hash, expiresAt })
   return { link: signInLink(options.publicUrl, cred.secret), expiresAt }
 }
 
 export async function addAgent(store: Store, name: string): Promise<{ identity: Identity; token: string }> {
   const cred = await newCredential('agent_token')
-  const { identity } = await store.addIdentity({ name, kind: 'agent' }, { id: cred.id, kind: 'agent_token', hash: cred.hash })
+  const { identity } = await store.identities.add({ name, kind: 'agent' }, { id: cred.id, kind: 'agent_token', hash: cred.hash })
   return { identity, token: cred.secret }
 }
 
 /** A person or an agent by id, or by name (case-insensitive; one not revoked first). */
 export function findIdentity(store: Store, nameOrId: string): Identity {
-  const all = store.listIdentities()
+  const all = store.identities.list()
   const byId = all.find((i) => i.id === nameOrId)
   if (byId) return byId
   const named = all.filter((i) => i.name.toLowerCase() === nameOrId.trim().toLowerCase())
@@ -77,11 +77,11 @@ export class Authenticator {
   async authenticate(secret: string): Promise<Principal | undefined> {
     const parsed = parseSecret(secret)
     if (!parsed || parsed.kind === 'sign_in') return undefined
-    const stored = this.store.getCredential(parsed.id)
+    const stored = this.store.identities.credential(parsed.id)
     const ok = await this.verifier.verify(secret, parsed.kind, parsed.id, stored)
     if (!ok || !stored) return undefined
     if (stored.expiresAt !== undefined && stored.expiresAt <= this.now().toISOString()) return undefined
-    const identity = this.store.getIdentity(stored.identityId)
+    const identity = this.store.identities.get(stored.identityId)
     if (!identity || identity.revokedAt !== undefined) return undefined
     return { identity, credential: { id: stored.id, kind: stored.kind, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}) }, actor: actorOf(identity) }
   }
@@ -89,7 +89,7 @@ export class Authenticator {
   /** Exchange a one-time sign-in code for a session token (the code stops working). */
   async redeem(code: string, ttlMs: number): Promise<{ token: string; identity: Identity; expiresAt: string }> {
     const parsed = parseSecret(code)
-    const stored = parsed ? this.store.getCredential(parsed.id) : undefined
+    const stored = parsed ? this.store.identities.credential(parsed.id) : undefined
     const ok = parsed?.kind === 'sign_in' ? await this.verifier.verify(code, 'sign_in', parsed.id, stored) : false
     if (!ok || !stored || (stored.expiresAt !== undefined && stored.expiresAt <= this.now().toISOString())) {
       throw new CredentialError('This sign-in link was used already, has expired or was revoked. Ask whoever runs Marginalia for a new one.')
@@ -97,7 +97,7 @@ export class Authenticator {
     const session = await newCredential('session')
     const expiresAt = new Date(this.now().getTime() + ttlMs).toISOString()
     // The store checks again inside its transaction: two exchanges of one code cannot both succeed.
-    const { identity } = await this.store.redeemSignIn(stored.id, { id: session.id, kind: 'session', hash: session.hash, expiresAt })
+    const { identity } = await this.store.identities.redeemSignIn(stored.id, { id: session.id, kind: 'session', hash: session.hash, expiresAt })
     this.verifier.forget(stored.id)
     return { token: session.secret, identity, expiresAt }
   }
@@ -107,7 +107,7 @@ export class Authenticator {
     if (!(ttlMs > 0)) throw new ValidationError([{ path: 'ttl', message: 'must be positive' }])
     const session = await newCredential('session')
     const expiresAt = new Date(this.now().getTime() + ttlMs).toISOString()
-    await this.store.issueCredential(identityId, { id: session.id, kind: 'session', hash: session.hash, expiresAt })
+    await this.store.identities.issueCredential(identityId, { id: session.id, kind: 'session', hash: session.hash, expiresAt })
     return { token: session.secret, expiresAt }
   }
 }

@@ -3,20 +3,20 @@ import path from 'node:path'
 import { DEFAULT_PORT } from '../http/defaults.js'
 import { UsageError, type Values } from './command.js'
 import { defaultStoreFile } from './project.js'
+import { isFileLocation } from '../store/locations.js'
 
 export const storeOption = { store: { type: 'string', short: 's' } } as const
 export const STORE_USAGE = 'store file or postgres:// URL (default: $MARGINALIA_STORE, else $DATABASE_URL if it is postgres://, else .marginalia/store.json in the project: the nearest directory up from here with .marginalia/, else with package.json or .git)'
 
-const DATABASE_URL = /^postgres(ql)?:\/\//i
-
-/** Whether a --store value names a PostgreSQL database rather than a file. */
+/** Whether a --store value names a shared place (a database) rather than a file on this machine. */
 export function isDatabaseUrl(store: string): boolean {
-  return DATABASE_URL.test(store)
+  return !isFileLocation(store)
 }
 
 /**
- * The store: --store, else $MARGINALIA_STORE, else a postgres:// $DATABASE_URL, else the project's
- * default file; a file as an absolute path, a postgres:// URL as it is (openStore dispatches on it).
+ * The store: --store, else $MARGINALIA_STORE, else a $DATABASE_URL that names a database
+ * (store/locations.ts), else the project's default file; a file as an absolute path, a database
+ * URL as it is (openStore dispatches on it).
  */
 export function storeFile(values: Values): string {
   const database = process.env.DATABASE_URL && isDatabaseUrl(process.env.DATABASE_URL) ? process.env.DATABASE_URL : undefined

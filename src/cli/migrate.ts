@@ -1,6 +1,7 @@
 /** `marginalia migrate --store postgres://…`: create or migrate the PostgreSQL schema explicitly (for operators). */
 import { UsageError, log, type Command, type Values } from './command.js'
 import { storeFile, storeOption } from './args.js'
+import { POSTGRES_LOCATION, locationOf } from '../store/locations.js'
 
 export const migrate: Command = {
   oneShot: true,
@@ -21,7 +22,7 @@ export const migrate: Command = {
 
 async function run(values: Values): Promise<void> {
   const url = storeFile(values)
-  if (!/^postgres(ql)?:\/\//i.test(url)) throw new UsageError(`--store must be a postgres:// URL for migrate (got a file: ${url}); a file store needs no migration`)
+  if (locationOf(url) !== POSTGRES_LOCATION) throw new UsageError(`--store must be a postgres:// URL for migrate (got a file: ${url}); a file store needs no migration`)
   const { PostgresAdapter } = await import('../store/postgres/postgres-adapter.js')
   const adapter = new PostgresAdapter({ url })
   try {

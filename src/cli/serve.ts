@@ -141,7 +141,7 @@ async function run(values: Values): Promise<void> {
       `  MCP:     ${http.mcpUrl}${token === undefined ? '' : '   (needs Authorization: Bearer <token>)'}`,
       `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
       `  Overlay: paste into your page: <script src="${team.publicUrl ?? http.url}/overlay.js" defer data-marginalia></script>`,
-      ...(store.hasIdentities || team.requireSignIn ? [`  Team:    sign-in required (${store.listIdentities().filter((i) => !i.revokedAt).length} people and agents); add people with marginalia people add NAME`] : []),
+      ...(store.identities.any || team.requireSignIn ? [`  Team:    sign-in required (${store.identities.list().filter((i) => !i.revokedAt).length} people and agents); add people with marginalia people add NAME`] : []),
     ].join('\n'),
   )
 }

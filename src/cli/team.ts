@@ -56,7 +56,7 @@ function find(store: Store, who: string): Identity {
     return findIdentity(store, who)
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e
-    const known = store.listIdentities().filter((i) => i.revokedAt === undefined)
+    const known = store.identities.list().filter((i) => i.revokedAt === undefined)
     throw new Error(`Nobody is named "${who}" or has that id in this store (${known.length === 0 ? 'nobody was added yet' : `${known.length} active: ${known.slice(0, 5).map((i) => i.name).join(', ')}${known.length > 5 ? ', …' : ''}`}). See marginalia people list and marginalia agents list (with the same --store).`)
   }
 }
@@ -85,7 +85,7 @@ export const people: Command = {
   async run(values, positionals) {
     const [action, ...rest] = positionals
     if (action === 'list') {
-      await withStore(values, async (store) => process.stdout.write(table(store.listIdentities().filter((i) => i.kind === 'person'))))
+      await withStore(values, async (store) => process.stdout.write(table(store.identities.list().filter((i) => i.kind === 'person'))))
       return
     }
     if (action === 'add') {
@@ -135,7 +135,7 @@ export const agents: Command = {
   async run(values, positionals) {
     const [action, ...rest] = positionals
     if (action === 'list') {
-      await withStore(values, async (store) => process.stdout.write(table(store.listIdentities().filter((i) => i.kind === 'agent'))))
+      await withStore(values, async (store) => process.stdout.write(table(store.identities.list().filter((i) => i.kind === 'agent'))))
       return
     }
     if (action === 'add') {
@@ -166,7 +166,7 @@ export const revoke: Command = {
   options: { ...storeOption },
   async run(values, positionals) {
     const who = oneName(positionals, 'revoke', 'ci-agent')
-    const identity = await withStore(values, async (store) => store.revokeIdentity(find(store, who).id))
+    const identity = await withStore(values, async (store) => store.identities.revoke(find(store, who).id))
     log(`revoked ${identity.kind} ${identity.name} (${identity.id}) at ${identity.revokedAt}`)
   },
 }

@@ -12,7 +12,7 @@ export const adminRoutes: readonly Route[] = [
     access: { kind: 'caller', roles: ADMIN, what: 'list people and agents' },
     summary: 'Every person and agent the store knows, with their role and credentials',
     readAfterWrite: true,
-    handler: (ctx) => reply(ctx, 200, { identities: ctx.app.store.listIdentities() }),
+    handler: (ctx) => reply(ctx, 200, { identities: ctx.app.store.identities.list() }),
   }),
   defineRoute({
     method: 'POST',
@@ -41,6 +41,6 @@ export const adminRoutes: readonly Route[] = [
     path: '/api/identities/:id/revoke',
     access: { kind: 'caller', roles: ADMIN, what: 'add or revoke people and agents' },
     summary: 'Revoke a person or an agent: their credentials stop working and what they have open closes',
-    handler: async (ctx) => reply(ctx, 200, await ctx.app.store.revokeIdentity(ctx.params.id!)),
+    handler: async (ctx) => reply(ctx, 200, await ctx.app.store.identities.revoke(ctx.params.id!)),
   }),
 ]

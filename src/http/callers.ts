@@ -88,7 +88,7 @@ export class Callers {
 
   /** Whether requests need a bearer secret of an identity (the team inbox is on). */
   get active(): boolean {
-    return this.options.requireSignIn || this.store.hasIdentities
+    return this.options.requireSignIn || this.store.identities.any
   }
 
   /** The client's address (X-Forwarded-For's first entry only with --trust-proxy). */

@@ -81,7 +81,7 @@ export const signInRoutes: readonly Route[] = [
     summary: 'End the session the bearer secret is (an agent token stays)',
     handler: async (ctx) => {
       const caller = await ctx.app.callers.bearer(ctx.req, () => false)
-      if (caller.kind === 'identity' && caller.principal.credential.kind === 'session') await ctx.app.store.endCredential(caller.principal.credential.id, 'signed_out')
+      if (caller.kind === 'identity' && caller.principal.credential.kind === 'session') await ctx.app.store.identities.endCredential(caller.principal.credential.id, 'signed_out')
       reply(ctx, 200, { signedOut: true })
     },
   }),

@@ -40,11 +40,11 @@ export function identityIds(parameter: 'by' | 'agent') {
 export function checkKinds(store: Store, who: WhoFilter): void {
   const issues: { path: string; message: string }[] = []
   for (const id of who.by ?? []) {
-    const identity = store.getIdentity(id)
+    const identity = store.identities.get(id)
     if (identity?.kind === 'agent') issues.push({ path: 'by', message: `"${id}" is the agent ${identity.name}: agents do not write annotations; filter on what it answered with agent=${id}` })
   }
   for (const id of who.agents ?? []) {
-    const identity = store.getIdentity(id)
+    const identity = store.identities.get(id)
     if (identity?.kind === 'person') issues.push({ path: 'agent', message: `"${id}" is ${identity.name}, a person: filter on what they wrote with by=${id}` })
   }
   if (issues.length > 0) throw new ValidationError(issues, 'query')

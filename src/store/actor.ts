@@ -1,5 +1,5 @@
 /**
- * Who is acting, for the commands a request runs (issue 23). The HTTP server runs each
+ * Who is acting, for the commands a request runs. The HTTP server runs each
  * authenticated request inside `runAs(actor, …)`; every store command submitted from within it
  * (REST routes, MCP tool handlers) records that actor on its events and new records, without
  * every layer in between passing it along. An explicit `{ by }` on a command wins.

@@ -1,7 +1,8 @@
 /**
  * The archive: finished annotations (resolved, dismissed) older than a cut-off move out of the
- * live store into an archive the adapter keeps (the file adapter: `<dir>/YYYY-MM-DD.jsonl`,
- * one JSON line per annotation with its replies; see file/archive-directory.ts).
+ * live store into an archive the adapter keeps: a directory of `YYYY-MM-DD.jsonl` files, one
+ * JSON line per annotation with its replies (archive/directory.ts; the file adapter's default,
+ * any adapter's when the caller names a directory), or PostgreSQL's `archive` table.
  *
  * Order of the two steps: the archive keeps the annotations durably first, then they leave the
  * store (one `annotation.archived` event each). Both happen inside one store transaction, under
@@ -24,7 +25,7 @@ export interface ArchiveOptions {
   olderThanMs?: number
   /** Only these annotations (a selection in the inbox); still only finished ones past the cut-off. */
   ids?: readonly string[]
-  /** The archive directory, for the file and memory adapters (default: `archive/` beside the store file). */
+  /** An archive directory (default: the adapter's own archive; the file adapter's is `archive/` beside the store file). */
   directory?: string
   /** Test seam: called after the archive lines are durable and before the store lets go of them. */
   onArchiveWritten?: () => void

@@ -128,7 +128,7 @@ export function clearAnnotations(state: StoreState): Verdict<{ deleted: number; 
   }
 }
 
-// ---- identities (issue 23) --------------------------------------------------------------------
+// ---- identities ---------------------------------------------------------------------------------
 
 /** The result of adding an identity: it, and the id of the credential issued with it (if any). */
 export interface IdentityResult {

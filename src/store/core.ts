@@ -11,8 +11,6 @@ import { z } from 'zod'
 import {
   AcknowledgeInput,
   AddAnnotationInput,
-  AddIdentityInput,
-  NewCredentialInput,
   CreateSessionInput,
   DeleteInput,
   DismissInput,
@@ -21,8 +19,6 @@ import {
   ResolveInput,
   type Annotation,
   type Author,
-  type Credential,
-  type Identity,
   type Reply,
   type Session,
   type SessionWithAnnotations,
@@ -38,6 +34,7 @@ import { LiveState } from './live.js'
 import { CommitEngine } from './commit.js'
 import * as decide from './commands.js'
 import { currentActor } from './actor.js'
+import { StoreIdentities } from './identities.js'
 import {
   byKeys,
   eventsSince,
@@ -67,7 +64,7 @@ export interface StoreOptions {
   eventWindow?: number
   /** Where background errors go (default: a line on stderr). */
   onError?: (error: unknown) => void
-  /** Where attachment bytes are kept (default: in memory). */
+  /** Where attachment bytes are kept (default: the adapter's `blobStore()`, else in memory). */
   blobs?: BlobStore
 }
 
@@ -91,6 +88,8 @@ export class Store {
   readonly state$: Observable<StoreState>
   /** Attachment bytes, content-addressed; records on annotations and replies point into it. */
   readonly blobs: BlobStore
+  /** People and agents, and their credentials (the team inbox's sign-in): queries and commands. */
+  readonly identities: StoreIdentities
 
   /** A store over what `adapter.load()` returned. Stored events that do not make a store are a StoreDataError. */
   constructor(
@@ -101,23 +100,24 @@ export class Store {
     const clock = options.clock ?? (() => new Date())
     const onError = options.onError ?? ((error) => console.error(`marginalia: ${error instanceof Error ? error.message : String(error)}`))
     this.ids = options.ids ?? defaultIds
-    this.blobs = options.blobs ?? new MemoryBlobStore()
+    this.blobs = options.blobs ?? adapter.blobStore?.() ?? new MemoryBlobStore()
     this.live = LiveState.restore(loaded, adapter.location, Math.max(DEFAULT_EVENT_WINDOW, options.eventWindow ?? DEFAULT_EVENT_WINDOW))
     this.changes$ = this.live.changes.asObservable()
     this.resets$ = this.live.resets.asObservable()
     this.state$ = this.live.states.asObservable()
     this.engine = new CommitEngine(adapter, this.live, clock, onError)
+    this.identities = new StoreIdentities(() => this.live.state, this.command.bind(this))
     this.stopWatching = adapter.watch(() => this.engine.requestSync())
   }
 
   // ---- queries ------------------------------------------------------------------------------
 
-  /** The store revision: the number of mutations ever committed. */
   /** Where the store lives, without secrets (a file path; a database URL without its password). */
   get location(): string {
     return this.adapter.location
   }
 
+  /** The store revision: the number of mutations ever committed. */
   get rev(): number {
     return this.live.state.rev
   }
@@ -202,55 +202,7 @@ export class Store {
     return eventsSince(this.live.recent, this.live.state.rev, rev, options)
   }
 
-  /** People and agents, oldest first (revoked ones too, with `revokedAt`). */
-  listIdentities(): Identity[] {
-    return Object.values(this.live.state.identities).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
-  }
-
-  /** One identity by id, or undefined. */
-  getIdentity(id: string): Identity | undefined {
-    return typeof id === 'string' ? this.live.state.identities[id] : undefined
-  }
-
-  /** A working credential by id (with its hash, for the verifier; never hand it out), or undefined. */
-  getCredential(id: string): Credential | undefined {
-    return typeof id === 'string' && Object.hasOwn(this.live.state.credentials, id) ? this.live.state.credentials[id] : undefined
-  }
-
-  /** Whether any identity (revoked or not) exists: then the server asks everyone to sign in. */
-  get hasIdentities(): boolean {
-    for (const _ in this.live.state.identities) return true
-    return false
-  }
-
   // ---- commands -----------------------------------------------------------------------------
-
-  /** Add a person or an agent (issue 23), with a first credential already hashed by the caller. */
-  addIdentity(input: z.input<typeof AddIdentityInput>, credential?: z.input<typeof NewCredentialInput>): Promise<decide.IdentityResult> {
-    const parsedCredential = credential === undefined ? undefined : NewCredentialInput.safeParse(credential)
-    if (parsedCredential && !parsedCredential.success) return Promise.reject(ValidationError.fromZod(parsedCredential.error, 'credential'))
-    return this.command('addIdentity', AddIdentityInput, input, (ctx, args) => decide.addIdentity(ctx, args, parsedCredential?.data))
-  }
-
-  /** Issue one more credential (a new sign-in code, token or session) to an identity that is not revoked. */
-  issueCredential(identityId: string, credential: z.input<typeof NewCredentialInput>): Promise<Credential> {
-    return this.command('issueCredential', NewCredentialInput, credential, (ctx, args) => decide.issueCredential(ctx, identityId, args))
-  }
-
-  /** Exchange a one-time sign-in code (already checked by the caller) for a session credential; the code ends. */
-  redeemSignIn(signInId: string, session: z.input<typeof NewCredentialInput>): Promise<{ identity: Identity; credential: Credential }> {
-    return this.command('redeemSignIn', NewCredentialInput, session, (ctx, args) => decide.redeemSignIn(ctx, signInId, args))
-  }
-
-  /** End a credential (sign out); false when it was gone already. */
-  endCredential(credentialId: string, reason: 'used' | 'signed_out' = 'signed_out'): Promise<boolean> {
-    return this.command('endCredential', z.unknown(), {}, (ctx) => decide.endCredential(ctx, credentialId, reason))
-  }
-
-  /** Revoke a person or an agent: every credential of theirs stops working at once. */
-  revokeIdentity(identityId: string): Promise<Identity> {
-    return this.command('revokeIdentity', z.unknown(), {}, (ctx) => decide.revokeIdentity(ctx, identityId))
-  }
 
   createSession(input: z.input<typeof CreateSessionInput>): Promise<Session> {
     return this.command('createSession', CreateSessionInput, input, (ctx, args) => decide.createSession(ctx, args))

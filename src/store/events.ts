@@ -61,7 +61,7 @@ export interface AnnotationArchivedEvent extends EventBase {
   archiveFile: string
 }
 
-/** A person or an agent was added (issue 23). */
+/** A person or an agent was added. */
 export interface IdentityAddedEvent extends EventBase {
   type: 'identity.added'
   identity: Identity

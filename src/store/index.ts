@@ -26,7 +26,7 @@ export { FileAdapter, DEFAULT_STORE_FILE, type FileAdapterOptions } from './file
 export { STORE_FORMAT, STORE_FORMAT_VERSION } from './file/snapshot-format.js'
 export { type FileIo } from './file/io.js'
 export { StoreFileError } from './file/errors.js'
-export { DirectoryArchive, archiveFileName, archivedIds, appendArchiveLines, listArchive } from './file/archive-directory.js'
+export { DirectoryArchive, archiveFileName, archivedIds, appendArchiveLines, listArchive } from './archive/directory.js'
 export * from './watch.js'
 export * from './archive.js'
 export * from './blobs/index.js'

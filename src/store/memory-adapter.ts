@@ -7,7 +7,7 @@ import type { StoreEvent } from './events.js'
 import { ValidationError } from './errors.js'
 import type { Decision, LoadResult, StoreAdapter } from './persistence.js'
 import type { ArchiveSink } from './archive.js'
-import { DirectoryArchive } from './file/archive-directory.js'
+import { DirectoryArchive } from './archive/directory.js'
 
 export interface MemoryAdapterOptions {
   /** Default directory for `store.archive()` (none: archiving needs `ArchiveOptions.directory`). */

@@ -156,7 +156,7 @@ export type Viewport = z.infer<typeof Viewport>
 export { SourceLocation } from './source-location.js'
 import { SourceLocation } from './source-location.js'
 
-// ---- Identities (issue 23) -------------------------------------------------------------------
+// ---- Identities ---------------------------------------------------------------------------------
 
 export const IdentityKind = z.enum(IDENTITY_KINDS)
 export type IdentityKind = z.infer<typeof IdentityKind>

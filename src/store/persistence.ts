@@ -31,24 +31,26 @@
  * nothing of the batch and rejects its commands. Between commits, `watch` tells the store that
  * something may have been written elsewhere, and the store calls `poll`.
  *
- * The file adapter (file/) implements this for one machine; a PostgreSQL adapter would use an
- * events table (rev primary key), an advisory lock for `transact`, LISTEN/NOTIFY for `watch`,
- * and a snapshots table for `load`, without a change to the core.
+ * The file adapter (file/) implements this for one machine; the PostgreSQL adapter (postgres/)
+ * for many, with an events table (rev primary key), an advisory lock for `transact`,
+ * LISTEN/NOTIFY for `watch` and a snapshots table for `load`; the memory adapter keeps nothing.
+ * The core is the same over all three. Which one a location names is locations.ts's table.
  */
 import type { Annotation, Credential, Identity, Session } from './model.js'
 import type { StoreEvent } from './events.js'
 import type { StoreState } from './reducer.js'
 import type { ArchiveSink } from './archive.js'
 import { shardValues } from './shards.js'
+import type { BlobStore } from './blobs/blob-store.js'
 
 /** Everything needed to restore a store: its state at `rev` and the recent event window. */
 export interface Snapshot {
   rev: number
   sessions: Session[]
   annotations: Annotation[]
-  /** People and agents (issue 23); absent in snapshots written before. */
+  /** People and agents; absent when there are none. */
   identities?: Identity[]
-  /** Working credentials, hashes only; absent in snapshots written before. */
+  /** Working credentials, hashes only; present with `identities`. */
   credentials?: Credential[]
   /** The last events up to `rev`, oldest first, so `changesSince` survives restarts. */
   recentEvents: StoreEvent[]
@@ -132,6 +134,14 @@ export interface StoreAdapter {
    * without this method cannot archive.
    */
   archive?(place: string | undefined): ArchiveSink
+  /**
+   * Where this place keeps attachment bytes (the file adapter: `attachments/` beside the store
+   * file; PostgreSQL: the schema's `blobs` table), so every process on the store serves every
+   * image. Called once, when a store is made over the adapter, unless the caller chose its own
+   * (`StoreOptions.blobs`). Without it, attachments are kept in memory: right for an adapter
+   * whose events do not outlive the process either, wrong for one whose events do.
+   */
+  blobStore?(): BlobStore
   /**
    * Forget what was read and read everything again, as `load` does at open: how a process
    * recovers in place after it refused an event it read (once the damaged event was repaired).

@@ -118,7 +118,7 @@ export interface AnnotationSearch {
   severities?: readonly (Severity | 'none')[]
   /** Annotations with a reply by the agent, or by the person (`human`). */
   author?: 'agent' | 'human'
-  /** Written by one of these identities (issue 23); `LOCAL_AUTHOR` (`you`): written with no identity. */
+  /** Written by one of these identities; `LOCAL_AUTHOR` (`you`): written with no identity. */
   byIds?: readonly string[]
   /** With a reply by one of these agents (identity ids). */
   agentIds?: readonly string[]

@@ -13,7 +13,7 @@ export interface StoreState {
   readonly rev: number
   readonly sessions: Shards<Session>
   readonly annotations: Shards<Annotation>
-  /** People and agents by id, revoked ones included (issue 23). */
+  /** People and agents by id, revoked ones included. */
   readonly identities: Readonly<Record<string, Identity>>
   /** Credentials that still work (not used, signed out or revoked; expiry is checked by the reader), by id. */
   readonly credentials: Readonly<Record<string, Credential>>

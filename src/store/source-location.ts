@@ -1,5 +1,5 @@
 /**
- * Where an annotated element comes from in the app's source (issue 19): the file and line that
+ * Where an annotated element comes from in the app's source: the file and line that
  * write it, the component chain, how it was found and whether it is exact. Filled by the overlay
  * from a compile-time mark (`data-marginalia-source`, see `marginalia/vite`) or from a framework's
  * dev-mode runtime. The server never opens a path that could leave the project root: such a

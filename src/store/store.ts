@@ -1,6 +1,6 @@
 /**
  * The store's public face: the `Store` class (core.ts), the memory store, and the types of its
- * queries. `openStore` (open.ts) makes a store over the file adapter.
+ * queries. `openStore` (open.ts) opens one at a location: a file by default (locations.ts).
  */
 import { Store, type StoreOptions } from './core.js'
 import { MemoryAdapter } from './memory-adapter.js'

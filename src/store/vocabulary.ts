@@ -10,7 +10,7 @@ export const INTENTS = ['fix', 'change', 'question', 'approve'] as const
 export const SEVERITIES = ['blocking', 'important', 'suggestion'] as const
 export const AUTHORS = ['agent', 'human'] as const
 export const REPLY_KINDS = ['message', 'question'] as const
-/** Who can sign in (issue 23): people through a sign-in link, agents with a bearer token. */
+/** Who can sign in: people through a sign-in link, agents with a bearer token. */
 export const IDENTITY_KINDS = ['person', 'agent'] as const
 /** What they may do: a person annotates and answers, an agent works through MCP and the agent REST routes, an admin does everything. */
 export const ROLES = ['person', 'agent', 'admin'] as const
@@ -67,7 +67,7 @@ export const LIMITS = {
   styleProperties: 30,
   styleValue: 500,
   accessibleName: 500,
-  /** Anchoring (issue 21): open shadow roots and same-origin iframes on the way to an element. */
+  /** Anchoring: open shadow roots and same-origin iframes on the way to an element. */
   scopes: 8,
   /** Elements of one annotation besides its main one (Shift-click, a dragged area). */
   elements: 20,

@@ -1,43 +1,69 @@
 /**
- * One store contract suite, three adapters. A contract test file asks `contractStore()` for a
- * store; run on its own it gets a memory store, and the per-adapter entry files
- * (test/store/contract-file.test.ts, test/postgres/contract.test.ts) choose an adapter and import
- * the suite, so the same tests run against the file and PostgreSQL adapters.
+ * One store contract suite, every adapter. `CONTRACT_ADAPTERS` is the one list of adapters the
+ * suite (test/store/store.test.ts) runs against: `describeContract` declares the suite once per
+ * entry, and a test inside asks `contractStore()` for a fresh store on that entry's adapter. A
+ * new adapter is one entry here.
  */
-import { afterEach } from 'vitest'
+import { afterEach, beforeEach, describe } from 'vitest'
 import { openStore, type Store, type StoreOptions } from '../../src/index.js'
 import { memoryStore, deterministic, tempDir } from './store.js'
+import { PG_URL, describePg, dropSchema, freshSchema } from '../postgres/pg.js'
 
-export type ContractAdapter = 'memory' | 'file' | 'postgres'
+export interface ContractAdapter {
+  /** The adapter's name: its `STORE_LOCATIONS` name (src/store/locations.ts), or `memory`. */
+  name: string
+  /** `describe`, or `describe.skip` with a message when the service the adapter needs is away (default: describe). */
+  suite?: (name: string) => Promise<typeof describe | typeof describe.skip>
+  /** A fresh, empty store; `defer` runs after the test (after the store is closed), last deferred first. */
+  open(options: StoreOptions, defer: (cleanup: () => unknown) => void): Promise<Store>
+}
 
-let current: ContractAdapter = 'memory'
-let postgres: { url: string; freshSchema: () => string; dropSchema: (schema: string) => Promise<void> } | null = null
+export const CONTRACT_ADAPTERS: readonly ContractAdapter[] = [
+  { name: 'memory', open: async (options) => memoryStore(options) },
+  {
+    name: 'file',
+    open: async (options, defer) => {
+      const t = tempDir()
+      defer(t.cleanup)
+      return openStore({ file: t.file, ...deterministic(options) })
+    },
+  },
+  {
+    name: 'postgres',
+    suite: describePg,
+    open: async (options, defer) => {
+      const schema = freshSchema()
+      defer(() => dropSchema(schema))
+      return openStore({ url: PG_URL, schema, ...deterministic(options) })
+    },
+  },
+]
+
+let current: ContractAdapter | undefined
 const cleanups: (() => unknown)[] = []
 
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
-export function useContractAdapter(adapter: ContractAdapter, pg?: typeof postgres): void {
-  current = adapter
-  postgres = pg ?? null
+/** Declare `body` (the suite's describes and tests) once per adapter in `CONTRACT_ADAPTERS`. */
+export async function describeContract(body: () => void): Promise<void> {
+  for (const adapter of CONTRACT_ADAPTERS) {
+    const name = `the store contract on ${adapter.name}`
+    const suite = adapter.suite ? await adapter.suite(name) : describe
+    suite(name, () => {
+      beforeEach(() => {
+        current = adapter
+      })
+      body()
+    })
+  }
 }
 
-/** A fresh, empty store on the current adapter, closed and removed after the test. */
+/** A fresh, empty store on the adapter of the running test, closed and removed after it. */
 export async function contractStore(extra: StoreOptions = {}): Promise<Store> {
-  if (current === 'memory') return memoryStore(extra)
-  if (current === 'file') {
-    const t = tempDir()
-    cleanups.push(t.cleanup)
-    const store = await openStore({ file: t.file, ...deterministic(extra) })
-    cleanups.push(() => store.close().catch(() => {}))
-    return store
-  }
-  if (!postgres) throw new Error('useContractAdapter("postgres", …) needs the connection')
-  const { url, freshSchema, dropSchema } = postgres
-  const schema = freshSchema()
-  cleanups.push(() => dropSchema(schema))
-  const store = await openStore({ url, schema, ...deterministic(extra) })
+  if (!current) throw new Error('contractStore() runs inside describeContract(…)')
+  const store = await current.open(extra, (cleanup) => cleanups.push(cleanup))
   cleanups.push(() => store.close().catch(() => {}))
   return store
 }

@@ -9,12 +9,15 @@ import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import {
   CursorExpiredError,
+  FileAdapter,
   MemoryAdapter,
+  MemoryBlobStore,
   NotFoundError,
   Store,
   StoreDataError,
   StoreFileError,
   createMemoryStore,
+  openStore,
   type Annotation,
   type ArchiveSink,
   type Decision,
@@ -22,6 +25,8 @@ import {
   type StoreEvent,
 } from '../../src/index.js'
 import { deterministic, memoryStore, tempDir } from '../helpers/store.js'
+import { CONTRACT_ADAPTERS } from '../helpers/contract.js'
+import { FILE_LOCATION, POSTGRES_LOCATION, STORE_LOCATIONS, isFileLocation, locationOf } from '../../src/store/locations.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -166,5 +171,39 @@ describe('errors in the store’s own words', () => {
     expect(expired).toBeInstanceOf(CursorExpiredError)
     expect((expired as Error).message).not.toMatch(/get_|list_/)
     expect((expired as CursorExpiredError).details).toEqual({ sinceRev: 0, oldestRev: store.oldestAvailableRev + 1, currentRev: store.rev })
+  })
+})
+
+describe('store locations', () => {
+  it('a location names its adapter by its prefix; anything else is a file path', () => {
+    for (const url of ['postgres://u@127.0.0.1:5432/db', 'postgresql://u@h/db?schema=s', 'POSTGRES://h/db']) expect(locationOf(url)).toBe(POSTGRES_LOCATION)
+    for (const file of ['/tmp/x/.marginalia/store.json', 'store.json', 'file:///tmp/x/store.json', 'postgres.json']) expect(locationOf(file)).toBe(FILE_LOCATION)
+    expect(isFileLocation('postgres://h/db')).toBe(false)
+    expect(isFileLocation('.marginalia/store.json')).toBe(true)
+  })
+
+  it('a url no adapter claims is refused, naming the prefixes there are', async () => {
+    await expect(openStore({ url: 'ftp://h/store' })).rejects.toMatchObject({ code: 'INVALID_PARAMS', message: expect.stringContaining('must start with postgres:// or file:') })
+  })
+
+  it('the contract suite runs against every adapter a location can name', () => {
+    expect(STORE_LOCATIONS.map((l) => l.name).filter((name) => !CONTRACT_ADAPTERS.some((a) => a.name === name))).toEqual([])
+  })
+
+  it('a store keeps attachments where its adapter says (blobStore), unless the caller chose', async () => {
+    const own = new MemoryBlobStore()
+    const chosen = new MemoryBlobStore()
+    class WithBlobs extends MemoryAdapter {
+      blobStore() {
+        return own
+      }
+    }
+    expect(new Store(new WithBlobs(), { snapshot: null, events: [] }).blobs).toBe(own)
+    expect(new Store(new WithBlobs(), { snapshot: null, events: [] }, { blobs: chosen }).blobs).toBe(chosen)
+    const { dir, file, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const store = await openStore({ adapter: new FileAdapter({ file, watchFiles: false, pollIntervalMs: 0 }) })
+    cleanups.push(() => store.close())
+    expect(store.blobs.location).toBe(path.join(dir, '.marginalia', 'attachments'))
   })
 })

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { openStore, type StoreEvent } from '../../src/index.js'
 import { parseDuration } from '../../src/cli/args.js'
-import { listArchive } from '../../src/store/file/archive-directory.js'
+import { listArchive } from '../../src/store/archive/directory.js'
 import { counterIds, tempDir } from '../helpers/store.js'
 
 const cleanups: (() => unknown)[] = []

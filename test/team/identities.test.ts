@@ -39,7 +39,7 @@ describe('identities in the store', () => {
     expect(JSON.stringify(s.getState().credentials)).toContain('scrypt$')
     expect(JSON.stringify(s.getState().credentials)).not.toContain(agent.token.split('.')[1])
     await expect(addAgent(s, 'CI-AGENT')).rejects.toMatchObject({ code: 'INVALID_PARAMS' })
-    await expect(s.addIdentity({ name: 'x', kind: 'agent', role: 'admin' })).rejects.toMatchObject({ code: 'INVALID_PARAMS' })
+    await expect(s.identities.add({ name: 'x', kind: 'agent', role: 'admin' })).rejects.toMatchObject({ code: 'INVALID_PARAMS' })
   })
 
   it('records who made each change (by), keeping author', async () => {
@@ -64,7 +64,7 @@ describe('identities in the store', () => {
       await s1.close()
       const s2 = await openStore({ file: tmp.file })
       stores.push(s2)
-      expect(s2.listIdentities().map((i) => i.name)).toEqual(['ci-agent'])
+      expect(s2.identities.list().map((i) => i.name)).toEqual(['ci-agent'])
       expect(await new Authenticator(s2).authenticate(token)).toMatchObject({ identity: { name: 'ci-agent' } })
     } finally {
       tmp.cleanup()
@@ -86,7 +86,7 @@ describe('people and agents added by another process (file store)', () => {
       const { link } = await addPerson(cli, 'Alice', { publicUrl: PUBLIC })
       await cli.close()
       await running.sync()
-      expect(running.listIdentities().map((i) => i.name)).toEqual(['ci-agent', 'Alice'])
+      expect(running.identities.list().map((i) => i.name)).toEqual(['ci-agent', 'Alice'])
       const auth = new Authenticator(running)
       expect(await auth.authenticate(token)).toMatchObject({ identity: { name: 'ci-agent' } })
       expect(await auth.redeem(codeOf(link), DEFAULT_SESSION_TTL_MS)).toMatchObject({ identity: { name: 'Alice' } })
@@ -132,17 +132,17 @@ describe('sign-in codes and tokens', () => {
     const auth = new Authenticator(s)
     const agent = await addAgent(s, 'ci-agent')
     expect(await auth.authenticate(agent.token)).toBeDefined()
-    await s.revokeIdentity(agent.identity.id)
+    await s.identities.revoke(agent.identity.id)
     expect(await auth.authenticate(agent.token)).toBeUndefined()
-    expect(s.getIdentity(agent.identity.id)?.revokedAt).toBeDefined()
-    await expect(s.revokeIdentity(agent.identity.id)).rejects.toMatchObject({ code: 'UNAUTHORIZED' })
+    expect(s.identities.get(agent.identity.id)?.revokedAt).toBeDefined()
+    await expect(s.identities.revoke(agent.identity.id)).rejects.toMatchObject({ code: 'UNAUTHORIZED' })
   })
 
   it('a wrong secret costs as long as a right one: no early exit', async () => {
     const s = store()
     const { token } = await addAgent(s, 'ci-agent')
     const id = token.slice(4, 24)
-    const stored = s.getCredential(id)!
+    const stored = s.identities.credential(id)!
     const wrongSecret = `${token.slice(0, -4)}AAAA` // same record, last characters wrong
     const wrongFirst = `${token.slice(0, 25)}${'A'.repeat(token.length - 25)}` // differs from the first secret character
     const time = async (secret: string, record = stored) => {

@@ -102,7 +102,7 @@ describe('team inbox over HTTP', () => {
     cleanups.push(() => sse.close())
     expect(sse.status).toBe(200)
     const t0 = Date.now()
-    await store.revokeIdentity(alice.identity.id)
+    await store.identities.revoke(alice.identity.id)
     await sse.ended$(1_000)
     expect(Date.now() - t0).toBeLessThan(1_000)
     expect((await request(`${http.url}/api/annotations`, { headers: bearer(alice.token) })).status).toBe(401)

@@ -4,7 +4,8 @@
  *   .marginalia/store.json          snapshot (snapshot-file.ts): state at a rev
  *   .marginalia/store.events.jsonl  one event per line after that rev (event-log.ts)
  *   .marginalia/store.json.lock     cross-process write lock (lock.ts)
- *   .marginalia/archive/            archived annotations (archive-directory.ts)
+ *   .marginalia/archive/            archived annotations (../archive/directory.ts)
+ *   .marginalia/attachments/        attachment bytes (../blobs/file-blob-store.ts)
  *
  * None of them is used through a link: the folder is checked with lstat, each file is opened
  * with O_NOFOLLOW (O_EXCL when created), and a link in any of their places is refused with an
@@ -29,8 +30,10 @@ import { ensureDirectorySync, fsyncPath, realDirectorySync } from './no-follow.j
 import { EventLog } from './event-log.js'
 import { FileLock } from './lock.js'
 import { Watcher } from './watcher.js'
-import { DirectoryArchive } from './archive-directory.js'
+import { DirectoryArchive } from '../archive/directory.js'
 import type { ArchiveSink } from '../archive.js'
+import { FileBlobStore } from '../blobs/file-blob-store.js'
+import type { BlobStore } from '../blobs/blob-store.js'
 
 export const DEFAULT_STORE_FILE = path.join('.marginalia', 'store.json')
 
@@ -192,6 +195,11 @@ export class FileAdapter implements StoreAdapter {
 
   archive(place: string | undefined): ArchiveSink {
     return new DirectoryArchive(place ?? this.archiveDirectory)
+  }
+
+  /** Attachments beside the store file: `.marginalia/attachments/<sha256>.<ext>`. */
+  blobStore(): BlobStore {
+    return new FileBlobStore(path.join(this.dir, 'attachments'))
   }
 
   /**

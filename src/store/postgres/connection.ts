@@ -34,7 +34,3 @@ export function redactUrl(url: string): string {
     return 'postgres://(unparsable URL)'
   }
 }
-
-export function isPostgresUrl(s: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(s)
-}

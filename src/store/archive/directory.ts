@@ -1,14 +1,14 @@
 /**
  * The archive as a directory of `YYYY-MM-DD.jsonl` files, one JSON line per annotation with its
  * replies (see ../archive.ts for the order of the two steps and why a re-run is safe). The file
- * and memory adapters offer it.
+ * and memory adapters offer it, and PostgreSQL when the caller names a directory.
  *
  * Synchronous calls: an archive run is rare and small, and runs under the store's lock anyway.
- * Neither the folder nor a file in it is used through a link (see no-follow.ts).
+ * Neither the folder nor a file in it is used through a link (see ../file/no-follow.ts).
  */
 import { closeSync, constants as fsc, fstatSync, fsyncSync, lstatSync, readdirSync, readSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { ensureDirectorySync, openNoFollowSync, readNoFollowSync, realDirectorySync, regularFileSync } from './no-follow.js'
+import { ensureDirectorySync, openNoFollowSync, readNoFollowSync, realDirectorySync, regularFileSync } from '../file/no-follow.js'
 import type { Annotation } from '../model.js'
 import type { ArchiveFileInfo, ArchiveLine, ArchiveSink, ArchiveWrite } from '../archive.js'
 

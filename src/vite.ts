@@ -31,7 +31,7 @@ export interface MarginaliaViteOptions {
    */
   start?: boolean
   /**
-   * Source marks (issue 19): 'paths' (default) adds `data-marginalia-source="file:line:col"` to
+   * Source marks: 'paths' (default) adds `data-marginalia-source="file:line:col"` to
    * every element of the app's JSX/TSX, Vue and Svelte source in dev; 'ids' also marks
    * production builds, with short `data-mid` ids and a `marginalia-sources.json` manifest
    * beside the build (for `marginalia serve --sources`); false turns marking off.

@@ -146,7 +146,7 @@ async function run(values: Values): Promise<void> {
   )
 }
 
-/** --require-sign-in, --public-url, --trust-proxy, --rate-limit, --rate-burst, --session-ttl (issue 23). */
+/** --require-sign-in, --public-url, --trust-proxy, --rate-limit, --rate-burst, --session-ttl. */
 function teamOptions(values: Values): TeamOptions {
   const team: TeamOptions = { requireSignIn: values['require-sign-in'] === true, trustProxy: values['trust-proxy'] === true }
   const publicUrl = values['public-url'] as string | undefined
@@ -173,7 +173,7 @@ function teamOptions(values: Values): TeamOptions {
   return team
 }
 
-/** --root, --sources, --editor (issue 19); bad values fail before the store is opened. */
+/** --root, --sources, --editor; bad values fail before the store is opened. */
 async function sourceOptions(values: Values): Promise<import('../sources/index.js').SourceOptions | undefined> {
   const { EDITORS, loadManifest } = await import('../sources/index.js')
   const root = values.root as string | undefined

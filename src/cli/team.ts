@@ -1,5 +1,5 @@
 /**
- * `marginalia people`, `marginalia agents`, `marginalia revoke` (issue 23): the operator adds
+ * `marginalia people`, `marginalia agents`, `marginalia revoke`: the operator adds
  * people (who get a one-time sign-in link) and agents (who get a bearer token), lists them and
  * revokes them. Secrets are printed once, on stdout, and stored only as hashes; everything else
  * goes to stderr. Works on the store directly, with or without a server running on it.

@@ -1,5 +1,5 @@
 /**
- * The inbox's "who" filters over REST (issue 23): `by` (who wrote the annotation) and `agent`
+ * The inbox's "who" filters over REST: `by` (who wrote the annotation) and `agent`
  * (which agent replied), as identity ids. `by=you` names annotations written with no identity
  * (local use, or the operator's --token), the way the inbox calls that person "you".
  *

@@ -1,5 +1,5 @@
 /**
- * The tiny loader the Vite plugin puts first in every page's <head> (issue 21): when the overlay
+ * The tiny loader the Vite plugin puts first in every page's <head>: when the overlay
  * script cannot be loaded — the Marginalia server is not running — it says so on the page, with
  * the command that starts it on the right port, and loads the overlay as soon as the server
  * answers (no reload). When the page's Content-Security-Policy blocked the script, it names the

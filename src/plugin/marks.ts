@@ -1,5 +1,5 @@
 /**
- * The compile-time marking transform (issue 19), shared by every bundler: it adds
+ * The compile-time marking transform, shared by every bundler: it adds
  * `data-marginalia-source="<file relative to the root>:<line>:<column>"` (or, for preview
  * builds, `data-mid="<id>"`) to every host element the app's own source writes — JSX/TSX host
  * elements (lower-case tags; never components or fragments, so no component's props change),

@@ -1,5 +1,5 @@
 /**
- * The Marginalia server through the app's own origin (issue 21): a dev server forwards
+ * The Marginalia server through the app's own origin: a dev server forwards
  * `/__marginalia/*` to it, so the overlay script and its API calls are `'self'` to a page with a
  * strict Content-Security-Policy (`script-src 'self'; connect-src 'self'`). Streams pass through
  * unbuffered (the live event stream is Server-Sent Events). When the server does not answer, the

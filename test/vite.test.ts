@@ -3,7 +3,7 @@
  * overlay into dev pages only, starts or reuses the Marginalia server, keeps it through a Vite
  * restart, and closes it with Vite.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -13,11 +13,9 @@ import { openStore, startHttpServer } from '../src/index.js'
 import { request } from './helpers/http.js'
 import { tempDir } from './helpers/store.js'
 import { eventually } from './helpers/eventually.js'
+import { useCleanups } from './helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function project(): string {
   const { dir, cleanup } = tempDir('marginalia-vite-')

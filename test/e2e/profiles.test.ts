@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
@@ -7,12 +7,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { tempDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function start(dir: string, ...args: string[]) {
   const child = spawn(process.execPath, [CLI, 'mcp', ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_STORE: '' } })

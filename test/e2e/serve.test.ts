@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
@@ -8,12 +8,10 @@ import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
 import { request, SseClient } from '../helpers/http.js'
 import { CLI, startServeCli } from '../helpers/cli.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
+const cleanups = useCleanups()
 const startCli = (cwd: string, args: string[] = [], env: Record<string, string> = {}) => startServeCli(cleanups, cwd, args, env)
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 async function run(args: string[], cwd: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_TOKEN: '', ...env } })

@@ -1,5 +1,5 @@
 /** `marginalia init`, `marginalia doctor`, the per-project store and the two-store warning, as a person runs them (the built CLI). */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -8,11 +8,9 @@ import { once } from 'node:events'
 import { createMemoryStore, startHttpServer, type HttpServer } from '../../src/index.js'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 interface Result {
   code: number

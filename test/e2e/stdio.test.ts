@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { once } from 'node:events'
@@ -7,12 +7,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 describe('marginalia mcp (built, over stdio)', () => {
   it('serves the tools; an annotation added through the store API arrives through watch_annotations; closing stdin exits 0', async () => {

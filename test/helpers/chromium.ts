@@ -3,8 +3,9 @@
  * /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it) or MARGINALIA_CHROMIUM.
  */
 import { existsSync } from 'node:fs'
-import { afterAll, afterEach, beforeAll } from 'vitest'
+import { afterAll, beforeAll } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
+import { useCleanups, type Cleanups } from './cleanup.js'
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -51,7 +52,7 @@ export interface ChromiumSuite {
   /** The file's browser, launched once before its tests. */
   readonly browser: Browser
   /** Run after each test, newest first: pages, servers, stores the test opened. */
-  readonly cleanups: (() => unknown)[]
+  readonly cleanups: Cleanups
 }
 
 /**
@@ -60,16 +61,13 @@ export interface ChromiumSuite {
  */
 export function useChromium(options: { args?: readonly string[] } = {}): ChromiumSuite {
   const enabled = browserTestsEnabled()
-  const cleanups: (() => unknown)[] = []
+  const cleanups = useCleanups()
   let browser: Browser | undefined
   beforeAll(async () => {
     if (enabled) browser = await launchChromium(options.args)
   }, 60_000)
   afterAll(async () => {
     await browser?.close()
-  })
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c()
   })
   return {
     enabled,

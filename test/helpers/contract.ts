@@ -4,19 +4,15 @@
  * (test/store/contract-file.test.ts, test/postgres/contract.test.ts) choose an adapter and import
  * the suite, so the same tests run against the file and PostgreSQL adapters.
  */
-import { afterEach } from 'vitest'
 import { openStore, type Store, type StoreOptions } from '../../src/index.js'
 import { memoryStore, deterministic, tempDir } from './store.js'
+import { useCleanups } from './cleanup.js'
 
 export type ContractAdapter = 'memory' | 'file' | 'postgres'
 
 let current: ContractAdapter = 'memory'
 let postgres: { url: string; freshSchema: () => string; dropSchema: (schema: string) => Promise<void> } | null = null
-const cleanups: (() => unknown)[] = []
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 export function useContractAdapter(adapter: ContractAdapter, pg?: typeof postgres): void {
   current = adapter

@@ -1,5 +1,5 @@
 import { BUILTIN_TOOLS } from '../../src/tools/builtin.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { request as httpRequest } from 'node:http'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -8,11 +8,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startHttpServer } from '../../src/index.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { request, serve, SseClient } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function setup(options: Parameters<typeof serve>[2] = {}) {
   const store = memoryStore()

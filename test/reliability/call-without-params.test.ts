@@ -2,7 +2,7 @@
  * A `tools/call` without `params` is the client's mistake: JSON-RPC -32602 (invalid params) over
  * stdio and Streamable HTTP, never -32603 (internal error) with a zod dump; the connection goes on.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -11,11 +11,9 @@ import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.
 import { CLI } from '../helpers/cli.js'
 import { serve } from '../helpers/http.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function callWithoutParams(client: Client): Promise<{ code: number | undefined; message: string }> {
   try {

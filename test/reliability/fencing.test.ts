@@ -8,7 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../src/store/index.js'
 import { StoreBusyError } from '../../src/store/errors.js'
 import { FileAdapter } from '../../src/store/file/file-adapter.js'
@@ -16,6 +16,7 @@ import type { StoreEvent } from '../../src/store/events.js'
 import type { StoreState } from '../../src/store/reducer.js'
 import { tempDir } from '../helpers/store.js'
 import { SseClient, serve } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
 const HOLDER = path.resolve(import.meta.dirname, '../fixtures/lock-holder.mjs')
 
@@ -25,10 +26,7 @@ interface Holder {
   send: (line: string) => void
 }
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function startHolder(file: string, pauseMs: number): Promise<Holder> {
   const child = spawn(process.execPath, [HOLDER, file, String(pauseMs)], { stdio: ['pipe', 'pipe', 'pipe'] })

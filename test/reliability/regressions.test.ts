@@ -2,7 +2,7 @@
  * Regression tests for the bugs the reliability campaign found (issue #9). Each names the
  * campaign test that found it.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { once } from 'node:events'
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
@@ -14,11 +14,9 @@ import { listenOverflows, rawExchange } from './lib/raw.js'
 import { connect, errorOf } from '../helpers/mcp.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { populated } from './lib/hostile.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function client() {
   const store = memoryStore()

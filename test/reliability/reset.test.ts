@@ -5,7 +5,7 @@
  * after. It asks before deleting (and refuses without --yes outside a terminal). A store that
  * cannot be opened is moved aside with --move-aside, never silently.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -13,11 +13,9 @@ import { openStore } from '../../src/index.js'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { SseClient, request } from '../helpers/http.js'
 import { tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function cli(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -3,18 +3,16 @@
  * is using: it exits 1 with the reason before opening the store — no lock taken, no snapshot
  * written, no log compacted on its way out.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { request } from '../helpers/http.js'
 import { tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** Every file of the store's folder: name, size, mtime and content. */
 function snapshotOf(dir: string): Record<string, { size: number; mtimeMs: number; text: string }> {

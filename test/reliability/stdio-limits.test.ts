@@ -1,14 +1,12 @@
 /** Issue 16: a stdio line over the SDK's 10 MiB limit stops `marginalia mcp` with a reason and a non-zero exit. */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { CLI } from '../helpers/cli.js'
 import { tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 it('a 10.5 MiB stdio line: the reason on stderr, an error reply, the store closed, exit code 1', async () => {
   const { dir, cleanup } = tempDir()

@@ -5,18 +5,16 @@
  */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore, startHttpServer } from '../../src/index.js'
 import { StoreBusyError, StoreUnavailableError } from '../../src/store/errors.js'
 import { StoreFileError } from '../../src/store/file/errors.js'
 import { toErrorResponse } from '../../src/http/respond.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { rawExchange } from './lib/raw.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const errno = (code: string) => Object.assign(new Error(`${code}: failed`), { code })
 

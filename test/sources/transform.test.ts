@@ -3,7 +3,7 @@
  * production builds byte-identical with the plugin, and an 'ids' preview build whose manifest
  * resolves, through the server, to the same file:line as the dev marks.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { build } from 'vite'
@@ -17,11 +17,9 @@ import type { Annotation } from '../../src/store/model.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { copyApp } from './apps.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const ROOT = '/app'
 const TSX = `import { Button } from './ui'

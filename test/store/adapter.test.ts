@@ -4,7 +4,7 @@
  * are durable, reports stored events that do not fit in its own words (no file), and its
  * errors name no MCP tool.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import {
@@ -22,11 +22,9 @@ import {
   type StoreEvent,
 } from '../../src/index.js'
 import { deterministic, memoryStore, tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** A memory adapter with an archive of its own that logs the order of what happens. */
 class ShelfAdapter extends MemoryAdapter {

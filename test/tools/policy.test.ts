@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   BUILTIN_TOOLS,
   createServer,
@@ -13,11 +13,9 @@ import { parseToolPolicyFlags } from '../../src/cli/tool-flags.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf } from '../helpers/mcp.js'
 import { acknowledgeAt, countPending, deleteAnnotation } from '../helpers/plugins.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c()
-})
+const closers = useCleanups()
 
 const READ_ONLY = ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations', 'get_changes', 'watch_changes', 'await_reply']
 const ALL = ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'acknowledge', 'resolve', 'dismiss', 'reply', 'watch_annotations', 'get_changes', 'watch_changes', 'ask', 'await_reply']

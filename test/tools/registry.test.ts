@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
@@ -9,11 +9,9 @@ import { memoryStore } from '../helpers/store.js'
 import { connect } from '../helpers/mcp.js'
 import { acknowledgeAt, countPending, deleteAnnotation, explode, liar, nullish } from '../helpers/plugins.js'
 import { z } from 'zod'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c()
-})
+const closers = useCleanups()
 
 const BUILTIN_NAMES = ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'acknowledge', 'resolve', 'dismiss', 'reply', 'watch_annotations', 'get_changes', 'watch_changes', 'ask', 'await_reply']
 

@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Annotation } from '../../src/index.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c()
-})
+const closers = useCleanups()
 
 async function setup() {
   const store = memoryStore()

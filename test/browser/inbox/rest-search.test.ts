@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Annotation } from '../../../src/index.js'
 import { createMemoryStore } from '../../../src/index.js'
 import { deterministic, tempDir } from '../../helpers/store.js'
 import { request, serve } from '../../helpers/http.js'
+import { useCleanups } from '../../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** Two pages of the app, 12 annotations with a spread of statuses, intents, severities and replies. */
 async function seeded() {

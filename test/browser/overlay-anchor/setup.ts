@@ -8,6 +8,7 @@ import { build } from 'esbuild'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { createMemoryStore, startHttpServer, type HttpServer, type Store } from '../../../src/index.js'
 import { servePages, type PageServer } from '../../helpers/page.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
 
 export interface Setup {
   store: Store
@@ -18,7 +19,7 @@ export interface Setup {
 }
 
 /** Serve `pages` (pathname → HTML, where `{{overlay}}` becomes the overlay's script tag) and open `open`. */
-export async function setup(browser: Browser, cleanups: (() => unknown)[], pages: Record<string, string>, open: string, viewport = { width: 1024, height: 700 }): Promise<Setup> {
+export async function setup(browser: Browser, cleanups: Cleanups, pages: Record<string, string>, open: string, viewport = { width: 1024, height: 700 }): Promise<Setup> {
   const store = createMemoryStore()
   cleanups.push(() => store.close())
   const http = await startHttpServer(store, { port: 0, log: () => {} })

@@ -2,7 +2,7 @@
  * The overlay's outbox and sender, in Node against a real server: what the person wrote is kept
  * until the server has it, then sent exactly once — also when retries race or an answer is lost.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMemoryStore, type Store } from '../../../src/index.js'
 import { Api, ApiError, UnreachableError } from '../../../src/browser/shared/api.js'
 import { Outbox, Sender, type OutboxItem, type SenderEvents } from '../../../src/browser/overlay/outbox.js'
@@ -10,11 +10,9 @@ import { PageSessions } from '../../../src/browser/overlay/sessions.js'
 import type { Annotation, NewAnnotation } from '../../../src/browser/shared/types.js'
 import { serve } from '../../helpers/http.js'
 import { eventually } from '../../helpers/eventually.js'
+import { useCleanups } from '../../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** localStorage, in memory. */
 class MemoryStorage implements Storage {

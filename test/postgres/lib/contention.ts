@@ -12,6 +12,7 @@ import { request } from '../../helpers/http.js'
 import { startServeCli } from '../../helpers/cli.js'
 import { tempDir } from '../../helpers/store.js'
 import { PG_URL, dropSchema, freshSchema, sql } from '../pg.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
 
 const MUTATOR = path.resolve(import.meta.dirname, '../../fixtures/mutator.mjs')
 
@@ -23,7 +24,7 @@ interface Report {
   mine: string[]
 }
 
-export async function contention(cleanups: (() => unknown)[], processes: number, count: number, restWrites: number): Promise<{ rev: number; ms: number }> {
+export async function contention(cleanups: Cleanups, processes: number, count: number, restWrites: number): Promise<{ rev: number; ms: number }> {
   const schema = freshSchema()
   cleanups.push(() => dropSchema(schema))
   const url = new URL(PG_URL)

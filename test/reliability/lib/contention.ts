@@ -17,6 +17,7 @@ import { openStore, type Annotation, type StoreEvent } from '../../../src/index.
 import { request, SseClient } from '../../helpers/http.js'
 import { tempDir } from '../../helpers/store.js'
 import { startServe } from './serve.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
 
 const CONTENDER = path.resolve(import.meta.dirname, '../../fixtures/contender.mjs')
 
@@ -142,7 +143,7 @@ class Contender {
 
 export async function runContention(
   options: { processes: number; perProcess: number; inFlight: number; serve?: ServeContention },
-  cleanups: (() => unknown)[],
+  cleanups: Cleanups,
 ): Promise<ContentionFigures> {
   const started = Date.now()
   const { file, cleanup } = tempDir('marginalia-contention-')

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll } from 'vitest'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 import { useCleanups, type Cleanups } from './cleanup.js'
 
 export const CHROMIUM_ARGS = [
@@ -53,6 +53,8 @@ export interface ChromiumSuite {
   readonly browser: Browser
   /** Run after each test, newest first: pages, servers, stores the test opened. */
   readonly cleanups: Cleanups
+  /** A fresh context (its own storage; default viewport 1024 × 700) and a page in it, closed after the test. */
+  newPage(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>
 }
 
 /**
@@ -69,12 +71,18 @@ export function useChromium(options: { args?: readonly string[] } = {}): Chromiu
   afterAll(async () => {
     await browser?.close()
   })
-  return {
+  const suite: ChromiumSuite = {
     enabled,
     cleanups,
     get browser(): Browser {
       if (!browser) throw new Error('Chromium is not running: use the browser inside a test of a describe.skipIf(!enabled) block')
       return browser
     },
+    async newPage(contextOptions = { viewport: { width: 1024, height: 700 } }) {
+      const context = await suite.browser.newContext(contextOptions)
+      cleanups.push(() => context.close())
+      return { context, page: await context.newPage() }
+    },
   }
+  return suite
 }

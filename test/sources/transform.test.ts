@@ -12,12 +12,12 @@ import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
 import marginalia from '../../src/vite.js'
 import { markModule } from '../../src/plugin/marks.js'
 import { readSnippet } from '../../src/plugin/resolve.js'
-import { createMemoryStore, startHttpServer } from '../../src/index.js'
 import type { Annotation } from '../../src/store/model.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { copyApp } from './apps.js'
 import { useCleanups } from '../helpers/cleanup.js'
+import { startMarginalia } from '../helpers/page.js'
 
 const cleanups = useCleanups()
 
@@ -103,10 +103,7 @@ describe('the marking transform', () => {
     const [id] = Object.entries(manifest).find(([, loc]) => loc === devMark)!
     expect(new RegExp(`"data-mid":[\`"']${id}[\`"']`).test(js)).toBe(true)
 
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {}, sources: { root, manifest } })
-    cleanups.push(() => http.close())
+    const { store, http } = await startMarginalia(cleanups, { sources: { root, manifest } })
     const session = await store.createSession({ url: 'https://preview.example.com/' })
     const res = await fetch(`${http.url}/api/sessions/${session.id}/annotations`, {
       method: 'POST',

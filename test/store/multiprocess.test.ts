@@ -1,49 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
-import path from 'node:path'
 import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
+import { startMutator } from '../helpers/mutator.js'
 
 const cleanups = useCleanups()
-
-const MUTATOR = path.resolve(import.meta.dirname, '../fixtures/mutator.mjs')
-
-interface Report {
-  label: string
-  openedAt: number
-  rev: number
-  seen: number[]
-  mine: string[]
-}
-
-interface Mutator {
-  ready: Promise<void>
-  go: () => void
-  report: Promise<Report>
-}
-
-function startMutator(args: string[]): Mutator {
-  const child = spawn(process.execPath, [MUTATOR, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
-  cleanups.push(() => child.kill('SIGKILL'))
-  let out = ''
-  let err = ''
-  let markReady: () => void = () => {}
-  const ready = new Promise<void>((r) => (markReady = r))
-  child.stdout.on('data', (d: Buffer) => {
-    out += d
-    if (out.startsWith('ready\n')) markReady()
-  })
-  child.stderr.on('data', (d: Buffer) => (err += d))
-  const report = new Promise<Report>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`mutator exited with ${code}: ${err}`))
-      resolve(JSON.parse(out.slice('ready\n'.length)) as Report)
-    })
-  })
-  return { ready, go: () => child.stdin.end('go\n'), report }
-}
 
 describe('two processes, one store file', () => {
   it('loses no mutation and each process sees every event exactly once, in order', async () => {
@@ -55,7 +16,7 @@ describe('two processes, one store file', () => {
 
     const perProcess = 150 // each does 150 creates + 150 replies
     const expectedRev = 1 + 2 * 2 * perProcess
-    const mutators = ['alpha', 'beta'].map((label) => startMutator([file, session.id, String(perProcess), String(expectedRev), label]))
+    const mutators = ['alpha', 'beta'].map((label) => startMutator(cleanups, file, session.id, perProcess, expectedRev, label))
     await Promise.all(mutators.map((m) => m.ready))
     for (const m of mutators) m.go()
     const [a, b] = await Promise.all(mutators.map((m) => m.report))

@@ -5,9 +5,9 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { createMemoryStore, startHttpServer, type Store } from '../../../src/index.js'
+import { type Store } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
-import { servePages } from '../../helpers/page.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
 import { eventually } from '../../helpers/eventually.js'
 import { decodePng, solidPng } from '../../context/png.js'
 
@@ -23,15 +23,9 @@ function fixture(server: string, budget = 10_000): string {
 }
 
 async function setup(budget?: number): Promise<{ store: Store; page: Page; origin: string }> {
-  const store = createMemoryStore()
-  cleanups.push(() => store.close())
-  const http = await startHttpServer(store, { port: 0, log: () => {} })
-  cleanups.push(() => http.close())
-  const pages = await servePages({ '/colours': () => fixture(http.url, budget) })
-  cleanups.push(() => pages.close())
-  const context = await chromium.browser.newContext({ viewport: { width: 1000, height: 700 } })
-  cleanups.push(() => context.close())
-  const page = await context.newPage()
+  const { store, http } = await startMarginalia(cleanups)
+  const pages = await servePages({ '/colours': () => fixture(http.url, budget) }, cleanups)
+  const { page } = await chromium.newPage({ viewport: { width: 1000, height: 700 } })
   await page.goto(`${pages.origin}/colours`)
   await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
   return { store, page, origin: pages.origin }

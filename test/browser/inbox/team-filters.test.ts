@@ -13,6 +13,7 @@ import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
 import { request } from '../../helpers/http.js'
 import { bearer, seedTeam } from '../../team/who-seed.js'
+import { startMarginalia } from '../../helpers/page.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -22,16 +23,11 @@ const options = (page: Page, label: string) => page.locator(`select[aria-label="
 
 describe.skipIf(!enabled)('inbox: filter by who wrote and which agent replied', () => {
   it('each person and each agent shows exactly theirs, in the URL across reload, combined with the status tab; fits 375 px', { timeout: 90_000 }, async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {} })
-    cleanups.push(() => http.close())
+    const { store, http } = await startMarginalia(cleanups)
     const { people, agents, annotations: { local, a1, b1, a2 } } = await seedTeam(store, http.url)
     const sorted = (...list: { id: string }[]) => list.map((a) => a.id).sort()
 
-    const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 900 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage({ viewport: { width: 1200, height: 900 } })
     // Bob signs in on the server's origin with a fresh link (his first one was used by the seeding).
     const { link } = await newSignInLink(store, people.bob.identity.id, { publicUrl: http.url })
     await page.goto(link)
@@ -105,9 +101,7 @@ describe.skipIf(!enabled)('inbox: filter by who wrote and which agent replied', 
     const mine = await store.addAnnotation({ sessionId: session.id, comment: 'The title is too big' })
     const http = await startHttpServer(store, { port: 0, log: () => {} })
     cleanups.push(() => http.close())
-    const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 900 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage({ viewport: { width: 1200, height: 900 } })
     await page.goto(`${http.url}/`)
     await page.locator('#live[data-state="live"]').waitFor({ timeout: 20_000 })
     await eventually(() => shown(page)).toEqual([mine.id])

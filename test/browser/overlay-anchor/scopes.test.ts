@@ -87,8 +87,7 @@ describe.skipIf(!enabled)('shadow DOM and iframes', () => {
   })
 
   it('annotates inside a same-origin iframe and a cross-origin iframe as itself; no click reaches either', { timeout: 90_000 }, async () => {
-    const other = await servePages({ '/ext': EXT })
-    cleanups.push(() => other.close())
+    const other = await servePages({ '/ext': EXT }, cleanups)
     const { store, page } = await setup(chromium.browser, cleanups, { '/checkout': FRAMES(other.origin), '/inner': INNER }, '/checkout')
     const pay = page.frameLocator('#pay').locator('button.pay')
     await pay.waitFor()

@@ -6,8 +6,8 @@
 import path from 'node:path'
 import { build } from 'esbuild'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { createMemoryStore, startHttpServer, type HttpServer, type Store } from '../../../src/index.js'
-import { servePages, type PageServer } from '../../helpers/page.js'
+import { type HttpServer, type Store } from '../../../src/index.js'
+import { servePages, type PageServer, startMarginalia } from '../../helpers/page.js'
 import { type Cleanups } from '../../helpers/cleanup.js'
 
 export interface Setup {
@@ -20,13 +20,9 @@ export interface Setup {
 
 /** Serve `pages` (pathname → HTML, where `{{overlay}}` becomes the overlay's script tag) and open `open`. */
 export async function setup(browser: Browser, cleanups: Cleanups, pages: Record<string, string>, open: string, viewport = { width: 1024, height: 700 }): Promise<Setup> {
-  const store = createMemoryStore()
-  cleanups.push(() => store.close())
-  const http = await startHttpServer(store, { port: 0, log: () => {} })
-  cleanups.push(() => http.close())
+  const { store, http } = await startMarginalia(cleanups)
   const tag = `<script src="${http.url}/overlay.js" defer></script>`
-  const served = await servePages(Object.fromEntries(Object.entries(pages).map(([k, v]) => [k, v.replace('{{overlay}}', tag)])))
-  cleanups.push(() => served.close())
+  const served = await servePages(Object.fromEntries(Object.entries(pages).map(([k, v]) => [k, v.replace('{{overlay}}', tag)])), cleanups)
   const context = await browser.newContext({ viewport })
   cleanups.push(() => context.close())
   const page = await context.newPage()

@@ -13,12 +13,12 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { createLogger, createServer } from 'vite'
 import marginalia from '../../../src/vite.js'
-import { createMemoryStore, startHttpServer } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
 import { tempDir } from '../../helpers/store.js'
 import { annotateMode, ui } from '../overlay-anchor/setup.js'
 import { decodePng } from '../../context/png.js'
+import { startMarginalia } from '../../helpers/page.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -49,10 +49,7 @@ const barStyle = (page: Page) =>
 
 describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', () => {
   it('names the directive and the value to add when connect-src blocks the server, and is styled without inline styles', { timeout: 60_000 }, async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {} })
-    cleanups.push(() => http.close())
+    const { http } = await startMarginalia(cleanups)
     // The page's own server: the overlay script from its own origin ('self'), the API on the Marginalia port.
     const overlay = readFileSync(OVERLAY_JS)
     const server: Server = createHttpServer((req, res) => {
@@ -61,9 +58,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))))
-    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage()
     await recordViolations(page)
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/billing`)
 
@@ -98,9 +93,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     cleanups.push(() => vite.close())
     await vite.listen()
     const origin = `http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}`
-    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage()
     await recordViolations(page)
     await page.goto(`${origin}/`)
 
@@ -124,10 +117,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
   })
 
   it('with Screenshot ticked: a policy that blocks data: images gets the annotation without a picture and says what to add; one that allows them, or none, gets a real picture', { timeout: 90_000 }, async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {} })
-    cleanups.push(() => http.close())
+    const { store, http } = await startMarginalia(cleanups)
     const overlay = readFileSync(OVERLAY_JS)
     // The page may talk to the server; images fall back to default-src 'self' (no data:), inline styles are blocked.
     const strict = `default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ${http.url}`
@@ -144,9 +134,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))))
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage()
     await recordViolations(page)
 
     /** Annotate #pay on `path` with Screenshot ticked (the default) and send; the stored annotation. */

@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { createMemoryStore, startHttpServer } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { servePages } from '../../helpers/page.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
 import { ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
@@ -45,15 +44,9 @@ const overlaps = (a: Rect, b: Rect) => a.left < b.right && b.left < a.right && a
 
 describe.skipIf(!enabled)('the overlay on a phone', () => {
   it('keeps the toolbar on screen, says "tap", annotates by tapping, and the box does not cover its element', { timeout: 90_000 }, async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {} })
-    cleanups.push(() => http.close())
-    const pages = await servePages({ '/orders': page(`<script src="${http.url}/overlay.js" defer></script>`) })
-    cleanups.push(() => pages.close())
-    const context = await chromium.browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
-    cleanups.push(() => context.close())
-    const p = await context.newPage()
+    const { store, http } = await startMarginalia(cleanups)
+    const pages = await servePages({ '/orders': page(`<script src="${http.url}/overlay.js" defer></script>`) }, cleanups)
+    const { page: p } = await chromium.newPage({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
     await p.goto(`${pages.origin}/orders`)
     await p.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 20_000 })
     // The page is wider than the phone: the layout viewport is wider than what is on screen.

@@ -71,9 +71,7 @@ describe.skipIf(!enabled)('with the server down', () => {
     // The terminal hint names the same port.
     expect(logs.join('\n')).toContain(`marginalia serve --port ${port} `)
 
-    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage()
     await page.goto(`http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}/`)
     const note = page.locator('[data-marginalia-loader][role="status"]')
     await eventually(() => note.locator('span').textContent()).toBe(`Marginalia server not running — start it with \`npx --no-install marginalia serve --port ${port}\``)

@@ -10,10 +10,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { createMemoryStore, startHttpServer } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { servePages } from '../../helpers/page.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
 import { openPage, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
@@ -72,15 +71,9 @@ const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.t
 
 describe.skipIf(!enabled)('selecting text by touch', () => {
   it('a long press and the handles select words; with the finger up the box opens on them, anchored by quote, and the page sees no touch', { timeout: 90_000 }, async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {} })
-    cleanups.push(() => http.close())
-    const pages = await servePages({ '/story': page(`<script src="${http.url}/overlay.js" defer></script>`) })
-    cleanups.push(() => pages.close())
-    const context = await chromium.browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
-    cleanups.push(() => context.close())
-    const p = await context.newPage()
+    const { store, http } = await startMarginalia(cleanups)
+    const pages = await servePages({ '/story': page(`<script src="${http.url}/overlay.js" defer></script>`) }, cleanups)
+    const { context, page: p } = await chromium.newPage({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
     await openPage(p, `${pages.origin}/story`)
     const cdp = await context.newCDPSession(p)
 

@@ -7,8 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { servePages } from '../../helpers/page.js'
-import { createMemoryStore, startHttpServer } from '../../../src/index.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
 import { annotateMode, clickAt, openPage, send, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
@@ -20,17 +19,13 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 
 describe.skipIf(!enabled)('local by promise', () => {
   it('overlay and inbox request nothing but the Marginalia server and the page’s origin', { timeout: 120_000 }, async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {} })
-    cleanups.push(() => http.close())
+    const { store, http } = await startMarginalia(cleanups)
     const pages = await servePages({
       '/shop': PAGE.replace('{{overlay}}', `<script src="${http.url}/overlay.js" data-screenshot-budget="10000" defer></script>`),
       '/app.css': 'body{font:14px sans-serif;padding:40px}',
       '/logo.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5"/></svg>',
       '/api/cart': '{"items":[]}',
-    })
-    cleanups.push(() => pages.close())
+    }, cleanups)
     const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
     cleanups.push(() => context.close())
     // Every request of every page of the context, from the first one on.

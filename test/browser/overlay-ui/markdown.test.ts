@@ -10,8 +10,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { servePages } from '../../helpers/page.js'
-import { createMemoryStore, startHttpServer } from '../../../src/index.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
 import { openPage, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
@@ -21,15 +20,11 @@ describe.skipIf(!enabled)('copy as Markdown and the editor link', () => {
   it('copies one annotation from its thread and all from the list; links the source to the editor', { timeout: 90_000 }, async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'marginalia-md-'))
     cleanups.push(() => rmSync(root, { recursive: true, force: true }))
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {}, sources: { root } })
-    cleanups.push(() => http.close())
+    const { store, http } = await startMarginalia(cleanups, { sources: { root } })
     const pages = await servePages({
       '/shop': `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body style="padding:40px">
 <button id="buy" aria-label="Buy now">Buy</button> <h2 id="total">Total</h2><script src="${http.url}/overlay.js" defer></script></body></html>`,
-    })
-    cleanups.push(() => pages.close())
+    }, cleanups)
     const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
     cleanups.push(() => context.close())
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: pages.origin })

@@ -89,9 +89,7 @@ describe.skipIf(!enabled)('shortcuts', () => {
     cleanups.push(() => vite.close())
     await vite.listen()
     const { port } = vite.httpServer!.address() as AddressInfo
-    const context = await chromium.browser.newContext()
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage()
     await openPage(page, `http://127.0.0.1:${port}/`)
     expect(await page.locator('script[data-marginalia]').getAttribute('data-shortcut')).toBe('ctrl+alt+m')
     expect(await ui(page, '.annotate').getAttribute('aria-keyshortcuts')).toBe('Ctrl+Alt+M')

@@ -46,6 +46,14 @@ export async function servePages(pages: Record<string, string | (() => string)>,
   return served
 }
 
+/** A page laid out for a phone (`width=device-width`): `body` inside a body styled `bodyStyle`. */
+export function phonePage(title: string, bodyStyle: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
+<body style="${bodyStyle}">
+${body}</body></html>`
+}
+
 /** A small shop page with the overlay's one script tag pointing at `serverUrl`. */
 export function shopPage(serverUrl: string): string {
   return `<!doctype html>

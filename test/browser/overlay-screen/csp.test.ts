@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { createLogger, createServer } from 'vite'
 import marginalia from '../../../src/vite.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
 import { tempDir } from '../../helpers/store.js'
+import { startVite } from '../../helpers/vite.js'
 import { annotateMode, ui } from '../overlay-anchor/setup.js'
 import { decodePng } from '../../context/png.js'
 import { startMarginalia } from '../../helpers/page.js'
@@ -24,7 +24,7 @@ const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'"
-const OVERLAY_JS = path.resolve(import.meta.dirname, '../../dist/overlay/overlay.js')
+const OVERLAY_JS = path.resolve(import.meta.dirname, '../../../dist/overlay/overlay.js')
 
 const body = (script: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Strict</title></head>
 <body><main><h1>Billing</h1><button id="pay" type="button">Pay now</button></main>${script}</body></html>`
@@ -79,19 +79,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     writeFileSync(path.join(root, 'index.html'), body('<script type="module" src="/main.js"></script>'))
     writeFileSync(path.join(root, 'main.js'), "document.querySelector('h1').dataset.ready = '1'\n")
     const plugin = marginalia({ port: 0, sameOrigin: true })
-    const logger = createLogger('silent')
-    const vite = await createServer({
-      root,
-      configFile: false,
-      customLogger: logger,
-      clearScreen: false,
-      cacheDir: path.join(root, '.vite-cache'),
-      plugins: [plugin],
-      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null, headers: { 'Content-Security-Policy': CSP } },
-      optimizeDeps: { noDiscovery: true, include: [] },
-    })
-    cleanups.push(() => vite.close())
-    await vite.listen()
+    const vite = await startVite(cleanups, root, [plugin], { headers: { 'Content-Security-Policy': CSP } })
     const origin = `http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}`
     const { page } = await chromium.newPage()
     await recordViolations(page)

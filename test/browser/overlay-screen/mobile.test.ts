@@ -8,22 +8,24 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { servePages, startMarginalia } from '../../helpers/page.js'
+import { phonePage, servePages, startMarginalia } from '../../helpers/page.js'
 import { ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
-const page = (overlay: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Orders</title></head>
-<body style="margin:0;font:16px sans-serif">
-<header style="padding:12px 16px;background:#0f172a;color:#fff">Orders</header>
+const page = (overlay: string) =>
+  phonePage(
+    'Orders',
+    'margin:0;font:16px sans-serif',
+    `<header style="padding:12px 16px;background:#0f172a;color:#fff">Orders</header>
 <table style="width:440px;border-collapse:collapse;margin:12px 0"><tr><td style="padding:8px">Order #4790</td><td style="padding:8px">Refund approved</td><td style="padding:8px">€12.00</td></tr></table>
 <p style="padding:0 16px;height:180px">A table a little wider than the phone.</p>
 <button id="refund" type="button" style="margin:0 16px;padding:10px 16px">Refund order</button>
 <div style="height:900px"></div>
 <script>window.pageClicks = 0; document.getElementById('refund').addEventListener('click', () => window.pageClicks++)</script>
-${overlay}</body></html>`
+${overlay}`,
+  )
 
 type Rect = { left: number; top: number; right: number; bottom: number }
 

@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { createLogger, createServer } from 'vite'
 import marginalia from '../../../src/vite.js'
 import { createMemoryStore, startHttpServer } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
 import { tempDir } from '../../helpers/store.js'
+import { startVite } from '../../helpers/vite.js'
 import { annotateMode, clickAt, pins, send, setup, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
@@ -54,20 +54,7 @@ describe.skipIf(!enabled)('with the server down', () => {
     cleanups.push(cleanup)
     writeFileSync(path.join(root, 'index.html'), '<!doctype html><html><head><title>App</title></head><body><h1>App</h1></body></html>')
     const logs: string[] = []
-    const logger = createLogger('info', { allowClearScreen: false })
-    logger.info = (m) => void logs.push(m)
-    const vite = await createServer({
-      root,
-      configFile: false,
-      customLogger: logger,
-      clearScreen: false,
-      cacheDir: path.join(root, '.vite-cache'),
-      plugins: [marginalia({ start: false, port })],
-      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-      optimizeDeps: { noDiscovery: true, include: [] },
-    })
-    cleanups.push(() => vite.close())
-    await vite.listen()
+    const vite = await startVite(cleanups, root, [marginalia({ start: false, port })], { logs })
     // The terminal hint names the same port.
     expect(logs.join('\n')).toContain(`marginalia serve --port ${port} `)
 

@@ -12,16 +12,17 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { servePages, startMarginalia } from '../../helpers/page.js'
+import { phonePage, servePages, startMarginalia } from '../../helpers/page.js'
 import { openPage, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
-const page = (overlay: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Story</title></head>
-<body style="margin:0;padding:16px;font:18px/1.5 sans-serif">
-<h1 style="font-size:22px">Story</h1>
+const page = (overlay: string) =>
+  phonePage(
+    'Story',
+    'margin:0;padding:16px;font:18px/1.5 sans-serif',
+    `<h1 style="font-size:22px">Story</h1>
 <p id="story">The quick brown fox jumps over the lazy dog. The fox is quick.</p>
 <button id="buy" type="button" style="margin-top:24px;padding:10px 16px">Buy the book</button>
 <div style="height:900px"></div>
@@ -40,7 +41,8 @@ const page = (overlay: string) => `<!doctype html><html lang="en"><head><meta ch
     if (e.target.localName !== 'marginalia-overlay') window.seen.push(type)
   })
 </script>
-${overlay}</body></html>`
+${overlay}`,
+  )
 
 type Box = { left: number; top: number; right: number; bottom: number }
 

@@ -11,7 +11,7 @@ import { build, createServer, type ViteDevServer } from 'vite'
 import marginalia, { isMarginaliaAt, type MarginaliaViteOptions, type MarginaliaVitePlugin } from '../src/vite.js'
 import { openStore, startHttpServer } from '../src/index.js'
 import { request } from './helpers/http.js'
-import { tempDir } from './helpers/store.js'
+import { testDir } from './helpers/store.js'
 import { eventually } from './helpers/eventually.js'
 import { useCleanups } from './helpers/cleanup.js'
 import { viteConfig } from './helpers/vite.js'
@@ -19,8 +19,7 @@ import { viteConfig } from './helpers/vite.js'
 const cleanups = useCleanups()
 
 function project(): string {
-  const { dir, cleanup } = tempDir('marginalia-vite-')
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups, 'marginalia-vite-')
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><head><title>App</title></head><body><div id="app"></div><script type="module" src="/main.js"></script></body></html>')
   writeFileSync(path.join(dir, 'main.js'), "document.getElementById('app').textContent = 'hello'\n")
   return dir

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { CLI, runCli } from '../helpers/cli.js'
@@ -18,8 +18,7 @@ function start(dir: string, ...args: string[]) {
 
 /** `marginalia mcp …args` in a fresh folder, with an SDK client connected to it. */
 async function connected(...args: string[]) {
-  const { dir, cleanup } = tempDir()
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups)
   const mcp = start(dir, ...args)
   const client = new Client({ name: 'e2e', version: '1.0.0' })
   await client.connect(new ChildTransport(mcp.child))
@@ -52,8 +51,7 @@ describe('marginalia mcp --profile/--allow/--deny (built, over stdio)', () => {
   })
 
   it('bad values: a clear message, a non-zero exit, and no store file created', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const run = async (...args: string[]) => {
       const mcp = start(dir, ...args)
       return { code: await mcp.exited(), err: mcp.stderr() }

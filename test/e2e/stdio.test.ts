@@ -3,7 +3,7 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore } from '../../src/index.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { CLI, runCli } from '../helpers/cli.js'
@@ -13,8 +13,7 @@ const cleanups = useCleanups()
 
 describe('marginalia mcp (built, over stdio)', () => {
   it('serves the tools; an annotation added through the store API arrives through watch_annotations; closing stdin exits 0', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const mcp = spawnNode(cleanups, [CLI, 'mcp'], { cwd: dir, env: { MARGINALIA_STORE: '' } })
     const { child } = mcp
 
@@ -47,8 +46,7 @@ describe('marginalia mcp (built, over stdio)', () => {
   })
 
   it('writes nothing but protocol on stdout', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const mcp = spawnNode(cleanups, [CLI, 'mcp', '--store', 'custom/store.json'], { cwd: dir })
     const { child } = mcp
     child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n')
@@ -63,8 +61,7 @@ describe('marginalia mcp (built, over stdio)', () => {
   })
 
   it('exits cleanly on SIGTERM', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const mcp = spawnNode(cleanups, [CLI, 'mcp'], { cwd: dir })
     await mcp.waitFor('stderr', 'MCP over stdio')
     mcp.child.kill('SIGTERM')
@@ -72,8 +69,7 @@ describe('marginalia mcp (built, over stdio)', () => {
   })
 
   it('marginalia archive moves finished annotations, reports, lists, and rejects a bad duration', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const file = path.join(dir, '.marginalia', 'store.json')
     const store = await openStore({ file })
     const s = await store.createSession({ url: 'http://x/' })

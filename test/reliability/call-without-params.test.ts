@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { CLI } from '../helpers/cli.js'
 import { serve } from '../helpers/http.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
@@ -26,8 +26,7 @@ async function callWithoutParams(client: Client): Promise<{ code: number | undef
 
 describe('tools/call without params', () => {
   it('over stdio: -32602, and the next call works', async () => {
-    const { dir, cleanup } = tempDir('marginalia-noparams-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-noparams-')
     const client = new Client({ name: 'no-params', version: '1.0.0' })
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--store', path.join(dir, 'store.json')], stderr: 'pipe' }))
     cleanups.push(() => client.close())

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { request, SseClient } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import {
   abandonedSession,
   abandonedSessions,
@@ -56,8 +56,7 @@ describe('HTTP abuse: hostile requests get the right 4xx and change nothing', ()
   }, 60_000)
 
   it('the same against the built CLI (marginalia serve --token --max-body)', async () => {
-    const { file, cleanup } = tempDir('marginalia-abuse-cli-')
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups, 'marginalia-abuse-cli-')
     const cli = await startServe(file, ['--token', 'cli-token', '--max-body', '4096'], cleanups)
     const cases = await hostileRequests({
       url: cli.url,

@@ -10,15 +10,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openStore } from '../../src/store/index.js'
 import { annotationUri, SESSIONS_URI } from '../../src/mcp/resources.js'
 import { CLI } from '../helpers/cli.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
 
 describe('MCP resources and prompts after another process writes', () => {
   it('50 probes each: resources/read of the new annotation and of the sessions list, prompts/get for the new session — 0 stale', async () => {
-    const { dir, cleanup } = tempDir('marginalia-raw-mcp-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-raw-mcp-')
     const file = path.join(dir, 'store.json')
     const writer = await openStore({ file })
     cleanups.push(() => writer.close())

@@ -12,7 +12,7 @@ import { StoreFileError, ValidationError, createToolRegistry, openStore, startHt
 import { request, serve, SseClient } from '../helpers/http.js'
 import { listenOverflows, rawExchange } from './lib/raw.js'
 import { connect, errorOf } from '../helpers/mcp.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { populated } from './lib/hostile.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
@@ -91,8 +91,7 @@ describe('a store that cannot be opened leaves no file open (found by npm test: 
   const openFds = () => readdirSync('/proc/self/fd').length
 
   it.skipIf(!existsSync('/proc/self/fd'))('a log event that does not fit the snapshot: openStore rejects naming the store and closes the log it had opened', async () => {
-    const { file, cleanup } = tempDir('marginalia-regression-')
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups, 'marginalia-regression-')
     await populated(file)
     const log = path.join(path.dirname(file), 'store.events.jsonl')
     const lines = readFileSync(log, 'utf8').split('\n')

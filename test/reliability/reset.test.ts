@@ -11,15 +11,14 @@ import path from 'node:path'
 import { openStore } from '../../src/index.js'
 import { runCli, startServeCli } from '../helpers/cli.js'
 import { SseClient, request } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
 
 describe('marginalia reset', () => {
   it('empties the inbox while serve runs: the live stream sees each annotation go, revs go on, nothing comes back after a crash', async () => {
-    const { dir, cleanup } = tempDir('marginalia-reset-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-reset-')
     const store = path.join(dir, '.marginalia', 'store.json')
     const server = await startServeCli(cleanups, dir, ['--store', store])
     const session = await request(`${server.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })
@@ -69,8 +68,7 @@ describe('marginalia reset', () => {
   }, 60_000)
 
   it('a store that cannot be opened: reset says so and points at --move-aside, which moves its files and starts empty', async () => {
-    const { dir, cleanup } = tempDir('marginalia-reset-broken-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-reset-broken-')
     const store = path.join(dir, '.marginalia', 'store.json')
     const s = await openStore({ file: store })
     await s.createSession({ url: 'http://localhost/' })

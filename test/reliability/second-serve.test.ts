@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { request } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
@@ -27,8 +27,7 @@ function snapshotOf(dir: string): Record<string, { size: number; mtimeMs: number
 
 describe('a second serve that cannot bind its port', () => {
   it('exits 1 saying the port is in use, and leaves the live store byte for byte as it was', async () => {
-    const { dir, cleanup } = tempDir('marginalia-second-serve-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-second-serve-')
     const store = path.join(dir, 'data', 'store.json')
     const first = await startServeCli(cleanups, dir, ['--store', store])
     const session = await request(`${first.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })

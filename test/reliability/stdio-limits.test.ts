@@ -3,14 +3,13 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { CLI } from '../helpers/cli.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
 
 it('a 10.5 MiB stdio line: the reason on stderr, an error reply, the store closed, exit code 1', async () => {
-  const { dir, cleanup } = tempDir()
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups)
   const child = spawn(process.execPath, [CLI, 'mcp', '--store', path.join(dir, 'store.json')], { stdio: ['pipe', 'pipe', 'pipe'] })
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')

@@ -21,7 +21,7 @@ import {
   type StoreAdapter,
   type StoreEvent,
 } from '../../src/index.js'
-import { deterministic, memoryStore, tempDir } from '../helpers/store.js'
+import { deterministic, memoryStore, testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
@@ -117,8 +117,7 @@ describe('an adapter’s own archive', () => {
 describe('the memory store’s archive', () => {
   it('needs a directory, and archives into one it is given', async () => {
     await expect(memoryStore().archive({ olderThanMs: 0 })).rejects.toThrow(/directory: is required for a store without a file/)
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const store = createMemoryStore({ ...deterministic(), archiveDirectory: dir })
     const s = await store.createSession({ url: 'http://x/' })
     const a = await store.addAnnotation({ sessionId: s.id, comment: 'c' })

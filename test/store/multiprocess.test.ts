@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { openStore } from '../../src/index.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { startMutator } from '../helpers/mutator.js'
 
@@ -8,8 +8,7 @@ const cleanups = useCleanups()
 
 describe('two processes, one store file', () => {
   it('loses no mutation and each process sees every event exactly once, in order', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const setup = await openStore({ file })
     const session = await setup.createSession({ url: 'http://localhost:5173/' })
     await setup.close()

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core'
 import marginalia from '../../../src/vite.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { startVite } from '../../helpers/vite.js'
 import { annotateMode, ui } from '../overlay-anchor/setup.js'
 import { decodePng } from '../../context/png.js'
@@ -74,8 +74,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
   })
 
   it('works through the Vite dev server\'s own origin with sameOrigin: true — styled, connected, an annotation sent', { timeout: 90_000 }, async () => {
-    const { dir: root, cleanup } = tempDir('marginalia-csp-')
-    cleanups.push(cleanup)
+    const { dir: root } = testDir(cleanups, 'marginalia-csp-')
     writeFileSync(path.join(root, 'index.html'), body('<script type="module" src="/main.js"></script>'))
     writeFileSync(path.join(root, 'main.js'), "document.querySelector('h1').dataset.ready = '1'\n")
     const plugin = marginalia({ port: 0, sameOrigin: true })

@@ -14,18 +14,15 @@ import { ui } from '../overlay-anchor/setup.js'
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
-const page = (overlay: string) =>
-  phonePage(
-    'Orders',
-    'margin:0;font:16px sans-serif',
-    `<header style="padding:12px 16px;background:#0f172a;color:#fff">Orders</header>
+/** The orders page, before the overlay's script tag. */
+const ORDERS = `<header style="padding:12px 16px;background:#0f172a;color:#fff">Orders</header>
 <table style="width:440px;border-collapse:collapse;margin:12px 0"><tr><td style="padding:8px">Order #4790</td><td style="padding:8px">Refund approved</td><td style="padding:8px">€12.00</td></tr></table>
 <p style="padding:0 16px;height:180px">A table a little wider than the phone.</p>
 <button id="refund" type="button" style="margin:0 16px;padding:10px 16px">Refund order</button>
 <div style="height:900px"></div>
 <script>window.pageClicks = 0; document.getElementById('refund').addEventListener('click', () => window.pageClicks++)</script>
-${overlay}`,
-  )
+`
+const page = (overlay: string) => phonePage('Orders', 'margin:0;font:16px sans-serif', ORDERS + overlay)
 
 type Rect = { left: number; top: number; right: number; bottom: number }
 

@@ -15,7 +15,7 @@ import marginalia from '../../../src/vite.js'
 import { createMemoryStore, startHttpServer } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { startVite } from '../../helpers/vite.js'
 import { annotateMode, clickAt, pins, send, setup, ui } from '../overlay-anchor/setup.js'
 
@@ -50,8 +50,7 @@ function boxes(page: Page, selectors: string[]): Promise<(Rect | null)[]> {
 describe.skipIf(!enabled)('with the server down', () => {
   it('the Vite plugin\'s loader says the server is not running and how to start it on the right port, then loads the overlay once it runs', { timeout: 90_000 }, async () => {
     const port = await freePort()
-    const { dir: root, cleanup } = tempDir('marginalia-down-')
-    cleanups.push(cleanup)
+    const { dir: root } = testDir(cleanups, 'marginalia-down-')
     writeFileSync(path.join(root, 'index.html'), '<!doctype html><html><head><title>App</title></head><body><h1>App</h1></body></html>')
     const logs: string[] = []
     const vite = await startVite(cleanups, root, [marginalia({ start: false, port })], { logs })

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline'
 import { expect } from 'vitest'
 import { openStore, type Annotation, type StoreEvent } from '../../../src/index.js'
 import { request, SseClient } from '../../helpers/http.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { startServe } from './serve.js'
 import { type Cleanups } from '../../helpers/cleanup.js'
 
@@ -146,8 +146,7 @@ export async function runContention(
   cleanups: Cleanups,
 ): Promise<ContentionFigures> {
   const started = Date.now()
-  const { file, cleanup } = tempDir('marginalia-contention-')
-  cleanups.push(cleanup)
+  const { file } = testDir(cleanups, 'marginalia-contention-')
   const setup = await openStore({ file })
   const session = await setup.createSession({ url: 'http://localhost:5173/' })
   const startRev = setup.rev

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'vitest'
 import { openStore } from '../../../src/index.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { type Cleanups } from '../../helpers/cleanup.js'
 
 const WRITER = path.resolve(import.meta.dirname, '../../fixtures/crash-writer.mjs')
@@ -116,8 +116,7 @@ export async function runCrashes(
     verifyMs: [],
     ms: 0,
   }
-  const { dir, cleanup } = tempDir('marginalia-crash-')
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups, 'marginalia-crash-')
   const perLane = Math.ceil(options.kills / options.lanes)
 
   async function lane(index: number): Promise<void> {

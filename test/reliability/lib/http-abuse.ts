@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expect } from 'vitest'
 import { openStore, type Annotation, type HttpServer, type HttpServerOptions, type Store } from '../../../src/index.js'
 import { request, serve, SseClient, type Reply } from '../../helpers/http.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { listenOverflows, rawExchange, stalledClient } from './raw.js'
 import { startFixtureServer, type FixtureServer, type MemoryUsage } from './serve.js'
 import { type Cleanups } from '../../helpers/cleanup.js'
@@ -26,8 +26,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** A file store in a temp dir and startHttpServer on it, in this process; log lines collected. */
 export async function fileServer(cleanups: Cleanups, options: HttpServerOptions = {}): Promise<{ store: Store; server: HttpServer; logs: string[] }> {
-  const { file, cleanup } = tempDir('marginalia-abuse-')
-  cleanups.push(cleanup)
+  const { file } = testDir(cleanups, 'marginalia-abuse-')
   const store = await openStore({ file })
   cleanups.push(() => store.close())
   const logs: string[] = []

@@ -4,13 +4,13 @@
  * written, no log compacted on its way out.
  */
 import { describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { request } from '../helpers/http.js'
 import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
+import { spawnNode } from '../helpers/process.js'
 
 const cleanups = useCleanups()
 
@@ -40,13 +40,9 @@ describe('a second serve that cannot bind its port', () => {
     expect(Object.keys(before).length).toBeGreaterThan(0)
 
     const port = new URL(first.url).port
-    const second = spawn(process.execPath, [CLI, 'serve', '--port', port, '--store', store], { cwd: dir, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
-    cleanups.push(() => second.kill('SIGKILL'))
-    let stderr = ''
-    second.stderr.on('data', (d: Buffer) => (stderr += d))
-    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
-    expect(code).toBe(1)
-    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`)
+    const second = spawnNode(cleanups, [CLI, 'serve', '--port', port, '--store', store], { cwd: dir, env: { MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
+    expect(await second.exited()).toBe(1)
+    expect(second.stderr()).toContain(`port ${port} on 127.0.0.1 is already in use`)
     expect(snapshotOf(path.dirname(store))).toEqual(before)
     // The first server goes on.
     expect((await request(`${first.url}/api/annotations`)).status).toBe(200)

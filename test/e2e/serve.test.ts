@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
 import { connect as netConnect } from 'node:net'
@@ -7,20 +6,14 @@ import path from 'node:path'
 import { openStore } from '../../src/index.js'
 import { testDir } from '../helpers/store.js'
 import { request, SseClient } from '../helpers/http.js'
-import { CLI, startServeCli } from '../helpers/cli.js'
+import { runCli, startServeCli } from '../helpers/cli.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
 const startCli = (cwd: string, args: string[] = [], env: Record<string, string> = {}) => startServeCli(cleanups, cwd, args, env)
 
 async function run(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_TOKEN: '', ...env } })
-  cleanups.push(() => child.kill('SIGKILL'))
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d: Buffer) => (out += d))
-  child.stderr.on('data', (d: Buffer) => (err += d))
-  const [code] = (await once(child, 'exit')) as [number | null]
+  const { code, stdout: out, stderr: err } = await runCli(args, cwd, env)
   return { code, out, err }
 }
 

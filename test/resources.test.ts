@@ -1,14 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Observable } from 'rxjs'
 import { McpError, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, type TextResourceContents } from '@modelcontextprotocol/sdk/types.js'
 import { annotationUri, openStore, parseResourceUri, SESSIONS_URI, sessionUri, urisChangedBy, type Store, type StoreEvent, type StoreEventType } from '../src/index.js'
 import { memoryStore, tempDir } from './helpers/store.js'
 import { connect } from './helpers/mcp.js'
+import { useCleanups } from './helpers/cleanup.js'
+import { until } from './helpers/eventually.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c()
-})
+const closers = useCleanups()
 
 async function setup(store: Store = memoryStore(), options: Parameters<typeof connect>[1] = {}) {
   const home = await store.createSession({ url: 'http://localhost:5173/', name: 'home' })
@@ -30,14 +29,6 @@ async function readJson(mcp: Awaited<ReturnType<typeof connect>>, uri: string) {
   const [content] = contents as TextResourceContents[]
   expect(content).toMatchObject({ uri, mimeType: 'application/json' })
   return JSON.parse(content!.text) as Record<string, unknown>
-}
-
-async function until(check: () => boolean, what: string, ms = 2_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
 }
 
 describe('resources', () => {

@@ -3,51 +3,32 @@
  * overlay into dev pages only, starts or reuses the Marginalia server, keeps it through a Vite
  * restart, and closes it with Vite.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
-import { build, createLogger, createServer, type InlineConfig, type ViteDevServer } from 'vite'
+import { build, createServer, type ViteDevServer } from 'vite'
 import marginalia, { isMarginaliaAt, type MarginaliaViteOptions, type MarginaliaVitePlugin } from '../src/vite.js'
 import { openStore, startHttpServer } from '../src/index.js'
 import { request } from './helpers/http.js'
-import { tempDir } from './helpers/store.js'
+import { testDir } from './helpers/store.js'
 import { eventually } from './helpers/eventually.js'
+import { useCleanups } from './helpers/cleanup.js'
+import { viteConfig } from './helpers/vite.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function project(): string {
-  const { dir, cleanup } = tempDir('marginalia-vite-')
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups, 'marginalia-vite-')
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><head><title>App</title></head><body><div id="app"></div><script type="module" src="/main.js"></script></body></html>')
   writeFileSync(path.join(dir, 'main.js'), "document.getElementById('app').textContent = 'hello'\n")
   return dir
 }
 
-function config(root: string, plugin: MarginaliaVitePlugin, logs: string[]): InlineConfig {
-  const logger = createLogger('info', { allowClearScreen: false })
-  logger.info = (m) => void logs.push(m)
-  logger.warn = (m) => void logs.push(`warn: ${m}`)
-  logger.error = (m) => void logs.push(`error: ${m}`)
-  return {
-    root,
-    configFile: false,
-    customLogger: logger,
-    clearScreen: false,
-    cacheDir: path.join(root, '.vite-cache'),
-    plugins: [plugin],
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
-    optimizeDeps: { noDiscovery: true, include: [] },
-  }
-}
-
 async function dev(root: string, options: MarginaliaViteOptions): Promise<{ vite: ViteDevServer; url: string; plugin: MarginaliaVitePlugin; logs: string[] }> {
   const plugin = marginalia(options)
   const logs: string[] = []
-  const vite = await createServer(config(root, plugin, logs))
+  const vite = await createServer(viteConfig(root, [plugin], { logs }))
   let closed = false
   cleanups.push(() => (closed ? undefined : vite.close()))
   const close = vite.close.bind(vite)
@@ -145,7 +126,7 @@ describe('marginalia/vite', () => {
     const root = project()
     const plugin = marginalia({ port: 0 })
     const logs: string[] = []
-    const base = config(root, plugin, logs)
+    const base = viteConfig(root, [plugin], { logs })
     const vite = await createServer({ ...base, server: { ...base.server, middlewareMode: true } })
     cleanups.push(() => vite.close()) // closing twice is a no-op
     const { url } = plugin.marginalia()!
@@ -170,7 +151,7 @@ describe('marginalia/vite', () => {
     const outDir = path.join(root, 'dist')
     mkdirSync(outDir, { recursive: true })
     const logs: string[] = []
-    await build({ ...config(root, plugin, logs), logLevel: 'silent', build: { outDir, emptyOutDir: true } })
+    await build({ ...viteConfig(root, [plugin], { logs }), logLevel: 'silent', build: { outDir, emptyOutDir: true } })
     const html = readFileSync(path.join(outDir, 'index.html'), 'utf8')
     expect(html).toContain('<div id="app">')
     expect(html).not.toContain('overlay.js')

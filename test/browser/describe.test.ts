@@ -2,14 +2,14 @@
  * What the overlay says about an element, checked in Chromium: src/browser/overlay/describe.ts bundled
  * on the fly and run on a page full of awkward markup.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import path from 'node:path'
 import { build } from 'esbuild'
-import type { Browser, Page } from 'playwright-core'
-import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import type { Page } from 'playwright-core'
+import { useChromium } from '../helpers/chromium.js'
 
-const enabled = browserTestsEnabled()
-let browser: Browser
+const chromium = useChromium()
+const { enabled } = chromium
 let page: Page
 
 const FIXTURE = `<!doctype html><html><head><title>t</title></head><body>
@@ -57,14 +57,11 @@ beforeAll(async () => {
     write: false,
     platform: 'browser',
   })
-  browser = await launchChromium()
-  page = await browser.newPage()
+  // One page for the file (useChromium closes the browser after it): the tests only read it.
+  page = await chromium.browser.newPage()
   await page.setContent(FIXTURE)
   await page.addScriptTag({ content: bundle.outputFiles[0]!.text })
 }, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
 
 describe.skipIf(!enabled)('element description in Chromium', () => {
   it('gives every element in the page a selector that matches it and nothing else', async () => {

@@ -15,9 +15,7 @@ async function setup(seed: (store: Store) => Promise<void> = async () => {}, pat
   await seed(store)
   const http = await startHttpServer(store, { port: 0, log: () => {} })
   cleanups.push(() => http.close())
-  const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 900 } })
-  cleanups.push(() => context.close())
-  const page = await context.newPage()
+  const { page } = await chromium.newPage({ viewport: { width: 1200, height: 900 } })
   await page.goto(`${http.url}${path}`)
   await page.locator('#live[data-state="live"]').waitFor({ timeout: 15_000 })
   return { store, http, page }

@@ -28,11 +28,8 @@ async function setup(options: { store?: Store; port?: number; open?: boolean; to
   if (!options.store) cleanups.push(() => store.close())
   const http = await startHttpServer(store, { port: options.port ?? 0, log: () => {}, ...(options.token ? { token: options.token } : {}) })
   cleanups.push(() => http.close())
-  const pages = await servePages({ '/shop': () => shopPage(http.url), '/other': () => shopPage(http.url) })
-  cleanups.push(() => pages.close())
-  const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-  cleanups.push(() => context.close())
-  const page = await context.newPage()
+  const pages = await servePages({ '/shop': () => shopPage(http.url), '/other': () => shopPage(http.url) }, cleanups)
+  const { context, page } = await chromium.newPage()
   const pageUrl = `${pages.origin}/shop`
   if (options.open !== false) await openPage(page, pageUrl)
   return { store, http, pages, context, page, pageUrl }

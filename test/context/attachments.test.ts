@@ -1,15 +1,13 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { FileBlobStore, openStore, sniffImage, storeImage, type Annotation, type Session } from '../../src/index.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { request, serve } from '../helpers/http.js'
 import { solidPng } from './png.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const RED = solidPng(8, 6, [255, 0, 0])
 

@@ -1,15 +1,13 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore } from '../../src/index.js'
 import { tempDir } from '../helpers/store.js'
 import { solidPng } from './png.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const WRITER = path.resolve(import.meta.dirname, 'fixtures/attach-writer.mjs')
 

@@ -1,14 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { storeImage } from '../../src/index.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { solidPng } from './png.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function setup() {
   const store = memoryStore()

@@ -2,20 +2,17 @@
  * `npm ci && npm start` must serve the overlay and the inbox: the bundled CLI (dist/marginalia.mjs)
  * finds dist/overlay/ and serves /overlay.js and the inbox at /.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { request } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { startServeCli } from '../helpers/cli.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 describe('built CLI serves the browser assets', () => {
   it('GET /overlay.js is the overlay and / is the inbox, from any working directory', { timeout: 30_000 }, async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const { url } = await startServeCli(cleanups, dir)
     const js = await request(`${url}/overlay.js`, { headers: { Origin: 'http://localhost:5173' } })
     expect(js.status).toBe(200)

@@ -1,66 +1,60 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { once } from 'node:events'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { CLI, runCli } from '../helpers/cli.js'
+import { spawnNode, type Spawned } from '../helpers/process.js'
+import { BUILTIN_NAMES, READ_ONLY_NAMES, without } from '../helpers/tools.js'
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function start(dir: string, ...args: string[]) {
-  const child = spawn(process.execPath, [CLI, 'mcp', ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_STORE: '' } })
-  cleanups.push(() => child.kill('SIGKILL'))
-  let stderr = ''
-  child.stderr.on('data', (d: Buffer) => (stderr += d))
-  return { child, stderr: () => stderr }
+  return spawnNode(cleanups, [CLI, 'mcp', ...args], { cwd: dir, env: { MARGINALIA_STORE: '' } })
+}
+
+/** `marginalia mcp …args` in a fresh folder, with an SDK client connected to it. */
+async function connected(...args: string[]) {
+  const { dir } = testDir(cleanups)
+  const mcp = start(dir, ...args)
+  const client = new Client({ name: 'e2e', version: '1.0.0' })
+  await client.connect(new ChildTransport(mcp.child))
+  return { mcp, client }
+}
+
+/** Closing stdin stops it with exit code 0. */
+async function stopped(mcp: Spawned): Promise<void> {
+  mcp.child.stdin.end()
+  expect(await mcp.exited()).toBe(0)
 }
 
 describe('marginalia mcp --profile/--allow/--deny (built, over stdio)', () => {
   it('--profile read-only lists only the read-only tools and refuses the others', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
-    const { child, stderr } = start(dir, '--profile', 'read-only')
-    const client = new Client({ name: 'e2e', version: '1.0.0' })
-    await client.connect(new ChildTransport(child))
+    const { mcp, client } = await connected('--profile', 'read-only')
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name)).toEqual(['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations', 'get_changes', 'watch_changes', 'await_reply'])
+    expect(tools.map((t) => t.name)).toEqual(READ_ONLY_NAMES)
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
     const refused = (await client.callTool({ name: 'acknowledge', arguments: { id: 'ann_1' } })) as CallToolResult
     expect(refused.isError).toBe(true)
     expect(refused._meta).toMatchObject({ 'marginalia/error': { code: 'UNKNOWN_TOOL' } })
-    expect(stderr()).toContain('tool profile read-only')
-
-    const exited = once(child, 'exit')
-    child.stdin.end()
-    expect((await exited)[0]).toBe(0)
+    expect(mcp.stderr()).toContain('tool profile read-only')
+    await stopped(mcp)
   })
 
   it('--allow and --deny shape the list', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
-    const { child } = start(dir, '--deny', 'dismiss,reply', '--deny', 'resolve')
-    const client = new Client({ name: 'e2e', version: '1.0.0' })
-    await client.connect(new ChildTransport(child))
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'acknowledge', 'watch_annotations', 'get_changes', 'watch_changes', 'ask', 'await_reply'])
-    const exited = once(child, 'exit')
-    child.stdin.end()
-    expect((await exited)[0]).toBe(0)
+    const { mcp, client } = await connected('--deny', 'dismiss,reply', '--deny', 'resolve')
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(without(BUILTIN_NAMES, 'dismiss', 'reply', 'resolve'))
+    await stopped(mcp)
   })
 
   it('bad values: a clear message, a non-zero exit, and no store file created', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const run = async (...args: string[]) => {
-      const { child, stderr } = start(dir, ...args)
-      const [code] = await once(child, 'exit')
-      return { code: code as number, err: stderr() }
+      const mcp = start(dir, ...args)
+      return { code: await mcp.exited(), err: mcp.stderr() }
     }
     const profile = await run('--profile', 'nope')
     expect(profile.code).not.toBe(0)
@@ -78,10 +72,7 @@ describe('marginalia mcp --profile/--allow/--deny (built, over stdio)', () => {
   })
 
   it('mcp --help documents the flags', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d))
-    const [code] = await once(child, 'exit')
+    const { code, stdout: out } = await runCli(['mcp', '--help'], process.cwd())
     expect(code).toBe(0)
     for (const flag of ['--profile NAME', '--allow a,b', '--deny a,b', 'default, read-only, full']) expect(out).toContain(flag)
   })

@@ -1,35 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
 import { connect as netConnect } from 'node:net'
 import path from 'node:path'
 import { openStore } from '../../src/index.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { request, SseClient } from '../helpers/http.js'
-import { CLI, startServeCli } from '../helpers/cli.js'
+import { runCli, startServeCli } from '../helpers/cli.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
+const cleanups = useCleanups()
 const startCli = (cwd: string, args: string[] = [], env: Record<string, string> = {}) => startServeCli(cleanups, cwd, args, env)
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 
 async function run(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_TOKEN: '', ...env } })
-  cleanups.push(() => child.kill('SIGKILL'))
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d: Buffer) => (out += d))
-  child.stderr.on('data', (d: Buffer) => (err += d))
-  const [code] = (await once(child, 'exit')) as [number | null]
+  const { code, stdout: out, stderr: err } = await runCli(args, cwd, env)
   return { code, out, err }
 }
 
 describe('marginalia serve (built)', () => {
   it('refuses to bind 0.0.0.0 without a token: non-zero exit, a clear message, nothing created', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const r = await run(['serve', '--host', '0.0.0.0', '--port', '0'], dir)
     expect(r.code).not.toBe(0)
     expect(r.err).toContain('refusing to listen on 0.0.0.0 without a token')
@@ -39,8 +29,7 @@ describe('marginalia serve (built)', () => {
   })
 
   it('serves the default store, prints the URL, the MCP endpoint and the Claude Code command; SIGTERM exits 0 after flushing', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const cli = await startCli(dir)
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(cli.stderr()).toContain(`MCP:     ${cli.url}/mcp`)
@@ -69,8 +58,7 @@ describe('marginalia serve (built)', () => {
   })
 
   it('--store, MARGINALIA_TOKEN and SIGINT', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const cli = await startCli(dir, ['--store', 'custom/notes.json'], { MARGINALIA_TOKEN: 'env-token' })
     expect(cli.stderr()).toContain('Authorization: Bearer <token>')
     expect(cli.stderr()).not.toContain('env-token')
@@ -84,8 +72,7 @@ describe('marginalia serve (built)', () => {
   })
 
   it('--max-sessions and --headers-timeout reach the server; every new flag is in --help; bad values are refused', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const cli = await startCli(dir, ['--max-sessions', '2', '--headers-timeout', '300', '--request-timeout', '600', '--sse-buffer', '65536'])
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
     const accept = { Accept: 'application/json, text/event-stream' }
@@ -121,8 +108,7 @@ describe('marginalia serve (built)', () => {
   })
 
   it('usage: serve --help, a bad port, a port in use', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const help = await run(['serve', '--help'], dir)
     expect(help.code).toBe(0)
     expect(help.out).toContain('--allow-origin')

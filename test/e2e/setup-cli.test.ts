@@ -1,5 +1,5 @@
 /** `marginalia init`, `marginalia doctor`, the per-project store and the two-store warning, as a person runs them (the built CLI). */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -7,12 +7,10 @@ import path from 'node:path'
 import { once } from 'node:events'
 import { createMemoryStore, startHttpServer, type HttpServer } from '../../src/index.js'
 import { CLI, startServeCli } from '../helpers/cli.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 interface Result {
   code: number
@@ -30,8 +28,7 @@ function cli(args: string[], cwd: string, env: Record<string, string> = {}): Pro
 
 /** A project: package.json, a src/ folder, its own HOME. */
 function project(): { dir: string; home: string; store: string } {
-  const { dir, cleanup } = tempDir('marginalia-setup-')
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups, 'marginalia-setup-')
   writeFileSync(path.join(dir, 'package.json'), '{"name":"app","private":true}\n')
   mkdirSync(path.join(dir, 'src'))
   mkdirSync(path.join(dir, 'home'))
@@ -190,8 +187,7 @@ describe('marginalia init', () => {
 
 describe('usage errors', () => {
   it('suggests the nearest command or option, exit code 2', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const cmd = await cli(['serv'], dir)
     expect(cmd.code).toBe(2)
     expect(cmd.stderr).toContain('Did you mean "serve"?')
@@ -203,8 +199,7 @@ describe('usage errors', () => {
 
 describe('serve', () => {
   it('prints the <script> tag to paste, serves a favicon, honours MARGINALIA_PORT', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const serve = await startServeCli(cleanups, dir)
     expect(serve.stderr()).toContain(`<script src="${serve.url}/overlay.js" defer data-marginalia></script>`)
     const icon = await fetch(`${serve.url}/favicon.ico`)

@@ -1,27 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
 import path from 'node:path'
-import { once } from 'node:events'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore } from '../../src/index.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { ChildTransport } from '../helpers/child-transport.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { CLI, runCli } from '../helpers/cli.js'
+import { spawnNode } from '../helpers/process.js'
 
-const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 describe('marginalia mcp (built, over stdio)', () => {
   it('serves the tools; an annotation added through the store API arrives through watch_annotations; closing stdin exits 0', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
-    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MARGINALIA_STORE: '' } })
-    cleanups.push(() => child.kill('SIGKILL'))
-    let stderr = ''
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
+    const { dir } = testDir(cleanups)
+    const mcp = spawnNode(cleanups, [CLI, 'mcp'], { cwd: dir, env: { MARGINALIA_STORE: '' } })
+    const { child } = mcp
 
     const client = new Client({ name: 'e2e', version: '1.0.0' })
     await client.connect(new ChildTransport(child))
@@ -33,8 +27,9 @@ describe('marginalia mcp (built, over stdio)', () => {
     cleanups.push(() => store.close())
     const session = await store.createSession({ url: 'http://localhost:5173/' })
 
+    // Whichever reaches the server first, the watch answers with the annotation: at once when it is
+    // already pending, else when the write reaches the server's store.
     const watching = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 10_000 } }) as Promise<CallToolResult>
-    await new Promise((r) => setTimeout(r, 100))
     await store.addAnnotation({ sessionId: session.id, comment: 'The hero image is cropped', element: { selector: '.hero img' } })
     const result = await watching
     expect(result.isError).toBeFalsy()
@@ -45,47 +40,36 @@ describe('marginalia mcp (built, over stdio)', () => {
     await store.sync()
     expect(store.getAllPending()).toEqual([])
 
-    const exited = once(child, 'exit')
     child.stdin.end()
-    const [code] = await exited
-    expect(code).toBe(0)
-    expect(stderr).toContain('stopping (stdin closed)')
+    expect(await mcp.exited()).toBe(0)
+    expect(mcp.stderr()).toContain('stopping (stdin closed)')
   })
 
   it('writes nothing but protocol on stdout', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
-    const child = spawn(process.execPath, [CLI, 'mcp', '--store', 'custom/store.json'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
-    cleanups.push(() => child.kill('SIGKILL'))
-    let stdout = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d))
+    const { dir } = testDir(cleanups)
+    const mcp = spawnNode(cleanups, [CLI, 'mcp', '--store', 'custom/store.json'], { cwd: dir })
+    const { child } = mcp
     child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n')
     child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_sessions', arguments: {} } }) + '\n')
-    await new Promise((r) => setTimeout(r, 500))
-    const exited = once(child, 'exit')
+    // Both answers, then stdin closed: anything else it printed would be on stdout by its exit.
+    await mcp.waitFor('stdout', /"id":2\b[^\n]*\n/)
     child.stdin.end()
-    expect((await exited)[0]).toBe(0)
-    const lines = stdout.trim().split('\n')
+    expect(await mcp.exited()).toBe(0)
+    const lines = mcp.stdout().trim().split('\n')
     expect(lines).toHaveLength(2)
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' })
   })
 
   it('exits cleanly on SIGTERM', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
-    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
-    cleanups.push(() => child.kill('SIGKILL'))
-    let stderr = ''
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
-    while (!stderr.includes('MCP over stdio')) await new Promise((r) => setTimeout(r, 20))
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    expect((await exited)[0]).toBe(0)
+    const { dir } = testDir(cleanups)
+    const mcp = spawnNode(cleanups, [CLI, 'mcp'], { cwd: dir })
+    await mcp.waitFor('stderr', 'MCP over stdio')
+    mcp.child.kill('SIGTERM')
+    expect(await mcp.exited()).toBe(0)
   })
 
   it('marginalia archive moves finished annotations, reports, lists, and rejects a bad duration', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const file = path.join(dir, '.marginalia', 'store.json')
     const store = await openStore({ file })
     const s = await store.createSession({ url: 'http://x/' })
@@ -94,12 +78,7 @@ describe('marginalia mcp (built, over stdio)', () => {
     await store.resolve(done.id)
     await store.close()
     const run = async (...args: string[]) => {
-      const child = spawn(process.execPath, [CLI, 'archive', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d: Buffer) => (out += d))
-      child.stderr.on('data', (d: Buffer) => (err += d))
-      const [code] = await once(child, 'exit')
+      const { code, stdout: out, stderr: err } = await runCli(['archive', ...args], dir)
       return { code, out, err }
     }
     const first = await run('--older-than', '0')
@@ -117,12 +96,7 @@ describe('marginalia mcp (built, over stdio)', () => {
 
   it('--help, --version, and a bad flag', async () => {
     const run = async (...args: string[]) => {
-      const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d: Buffer) => (out += d))
-      child.stderr.on('data', (d: Buffer) => (err += d))
-      const [code] = await once(child, 'exit')
+      const { code, stdout: out, stderr: err } = await runCli(args, process.cwd())
       return { code, out, err }
     }
     const help = await run('--help')

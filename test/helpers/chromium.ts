@@ -3,8 +3,9 @@
  * /usr/bin/chromium (`apt-get install chromium`; .ci/run installs it) or MARGINALIA_CHROMIUM.
  */
 import { existsSync } from 'node:fs'
-import { afterAll, afterEach, beforeAll } from 'vitest'
-import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
+import { useCleanups, type Cleanups } from './cleanup.js'
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -51,7 +52,9 @@ export interface ChromiumSuite {
   /** The file's browser, launched once before its tests. */
   readonly browser: Browser
   /** Run after each test, newest first: pages, servers, stores the test opened. */
-  readonly cleanups: (() => unknown)[]
+  readonly cleanups: Cleanups
+  /** A fresh context (its own storage; default viewport 1024 × 700) and a page in it, closed after the test. */
+  newPage(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>
 }
 
 /**
@@ -60,7 +63,7 @@ export interface ChromiumSuite {
  */
 export function useChromium(options: { args?: readonly string[] } = {}): ChromiumSuite {
   const enabled = browserTestsEnabled()
-  const cleanups: (() => unknown)[] = []
+  const cleanups = useCleanups()
   let browser: Browser | undefined
   beforeAll(async () => {
     if (enabled) browser = await launchChromium(options.args)
@@ -68,15 +71,18 @@ export function useChromium(options: { args?: readonly string[] } = {}): Chromiu
   afterAll(async () => {
     await browser?.close()
   })
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c()
-  })
-  return {
+  const suite: ChromiumSuite = {
     enabled,
     cleanups,
     get browser(): Browser {
       if (!browser) throw new Error('Chromium is not running: use the browser inside a test of a describe.skipIf(!enabled) block')
       return browser
     },
+    async newPage(contextOptions = { viewport: { width: 1024, height: 700 } }) {
+      const context = await suite.browser.newContext(contextOptions)
+      cleanups.push(() => context.close())
+      return { context, page: await context.newPage() }
+    },
   }
+  return suite
 }

@@ -1,6 +1,7 @@
 /** The built CLI (`npm run build` first), spawned the way a person runs it. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import path from 'node:path'
+import { type Cleanups } from './cleanup.js'
 
 export const CLI = path.resolve(import.meta.dirname, '../../dist/marginalia.mjs')
 
@@ -16,7 +17,7 @@ export interface RunningServe {
  * `env` gives one) and wait, event-driven and bounded, for the URL it prints. The process is
  * killed by `cleanups`.
  */
-export async function startServeCli(cleanups: (() => unknown)[], cwd: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<RunningServe> {
+export async function startServeCli(cleanups: Cleanups, cwd: string, args: string[] = [], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<RunningServe> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '', ...env } })
   cleanups.push(() => child.kill('SIGKILL'))
   let stderr = ''

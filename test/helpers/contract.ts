@@ -4,9 +4,10 @@
  * entry, and a test inside asks `contractStore()` for a fresh store on that entry's adapter. A
  * new adapter is one entry here.
  */
-import { afterEach, beforeEach, describe } from 'vitest'
+import { beforeEach, describe } from 'vitest'
 import { openStore, type Store, type StoreOptions } from '../../src/index.js'
 import { memoryStore, deterministic, tempDir } from './store.js'
+import { useCleanups } from './cleanup.js'
 import { PG_URL, describePg, dropSchema, freshSchema } from '../postgres/pg.js'
 
 export interface ContractAdapter {
@@ -40,11 +41,7 @@ export const CONTRACT_ADAPTERS: readonly ContractAdapter[] = [
 ]
 
 let current: ContractAdapter | undefined
-const cleanups: (() => unknown)[] = []
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** Declare `body` (the suite's describes and tests) once per adapter in `CONTRACT_ADAPTERS`. */
 export async function describeContract(body: () => void): Promise<void> {

@@ -8,3 +8,16 @@ import { expect } from 'vitest'
 export function eventually<T>(check: () => T, timeoutMs = 15_000): ReturnType<typeof expect.poll<T>> {
   return expect.poll(check, { timeout: timeoutMs, interval: 50 })
 }
+
+/**
+ * Wait until `check()` holds, re-checked every `intervalMs`; fail after `timeoutMs` (default 10 s)
+ * naming `what`. For a step of a test that waits on a condition before acting; an assertion that
+ * waits is {@link eventually}.
+ */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000, intervalMs = 5): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, intervalMs))
+  }
+}

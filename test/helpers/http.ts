@@ -1,5 +1,6 @@
 import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { startHttpServer, type HttpServer, type HttpServerOptions, type Store } from '../../src/index.js'
+import { type Cleanups } from './cleanup.js'
 
 export interface Reply {
   status: number
@@ -180,7 +181,7 @@ export class SseClient {
 }
 
 /** Start a server on an ephemeral loopback port; `cleanups` closes it after the test. */
-export async function serve(store: Store, cleanups: (() => unknown)[], options: HttpServerOptions = {}): Promise<HttpServer> {
+export async function serve(store: Store, cleanups: Cleanups, options: HttpServerOptions = {}): Promise<HttpServer> {
   const server = await startHttpServer(store, { port: 0, host: '127.0.0.1', staticDir: null, log: () => {}, validateOutput: true, ...options })
   cleanups.push(() => server.close())
   return server

@@ -1,14 +1,28 @@
-/** A plain node:http server for fixture pages, on its own loopback port (so the overlay runs cross-origin, as in a real dev app). */
+/**
+ * What a browser test serves: the Marginalia server on a memory store, and fixture pages from a
+ * plain node:http server on their own loopback port (so the overlay runs cross-origin, as in a
+ * real dev app).
+ */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createMemoryStore, startHttpServer, type HttpServer, type HttpServerOptions, type Store } from '../../src/index.js'
+import type { Cleanups } from './cleanup.js'
+
+/** `marginalia serve` in this process: `store` (default: a fresh memory store) on a loopback port, with the overlay and inbox assets; both closed by `cleanups`. */
+export async function startMarginalia(cleanups: Cleanups, options: HttpServerOptions = {}, store: Store = createMemoryStore()): Promise<{ store: Store; http: HttpServer }> {
+  cleanups.push(() => store.close())
+  const http = await startHttpServer(store, { port: 0, log: () => {}, ...options })
+  cleanups.push(() => http.close())
+  return { store, http }
+}
 
 export interface PageServer {
   origin: string
   close(): Promise<void>
 }
 
-/** Serve `pages` (pathname → HTML); anything else is 404. */
-export async function servePages(pages: Record<string, string | (() => string)>): Promise<PageServer> {
+/** Serve `pages` (pathname → HTML); anything else is 404. Closed by `cleanups` when given. */
+export async function servePages(pages: Record<string, string | (() => string)>, cleanups?: Cleanups): Promise<PageServer> {
   const server: Server = createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname
     const page = pages[pathname]
@@ -20,7 +34,7 @@ export async function servePages(pages: Record<string, string | (() => string)>)
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(html)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
+  const served: PageServer = {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
@@ -28,6 +42,16 @@ export async function servePages(pages: Record<string, string | (() => string)>)
         server.close(() => resolve())
       }),
   }
+  cleanups?.push(() => served.close())
+  return served
+}
+
+/** A page laid out for a phone (`width=device-width`): `body` inside a body styled `bodyStyle`. */
+export function phonePage(title: string, bodyStyle: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
+<body style="${bodyStyle}">
+${body}</body></html>`
 }
 
 /** A small shop page with the overlay's one script tag pointing at `serverUrl`. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createMemoryStore, type IdKind, type StoreOptions } from '../../src/index.js'
+import type { Cleanups } from './cleanup.js'
 
 /** A clock that advances one second per call, from a fixed instant. */
 export function fixedClock(start = Date.UTC(2026, 0, 1, 12, 0, 0)): () => Date {
@@ -22,6 +23,13 @@ export function deterministic(extra: StoreOptions = {}): StoreOptions {
 
 export function memoryStore(extra: StoreOptions = {}) {
   return createMemoryStore(deterministic(extra))
+}
+
+/** A fresh temporary directory, removed by `cleanups` after the test; `file` is where the default store goes in it. */
+export function testDir(cleanups: Cleanups, prefix?: string): { dir: string; file: string } {
+  const { dir, file, cleanup } = tempDir(prefix)
+  cleanups.push(cleanup)
+  return { dir, file }
 }
 
 /** A fresh temporary directory, removed by the returned cleanup. */

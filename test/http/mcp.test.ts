@@ -1,16 +1,14 @@
 import { BUILTIN_TOOLS } from '../../src/tools/builtin.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Annotation, HttpServer } from '../../src/index.js'
 import { memoryStore } from '../helpers/store.js'
 import { request, serve, SseClient } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function mcpClient(server: HttpServer, headers: Record<string, string> = {}) {
   const transport = new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers } })

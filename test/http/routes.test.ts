@@ -1,14 +1,11 @@
 /** The route table: one declaration per route, from which the router, the role checks, GET /api and the reference are derived. */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { apiListing, describeRoutes } from '../../src/http/routes.js'
 import { createMemoryStore } from '../../src/store/index.js'
 import { request, serve } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-let cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c()
-  cleanups = []
-})
+const cleanups = useCleanups()
 
 describe('the route table', () => {
   it('describes every route without a server or a store: method, path, access, summary, input as JSON Schema', () => {

@@ -1,18 +1,16 @@
 import { BUILTIN_TOOLS } from '../../src/tools/builtin.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { request as httpRequest } from 'node:http'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { startHttpServer } from '../../src/index.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { request, serve, SseClient } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function setup(options: Parameters<typeof serve>[2] = {}) {
   const store = memoryStore()
@@ -203,8 +201,7 @@ describe('request body limits', () => {
 
 describe('overlay assets', () => {
   it('serves files from the static directory with their content types, / as index.html, and never outside it', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const assets = path.join(dir, 'overlay')
     mkdirSync(path.join(assets, 'img'), { recursive: true })
     writeFileSync(path.join(assets, 'index.html'), '<!doctype html><title>Inbox</title>')

@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { connect as netConnect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { openStore, type StoreEvent } from '../../src/index.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { request, serve, SseClient, type SseEvent } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function sse(url: string, headers: Record<string, string> = {}) {
   const client = await SseClient.open(url, headers)
@@ -93,8 +91,7 @@ describe('GET /api/events (Server-Sent Events)', () => {
   })
 
   it('Last-Event-ID resumes across a server restart on the same file: exactly the missed events, then live ones, none twice', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
 
     // First server: receive three events.
     const store1 = await openStore({ file })

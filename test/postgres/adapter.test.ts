@@ -4,16 +4,15 @@
  * start-up from snapshot + replay, STORE_UNAVAILABLE when the server is away, and a LISTEN
  * connection killed by pg_terminate_backend re-established without a missed event.
  */
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { openStore, type Store, type StoreEvent, type OpenStoreOptions } from '../../src/index.js'
 import { PostgresAdapter } from '../../src/store/postgres/index.js'
 import { migrate, LATEST_VERSION } from '../../src/store/postgres/migrations.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { until } from '../helpers/eventually.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function schema(): string {
   const s = freshSchema()
@@ -25,14 +24,6 @@ async function open(s: string, extra: OpenStoreOptions = {}): Promise<Store> {
   const store = await openStore({ url: PG_URL, schema: s, pollIntervalMs: 50, ...extra })
   cleanups.push(() => store.close().catch(() => {}))
   return store
-}
-
-function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const start = Date.now()
-  return new Promise((resolve, reject) => {
-    const tick = () => (cond() ? resolve() : Date.now() - start > ms ? reject(new Error('timed out')) : setTimeout(tick, 5))
-    tick()
-  })
 }
 
 const suite = await describePg('the PostgreSQL adapter')
@@ -47,11 +38,11 @@ suite('the PostgreSQL adapter', () => {
     a.changes$.subscribe((e: StoreEvent) => seenA.push(e.rev))
     b.changes$.subscribe((e: StoreEvent) => seenB.push(e.rev))
     const session = await a.createSession({ url: 'http://x/' })
-    await until(() => b.rev === 1)
+    await until(() => b.rev === 1, 'the other store to see rev 1')
     const writes = []
     for (let i = 0; i < 60; i++) writes.push((i % 2 ? a : b).addAnnotation({ sessionId: session.id, comment: `c${i}` }))
     await Promise.all(writes)
-    await until(() => a.rev === 61 && b.rev === 61)
+    await until(() => a.rev === 61 && b.rev === 61, 'both stores at rev 61')
     const all = Array.from({ length: 61 }, (_, i) => i + 1)
     expect(seenA).toEqual(all)
     expect(seenB).toEqual(all)
@@ -121,22 +112,22 @@ suite('the PostgreSQL adapter', () => {
     const watcher = await openStore({ adapter })
     cleanups.push(() => watcher.close())
     const writer = await open(s)
-    await until(() => adapter.listening)
+    await until(() => adapter.listening, 'the listener')
     const seen: number[] = []
     watcher.changes$.subscribe((e: StoreEvent) => seen.push(e.rev))
     const session = await writer.createSession({ url: 'http://x/' })
-    await until(() => seen.length === 1)
+    await until(() => seen.length === 1, 'the first event')
     const pid = adapter.listenerPid
     await sql('SELECT pg_terminate_backend($1)', [pid])
-    await until(() => !adapter.listening)
+    await until(() => !adapter.listening, 'the listener to drop')
     // Written while the watcher is not listening (and not polling: pollIntervalMs 0).
     await writer.addAnnotation({ sessionId: session.id, comment: 'while away' })
-    await until(() => adapter.listening && adapter.listenerPid !== pid)
-    await until(() => seen.length === 2)
+    await until(() => adapter.listening && adapter.listenerPid !== pid, 'a new listener connection')
+    await until(() => seen.length === 2, 'the second event')
     await writer.addAnnotation({ sessionId: session.id, comment: 'after' })
     // (Not firstValueFrom on changes$: the event may already have been published by the time
     // the write's promise resumes this test, and a Subject does not replay it.)
-    await until(() => seen.length === 3)
+    await until(() => seen.length === 3, 'the third event')
     expect(seen).toEqual([1, 2, 3])
   })
 })

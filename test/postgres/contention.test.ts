@@ -1,12 +1,10 @@
 /** The light contention run for npm test; the full one (4 × 500) is stress/postgres.stress.ts. */
-import { afterEach, it } from 'vitest'
+import { it } from 'vitest'
 import { describePg } from './pg.js'
 import { contention } from './lib/contention.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const suite = await describePg('PostgreSQL contention')
 

@@ -5,18 +5,17 @@
  * wrote meanwhile; nothing acknowledged is lost. And a writer killed mid-transaction leaves no
  * partial event and no gap.
  */
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import net from 'node:net'
 import { once } from 'node:events'
 import { spawn } from 'node:child_process'
 import { openStore, StoreUnavailableError, type StoreEvent } from '../../src/index.js'
 import { toErrorResponse } from '../../src/http/respond.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { until } from '../helpers/eventually.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** A loopback proxy to the PostgreSQL server that can be cut (every connection dropped, port closed) and restored on the same port. */
 async function proxy(): Promise<{ port: number; cut: () => Promise<void>; restore: () => Promise<void> }> {
@@ -46,14 +45,6 @@ async function proxy(): Promise<{ port: number; cut: () => Promise<void>; restor
   }
   cleanups.push(cut)
   return { port, cut, restore: async () => void (await listen(port)) }
-}
-
-function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const start = Date.now()
-  return new Promise((resolve, reject) => {
-    const tick = () => (cond() ? resolve() : Date.now() - start > ms ? reject(new Error('timed out')) : setTimeout(tick, 10))
-    tick()
-  })
 }
 
 const suite = await describePg('PostgreSQL faults')
@@ -92,7 +83,7 @@ suite('PostgreSQL faults', () => {
 
     await p.restore()
     acked.push(await store.addAnnotation({ sessionId: session.id, comment: 'after' }))
-    await until(() => seen.length === 4)
+    await until(() => seen.length === 4, 'the four events')
     expect(seen).toEqual([1, 2, 3, 4])
     const rows = await sql<{ event: { type: string; rev: number } }>(`SELECT event FROM "${schema}".events ORDER BY rev`)
     expect(rows.map((r) => r.event.rev)).toEqual([1, 2, 3, 4])

@@ -3,23 +3,14 @@
  * by the next read: 100 write-on-B, read-on-A probes, none stale); with `readsTrustNotify`, reads
  * skip PostgreSQL while the LISTEN connection is up and no NOTIFY has arrived.
  */
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { openStore, type Store } from '../../src/index.js'
 import { PostgresAdapter } from '../../src/store/postgres/index.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { until } from '../helpers/eventually.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const start = Date.now()
-  return new Promise((resolve, reject) => {
-    const tick = () => (cond() ? resolve() : Date.now() - start > ms ? reject(new Error('timed out')) : setTimeout(tick, 5))
-    tick()
-  })
-}
+const cleanups = useCleanups()
 
 async function pair(readsTrustNotify = false): Promise<{ a: Store; b: Store; adapterA: PostgresAdapter; polls: () => number }> {
   const s = freshSchema()
@@ -35,7 +26,7 @@ async function pair(readsTrustNotify = false): Promise<{ a: Store; b: Store; ada
   cleanups.push(() => a.close())
   const b = await openStore({ adapter: new PostgresAdapter({ url: PG_URL, schema: s, pollIntervalMs: 0, onError: () => {} }) })
   cleanups.push(() => b.close())
-  await until(() => adapterA.listening)
+  await until(() => adapterA.listening, 'the listener')
   return { a, b, adapterA, polls: () => count }
 }
 
@@ -61,7 +52,7 @@ suite('mayHaveNews on PostgreSQL', () => {
     expect(a.listSessions()).toHaveLength(1)
     const written = await b.addAnnotation({ sessionId: session.id, comment: 'news' })
     // The NOTIFY marks news and the store catches up in the background (which clears the mark).
-    await until(() => a.listAnnotations().some((x) => x.id === written.id))
+    await until(() => a.listAnnotations().some((x) => x.id === written.id), 'the write to reach the other store')
     await read(a)
     expect(a.getAnnotation(written.id).comment).toBe('news')
     expect(polls()).toBeGreaterThan(before)
@@ -87,11 +78,11 @@ suite('mayHaveNews on PostgreSQL', () => {
     await read(a)
     const pid = adapterA.listenerPid
     await sql('SELECT pg_terminate_backend($1)', [pid])
-    await until(() => !adapterA.listening)
+    await until(() => !adapterA.listening, 'the listener to drop')
     expect(adapterA.mayHaveNews()).toBe(true)
     const written = await b.addAnnotation({ sessionId: session.id, comment: 'while away' })
     await read(a)
     expect(a.getAnnotation(written.id).comment).toBe('while away')
-    await until(() => adapterA.listening && adapterA.listenerPid !== pid)
+    await until(() => adapterA.listening && adapterA.listenerPid !== pid, 'a new listener connection')
   })
 })

@@ -3,16 +3,14 @@
  * receives every event written through B, in rev order, promptly; /health names the store
  * without the password; REST writes on both sides interleave without a lost or duplicated rev.
  */
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { request, SseClient } from '../helpers/http.js'
 import { startServeCli } from '../helpers/cli.js'
 import { tempDir } from '../helpers/store.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const suite = await describePg('two marginalia serve processes on PostgreSQL')
 

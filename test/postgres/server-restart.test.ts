@@ -18,6 +18,7 @@ import path from 'node:path'
 import pg from 'pg'
 import { describe } from 'vitest'
 import { openStore, type Store, type StoreEvent } from '../../src/index.js'
+import { until } from '../helpers/eventually.js'
 
 /** Debian's PostgreSQL binaries (newest version), or null. */
 function binDir(): string | null {
@@ -143,19 +144,12 @@ suite('PostgreSQL server restart', () => {
           }
         }),
       )
-      const until = async (cond: () => boolean, what: string, ms = 30_000) => {
-        const start = Date.now()
-        while (!cond()) {
-          if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`)
-          await new Promise((r) => setTimeout(r, 10))
-        }
-      }
-      await until(() => acked.length >= 50, '50 writes before the restart')
+      await until(() => acked.length >= 50, '50 writes before the restart', 30_000)
       const before = acked.length
       // Asynchronously, so the writers run (and fail fast) while the server is down.
       await pgCtlAsync('-l', path.join(dir, 'server.log'), '-m', 'immediate', 'restart', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir}`)
       // The same store object writes again once the server is back: no reopen, no restart.
-      await until(() => acked.length >= before + 50, '50 writes after the restart')
+      await until(() => acked.length >= before + 50, '50 writes after the restart', 30_000)
       stop = true
       await load
 

@@ -5,17 +5,15 @@
  * makes the token fail on both and closes the agent's event stream within 1 s. Only hashes reach
  * the database.
  */
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { request, SseClient } from '../helpers/http.js'
 import { runCli, startServeCli } from '../helpers/cli.js'
 import { tempDir } from '../helpers/store.js'
 import { bearer, codeOf } from '../team/who-seed.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const suite = await describePg('the team inbox on PostgreSQL')
 

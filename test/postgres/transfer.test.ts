@@ -4,7 +4,7 @@
  * already holds a store, or a damaged export, is refused with nothing written. Attachments on a
  * PostgreSQL store live in its `blobs` table, so every server on the database serves them.
  */
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,11 +12,9 @@ import { openStore, storeImage, type Store } from '../../src/index.js'
 import { runCli } from '../helpers/cli.js'
 import { solidPng } from '../context/png.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function tempDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mg-transfer-'))

@@ -2,7 +2,7 @@
  * A `tools/call` without `params` is the client's mistake: JSON-RPC -32602 (invalid params) over
  * stdio and Streamable HTTP, never -32603 (internal error) with a zod dump; the connection goes on.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -10,12 +10,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { CLI } from '../helpers/cli.js'
 import { serve } from '../helpers/http.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function callWithoutParams(client: Client): Promise<{ code: number | undefined; message: string }> {
   try {
@@ -28,8 +26,7 @@ async function callWithoutParams(client: Client): Promise<{ code: number | undef
 
 describe('tools/call without params', () => {
   it('over stdio: -32602, and the next call works', async () => {
-    const { dir, cleanup } = tempDir('marginalia-noparams-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-noparams-')
     const client = new Client({ name: 'no-params', version: '1.0.0' })
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--store', path.join(dir, 'store.json')], stderr: 'pipe' }))
     cleanups.push(() => client.close())

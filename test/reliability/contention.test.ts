@@ -1,10 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runContention } from './lib/contention.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 describe('contention: several processes, one store file', () => {
   it('4 processes × 250 concurrent mutations: nothing lost, final rev = start + successes, every process sees every event once, in order', async () => {

@@ -8,14 +8,15 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../src/store/index.js'
 import { StoreBusyError } from '../../src/store/errors.js'
 import { FileAdapter } from '../../src/store/file/file-adapter.js'
 import type { StoreEvent } from '../../src/store/events.js'
 import type { StoreState } from '../../src/store/reducer.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import { SseClient, serve } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
 const HOLDER = path.resolve(import.meta.dirname, '../fixtures/lock-holder.mjs')
 
@@ -25,10 +26,7 @@ interface Holder {
   send: (line: string) => void
 }
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function startHolder(file: string, pauseMs: number): Promise<Holder> {
   const child = spawn(process.execPath, [HOLDER, file, String(pauseMs)], { stdio: ['pipe', 'pipe', 'pipe'] })
@@ -78,8 +76,7 @@ async function open(file: string, extra: Parameters<typeof openStore>[0] = {}): 
 
 describe('fencing and crash recovery across processes', () => {
   it('a holder stopped (SIGSTOP) past the stale time before its append keeps its lock: others get STORE_BUSY, then its write lands, no rev twice', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const main = await open(file, { lockTimeoutMs: 300, lockStaleMs: 2_000 })
     const session = await main.createSession({ url: 'http://localhost:5173/' })
     const holder = await startHolder(file, 300)
@@ -107,8 +104,7 @@ describe('fencing and crash recovery across processes', () => {
   }, 20_000)
 
   it('kill -9 of the lock holder: another process writes within 1 s', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const main = await open(file)
     const session = await main.createSession({ url: 'http://localhost:5173/' })
     const holder = await startHolder(file, 5_000)
@@ -127,8 +123,7 @@ describe('fencing and crash recovery across processes', () => {
   }, 20_000)
 
   it('100 cross-process read-after-write probes: 0 stale', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const main = await open(file)
     const session = await main.createSession({ url: 'http://localhost:5173/' })
     const other = await startHolder(file, 0)
@@ -157,8 +152,7 @@ describe('fencing and crash recovery across processes', () => {
 
 describe('a store changed under a running process', () => {
   it('a foreign line appended while the lock is held (a takeover by the age rule) is never written over: the write fails, nothing is lost, no rev twice', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const main = await open(file)
     await main.createSession({ url: 'http://localhost:5173/' })
     await main.close()
@@ -193,8 +187,7 @@ describe('a store changed under a running process', () => {
   })
 
   it('a damaged event appended while it runs: no rev is written twice, later writes are refused clearly', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const main = await open(file)
     const session = await main.createSession({ url: 'http://localhost:5173/' })
     const logFile = file.replace(/\.json$/, '.events.jsonl')
@@ -211,8 +204,7 @@ describe('a store changed under a running process', () => {
   })
 
   it('a snapshot changed by hand into something unusable while it runs is never overwritten (others were told it was left untouched); the log keeps every write', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const reported: string[] = []
     const main = await open(file, { compactMinBytes: 1, onError: (e) => reported.push(e instanceof Error ? e.message : String(e)) })
     const session = await main.createSession({ url: 'http://localhost:5173/' })
@@ -231,8 +223,7 @@ describe('a store changed under a running process', () => {
   })
 
   it('once the damaged line is repaired, the process reloads in place: it writes again with the next rev and its SSE clients get a reset', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const main = await open(file, { compactMinBytes: 1 << 30 })
     const server = await serve(main, cleanups)
     const session = await main.createSession({ url: 'http://localhost:5173/' })
@@ -271,8 +262,7 @@ describe('a store changed under a running process', () => {
     ['the event log', (dir: string) => rmSync(path.join(dir, 'store.events.jsonl'))],
     ['the snapshot', (dir: string) => rmSync(path.join(dir, 'store.json'))],
   ])('%s deleted while it runs: it rewrites the store from memory, a new process opens it with every confirmed write', async (_what, remove) => {
-    const { dir, file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir, file } = testDir(cleanups)
     const storeFile = path.join(dir, '.marginalia', 'store.json')
     const main = await open(storeFile, { compactMinBytes: 1 << 30 })
     const session = await main.createSession({ url: 'http://localhost:5173/' })

@@ -4,7 +4,7 @@
  * a StoreFileError naming the file, the original bytes stay as they were, reads keep working
  * where they can, and nothing reports success that was not written.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { spawn } from 'node:child_process'
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,11 +12,9 @@ import path from 'node:path'
 import { openStore, StoreFileError, type OpenStoreOptions, type Store, type StoreEvent } from '../../src/index.js'
 import { deterministic, tempDir } from '../helpers/store.js'
 import { filesOf, populated } from './lib/hostile.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const seed = Number(process.env.FC_SEED ?? 20_261_122)
 const PROBE = path.resolve(import.meta.dirname, '../fixtures/readonly-probe.mjs')

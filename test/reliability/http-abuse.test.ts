@@ -4,12 +4,12 @@
  * CLI), slow requests, MCP garbage and abandoned MCP sessions. Loopback only.
  * The heavier versions are in stress/http-abuse.stress.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { request, SseClient } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
 import {
   abandonedSession,
   abandonedSessions,
@@ -20,14 +20,12 @@ import {
   slowloris,
   sseFanOut,
   stalledClients,
-  until,
 } from './lib/http-abuse.js'
 import { startServe } from './lib/serve.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { until } from '../helpers/eventually.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 describe('HTTP abuse: load', () => {
   it('1 000 concurrent REST creates, each on its own connection: all 201, all stored once (store and GET paging), no 5xx', async () => {
@@ -58,8 +56,7 @@ describe('HTTP abuse: hostile requests get the right 4xx and change nothing', ()
   }, 60_000)
 
   it('the same against the built CLI (marginalia serve --token --max-body)', async () => {
-    const { file, cleanup } = tempDir('marginalia-abuse-cli-')
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups, 'marginalia-abuse-cli-')
     const cli = await startServe(file, ['--token', 'cli-token', '--max-body', '4096'], cleanups)
     const cases = await hostileRequests({
       url: cli.url,
@@ -116,7 +113,7 @@ describe('HTTP abuse: MCP', () => {
     const { server, logs } = await fileServer(cleanups, { mcpIdleTimeoutMs: 200 })
     for (let i = 0; i < 30; i++) expect((await abandonedSession(server.mcpUrl)).status).toBe(200)
     expect(server.stats().mcpSessions).toBeGreaterThan(0)
-    await until(() => server.stats().mcpSessions === 0, 10_000, 'the idle sweeper to close every abandoned session')
+    await until(() => server.stats().mcpSessions === 0, 'the idle sweeper to close every abandoned session', 10_000, 20)
     expect(server.presence()).toMatchObject({ connected: false, sessions: 0 })
     expect(logs.filter((l) => /closing MCP session .*: idle for/.test(l))).toHaveLength(30)
   }, 30_000)

@@ -7,12 +7,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createToolRegistry } from '../../src/index.js'
 import { connect } from '../helpers/mcp.js'
 import { memoryStore } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 import { activeResources, countSubscriptions, gcFunction, settledHeap, watchRound } from './lib/leaks.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
+const cleanups = useCleanups()
+// Registered after useCleanups, so it runs first: the cleanups run on real timers.
+afterEach(() => {
   vi.useRealTimers()
-  for (const c of cleanups.splice(0).reverse()) await c()
 })
 
 describe('no leaks from cancelled or timed-out watches', () => {

@@ -3,24 +3,21 @@
  * another process's write resolved, an agent's `marginalia mcp` (its own process, same store file)
  * that reads a resource or gets the work_loop prompt sees it — never a stale answer.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openStore } from '../../src/store/index.js'
 import { annotationUri, SESSIONS_URI } from '../../src/mcp/resources.js'
 import { CLI } from '../helpers/cli.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 describe('MCP resources and prompts after another process writes', () => {
   it('50 probes each: resources/read of the new annotation and of the sessions list, prompts/get for the new session — 0 stale', async () => {
-    const { dir, cleanup } = tempDir('marginalia-raw-mcp-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-raw-mcp-')
     const file = path.join(dir, 'store.json')
     const writer = await openStore({ file })
     cleanups.push(() => writer.close())

@@ -2,7 +2,7 @@
  * Regression tests for the bugs the reliability campaign found (issue #9). Each names the
  * campaign test that found it.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { once } from 'node:events'
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
@@ -12,13 +12,11 @@ import { StoreFileError, ValidationError, createToolRegistry, openStore, startHt
 import { request, serve, SseClient } from '../helpers/http.js'
 import { listenOverflows, rawExchange } from './lib/raw.js'
 import { connect, errorOf } from '../helpers/mcp.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { populated } from './lib/hostile.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 async function client() {
   const store = memoryStore()
@@ -93,8 +91,7 @@ describe('a store that cannot be opened leaves no file open (found by npm test: 
   const openFds = () => readdirSync('/proc/self/fd').length
 
   it.skipIf(!existsSync('/proc/self/fd'))('a log event that does not fit the snapshot: openStore rejects naming the store and closes the log it had opened', async () => {
-    const { file, cleanup } = tempDir('marginalia-regression-')
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups, 'marginalia-regression-')
     await populated(file)
     const log = path.join(path.dirname(file), 'store.events.jsonl')
     const lines = readFileSync(log, 'utf8').split('\n')

@@ -5,41 +5,20 @@
  * after. It asks before deleting (and refuses without --yes outside a terminal). A store that
  * cannot be opened is moved aside with --move-aside, never silently.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
 import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { openStore } from '../../src/index.js'
-import { CLI, startServeCli } from '../helpers/cli.js'
+import { runCli, startServeCli } from '../helpers/cli.js'
 import { SseClient, request } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-function cli(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, MARGINALIA_STORE: '', DATABASE_URL: '' }, stdio: ['pipe', 'pipe', 'pipe'] })
-    child.stdin.end()
-    let stderr = ''
-    child.stderr.on('data', (d: Buffer) => (stderr += d))
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`marginalia ${args.join(' ')} did not finish; stderr: ${stderr}`))
-    }, 30_000)
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stderr })
-    })
-  })
-}
+const cleanups = useCleanups()
 
 describe('marginalia reset', () => {
   it('empties the inbox while serve runs: the live stream sees each annotation go, revs go on, nothing comes back after a crash', async () => {
-    const { dir, cleanup } = tempDir('marginalia-reset-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-reset-')
     const store = path.join(dir, '.marginalia', 'store.json')
     const server = await startServeCli(cleanups, dir, ['--store', store])
     const session = await request(`${server.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })
@@ -53,12 +32,12 @@ describe('marginalia reset', () => {
     cleanups.push(() => events.close())
 
     // Not in a terminal and no --yes: refused, nothing deleted.
-    const refused = await cli(['reset', '--store', store], dir)
+    const refused = await runCli(['reset', '--store', store], dir)
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/pass --yes/)
     expect(((await request(`${server.url}/api/sessions/${sessionId}`)).json as { annotations: unknown[] }).annotations).toHaveLength(4)
 
-    const done = await cli(['reset', '--yes', '--store', store], dir)
+    const done = await runCli(['reset', '--yes', '--store', store], dir)
     expect(done.stderr).toMatch(/deleted 4 annotation\(s\); the store goes on at rev 9/)
     expect(done.code).toBe(0)
     // The running server's stream: one annotation.deleted per annotation, revs 6…9.
@@ -83,21 +62,20 @@ describe('marginalia reset', () => {
 
     // Nothing to reset: says so, exit 0.
     await reopened.clearAnnotations()
-    const empty = await cli(['reset', '--yes', '--store', store], dir)
+    const empty = await runCli(['reset', '--yes', '--store', store], dir)
     expect(empty.code).toBe(0)
     expect(empty.stderr).toMatch(/has no annotations; nothing to reset/)
   }, 60_000)
 
   it('a store that cannot be opened: reset says so and points at --move-aside, which moves its files and starts empty', async () => {
-    const { dir, cleanup } = tempDir('marginalia-reset-broken-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-reset-broken-')
     const store = path.join(dir, '.marginalia', 'store.json')
     const s = await openStore({ file: store })
     await s.createSession({ url: 'http://localhost/' })
     await s.close()
     writeFileSync(store, '{"format":"marginalia-store", oops')
 
-    const plain = await cli(['reset', '--yes', '--store', store], dir)
+    const plain = await runCli(['reset', '--yes', '--store', store], dir)
     expect(plain.code).toBe(1)
     expect(plain.stderr).toMatch(/not valid JSON[\s\S]*marginalia reset --move-aside/)
 
@@ -105,11 +83,11 @@ describe('marginalia reset', () => {
     const ok = await openStore({ file: healthy })
     await ok.createSession({ url: 'http://localhost/' })
     await ok.close()
-    const notBroken = await cli(['reset', '--move-aside', '--yes', '--store', healthy], dir)
+    const notBroken = await runCli(['reset', '--move-aside', '--yes', '--store', healthy], dir)
     expect(notBroken.code).toBe(2)
     expect(notBroken.stderr).toMatch(/opens fine/)
 
-    const moved = await cli(['reset', '--move-aside', '--yes', '--store', store], dir)
+    const moved = await runCli(['reset', '--move-aside', '--yes', '--store', store], dir)
     expect(moved.code).toBe(0)
     const broken = readdirSync(path.join(dir, '.marginalia')).filter((n) => n.startsWith('broken-'))
     expect(broken).toHaveLength(1)

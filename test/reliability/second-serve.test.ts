@@ -3,18 +3,16 @@
  * is using: it exits 1 with the reason before opening the store — no lock taken, no snapshot
  * written, no log compacted on its way out.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { request } from '../helpers/http.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { spawnNode } from '../helpers/process.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** Every file of the store's folder: name, size, mtime and content. */
 function snapshotOf(dir: string): Record<string, { size: number; mtimeMs: number; text: string }> {
@@ -29,8 +27,7 @@ function snapshotOf(dir: string): Record<string, { size: number; mtimeMs: number
 
 describe('a second serve that cannot bind its port', () => {
   it('exits 1 saying the port is in use, and leaves the live store byte for byte as it was', async () => {
-    const { dir, cleanup } = tempDir('marginalia-second-serve-')
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups, 'marginalia-second-serve-')
     const store = path.join(dir, 'data', 'store.json')
     const first = await startServeCli(cleanups, dir, ['--store', store])
     const session = await request(`${first.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })
@@ -43,13 +40,9 @@ describe('a second serve that cannot bind its port', () => {
     expect(Object.keys(before).length).toBeGreaterThan(0)
 
     const port = new URL(first.url).port
-    const second = spawn(process.execPath, [CLI, 'serve', '--port', port, '--store', store], { cwd: dir, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
-    cleanups.push(() => second.kill('SIGKILL'))
-    let stderr = ''
-    second.stderr.on('data', (d: Buffer) => (stderr += d))
-    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
-    expect(code).toBe(1)
-    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`)
+    const second = spawnNode(cleanups, [CLI, 'serve', '--port', port, '--store', store], { cwd: dir, env: { MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
+    expect(await second.exited()).toBe(1)
+    expect(second.stderr()).toContain(`port ${port} on 127.0.0.1 is already in use`)
     expect(snapshotOf(path.dirname(store))).toEqual(before)
     // The first server goes on.
     expect((await request(`${first.url}/api/annotations`)).status).toBe(200)

@@ -5,18 +5,16 @@
  */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore, startHttpServer } from '../../src/index.js'
 import { StoreBusyError, StoreUnavailableError } from '../../src/store/errors.js'
 import { StoreFileError } from '../../src/store/file/errors.js'
 import { toErrorResponse } from '../../src/http/respond.js'
-import { memoryStore, tempDir } from '../helpers/store.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { rawExchange } from './lib/raw.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const errno = (code: string) => Object.assign(new Error(`${code}: failed`), { code })
 
@@ -77,8 +75,7 @@ it('duplicate Host headers are refused', async () => {
 
 describe('store paths that can never work are refused at open, naming the cause', () => {
   it('a parent that is a file, and a path under /proc', async () => {
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     writeFileSync(path.join(dir, 'plain'), 'x')
     await expect(openStore({ file: path.join(dir, 'plain', 'sub', 'store.json') })).rejects.toMatchObject({ code: 'STORE_FILE', message: expect.stringMatching(/plain is a file, not a directory/) })
     await expect(openStore({ file: '/proc/self/store.json' })).rejects.toMatchObject({ code: 'STORE_FILE', message: expect.stringMatching(/kernel file system/) })

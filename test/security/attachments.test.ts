@@ -8,18 +8,16 @@ import { createHash } from 'node:crypto'
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore, storeImage, type Store } from '../../src/index.js'
 import { connect } from '../helpers/mcp.js'
 import { request, serve } from '../helpers/http.js'
 import { tempDir } from '../helpers/store.js'
 import { solidPng } from '../context/png.js'
 import { PG_URL, describePg, dropSchema, freshSchema, sql } from '../postgres/pg.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const SECRET = 'OPENAI_API_KEY=sk-live-0123456789abcdef\n'
 const sha256 = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex')

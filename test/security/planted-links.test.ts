@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openStore, StoreFileError, storeImage, type Store } from '../../src/index.js'
 import { DirectoryArchive, archiveFileName } from '../../src/store/archive/directory.js'
 import { announceStdioAgent } from '../../src/http/presence.js'
@@ -15,11 +15,9 @@ import { runCli, startServeCli, type RunningServe } from '../helpers/cli.js'
 import { tempDir } from '../helpers/store.js'
 import { request } from '../helpers/http.js'
 import { solidPng } from '../context/png.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** A temp project with `.marginalia/` and an `outside/` folder standing for the user's home. */
 function project() {

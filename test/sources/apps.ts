@@ -4,12 +4,13 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import type { Annotation } from '../../src/store/model.js'
 import { eventually } from '../helpers/eventually.js'
+import { type Cleanups } from '../helpers/cleanup.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/apps')
 const TMP = path.resolve(import.meta.dirname, '.tmp')
 
 /** A fresh copy of fixture app `name`; `cleanups` gets its removal. */
-export function copyApp(name: string, cleanups: (() => unknown)[]): string {
+export function copyApp(name: string, cleanups: Cleanups): string {
   mkdirSync(TMP, { recursive: true })
   const dir = mkdtempSync(path.join(TMP, `${name}-`))
   cpSync(path.join(FIXTURES, name), dir, { recursive: true })

@@ -2,15 +2,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createToolRegistry } from '../../src/index.js'
 import { memoryStore } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-let cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c()
-  cleanups = []
-})
+const cleanups = useCleanups()
 
 describe('sources in the tool context', () => {
   it('get_annotation reads the snippet from the root its registry was given, and only then', async () => {

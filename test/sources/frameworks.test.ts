@@ -40,9 +40,7 @@ async function serve(root: string, framework: PluginOption): Promise<{ vite: Vit
 }
 
 async function open(url: string): Promise<Page> {
-  const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-  cleanups.push(() => context.close())
-  const page = await context.newPage()
+  const { page } = await chromium.newPage()
   await page.goto(url)
   await overlayReady(page)
   return page

@@ -146,9 +146,7 @@ describe.skipIf(!enabled)('source locations in Next.js', () => {
     const li = positionOf(pageFile, '<li key')
     expect(page0).toContain(`data-marginalia-source="app/page.jsx:${li.line}:${li.column}"`)
 
-    const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
+    const { page } = await chromium.newPage()
     await page.goto(url)
     await overlayReady(page)
     const pear = await annotateByClick(page, http.url, 'li.fruit-pear', 'pear (next)')

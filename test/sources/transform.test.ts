@@ -3,7 +3,7 @@
  * production builds byte-identical with the plugin, and an 'ids' preview build whose manifest
  * resolves, through the server, to the same file:line as the dev marks.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { build } from 'vite'
@@ -12,18 +12,16 @@ import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
 import marginalia from '../../src/vite.js'
 import { markModule } from '../../src/plugin/marks.js'
 import { readSnippet } from '../../src/sources/snippet.js'
-import { createMemoryStore, startHttpServer } from '../../src/index.js'
 import type { Annotation } from '../../src/store/model.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { structured } from '../helpers/mcp.js'
 import { copyApp } from './apps.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { startMarginalia } from '../helpers/page.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const ROOT = '/app'
 const TSX = `import { Button } from './ui'
@@ -107,10 +105,7 @@ describe('the marking transform', () => {
     const [id] = Object.entries(manifest).find(([, loc]) => loc === devMark)!
     expect(new RegExp(`"data-mid":[\`"']${id}[\`"']`).test(js)).toBe(true)
 
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await startHttpServer(store, { port: 0, log: () => {}, sources: { root, manifest } })
-    cleanups.push(() => http.close())
+    const { store, http } = await startMarginalia(cleanups, { sources: { root, manifest } })
     const session = await store.createSession({ url: 'https://preview.example.com/' })
     const res = await fetch(`${http.url}/api/sessions/${session.id}/annotations`, {
       method: 'POST',

@@ -65,11 +65,8 @@ async function marginaliaServer(root: string): Promise<string> {
 
 /** The page, its bundle and the bundle's source map, on their own origin (as a dev server serves them). */
 async function open(html: string, built: { code: string; map: string }, logs: string[]): Promise<Page> {
-  const pages = await servePages({ '/': html, '/bundle.js': built.code, '/bundle.js.map': built.map })
-  cleanups.push(() => pages.close())
-  const context = await chromium.browser.newContext({ viewport: { width: 1024, height: 700 } })
-  cleanups.push(() => context.close())
-  const page = await context.newPage()
+  const pages = await servePages({ '/': html, '/bundle.js': built.code, '/bundle.js.map': built.map }, cleanups)
+  const { page } = await chromium.newPage()
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`))
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`))
   await page.goto(pages.origin + '/')

@@ -4,7 +4,7 @@
  * are durable, reports stored events that do not fit in its own words (no file), and its
  * errors name no MCP tool.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import {
@@ -24,14 +24,12 @@ import {
   type StoreAdapter,
   type StoreEvent,
 } from '../../src/index.js'
-import { deterministic, memoryStore, tempDir } from '../helpers/store.js'
+import { deterministic, memoryStore, testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 import { CONTRACT_ADAPTERS } from '../helpers/contract.js'
 import { FILE_LOCATION, POSTGRES_LOCATION, STORE_LOCATIONS, isFileLocation, locationOf } from '../../src/store/locations.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** A memory adapter with an archive of its own that logs the order of what happens. */
 class ShelfAdapter extends MemoryAdapter {
@@ -124,8 +122,7 @@ describe('an adapter’s own archive', () => {
 describe('the memory store’s archive', () => {
   it('needs a directory, and archives into one it is given', async () => {
     await expect(memoryStore().archive({ olderThanMs: 0 })).rejects.toThrow(/directory: is required for a store without a file/)
-    const { dir, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir } = testDir(cleanups)
     const store = createMemoryStore({ ...deterministic(), archiveDirectory: dir })
     const s = await store.createSession({ url: 'http://x/' })
     const a = await store.addAnnotation({ sessionId: s.id, comment: 'c' })
@@ -200,8 +197,7 @@ describe('store locations', () => {
     }
     expect(new Store(new WithBlobs(), { snapshot: null, events: [] }).blobs).toBe(own)
     expect(new Store(new WithBlobs(), { snapshot: null, events: [] }, { blobs: chosen }).blobs).toBe(chosen)
-    const { dir, file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { dir, file } = testDir(cleanups)
     const store = await openStore({ adapter: new FileAdapter({ file, watchFiles: false, pollIntervalMs: 0 }) })
     cleanups.push(() => store.close())
     expect(store.blobs.location).toBe(path.join(dir, '.marginalia', 'attachments'))

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, readdirSync } from 'node:fs'
@@ -7,11 +7,9 @@ import { openStore, type StoreEvent } from '../../src/index.js'
 import { parseDuration } from '../../src/cli/args.js'
 import { listArchive } from '../../src/store/archive/directory.js'
 import { counterIds, tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 const DAY = 86_400_000
 

@@ -1,63 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
-import path from 'node:path'
+import { describe, expect, it } from 'vitest'
 import { openStore } from '../../src/index.js'
-import { tempDir } from '../helpers/store.js'
+import { testDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { startMutator } from '../helpers/mutator.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-const MUTATOR = path.resolve(import.meta.dirname, '../fixtures/mutator.mjs')
-
-interface Report {
-  label: string
-  openedAt: number
-  rev: number
-  seen: number[]
-  mine: string[]
-}
-
-interface Mutator {
-  ready: Promise<void>
-  go: () => void
-  report: Promise<Report>
-}
-
-function startMutator(args: string[]): Mutator {
-  const child = spawn(process.execPath, [MUTATOR, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
-  cleanups.push(() => child.kill('SIGKILL'))
-  let out = ''
-  let err = ''
-  let markReady: () => void = () => {}
-  const ready = new Promise<void>((r) => (markReady = r))
-  child.stdout.on('data', (d: Buffer) => {
-    out += d
-    if (out.startsWith('ready\n')) markReady()
-  })
-  child.stderr.on('data', (d: Buffer) => (err += d))
-  const report = new Promise<Report>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`mutator exited with ${code}: ${err}`))
-      resolve(JSON.parse(out.slice('ready\n'.length)) as Report)
-    })
-  })
-  return { ready, go: () => child.stdin.end('go\n'), report }
-}
+const cleanups = useCleanups()
 
 describe('two processes, one store file', () => {
   it('loses no mutation and each process sees every event exactly once, in order', async () => {
-    const { file, cleanup } = tempDir()
-    cleanups.push(cleanup)
+    const { file } = testDir(cleanups)
     const setup = await openStore({ file })
     const session = await setup.createSession({ url: 'http://localhost:5173/' })
     await setup.close()
 
     const perProcess = 150 // each does 150 creates + 150 replies
     const expectedRev = 1 + 2 * 2 * perProcess
-    const mutators = ['alpha', 'beta'].map((label) => startMutator([file, session.id, String(perProcess), String(expectedRev), label]))
+    const mutators = ['alpha', 'beta'].map((label) => startMutator(cleanups, file, session.id, perProcess, expectedRev, label))
     await Promise.all(mutators.map((m) => m.ready))
     for (const m of mutators) m.go()
     const [a, b] = await Promise.all(mutators.map((m) => m.report))

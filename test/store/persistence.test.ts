@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync, writeFileSync, mkdirSync, appendFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { firstValueFrom, filter, take, toArray } from 'rxjs'
 import { openStore, StoreFileError, type Store, type StoreEvent, type OpenStoreOptions } from '../../src/index.js'
 import { deterministic, tempDir } from '../helpers/store.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 function setup() {
   const t = tempDir()

@@ -7,17 +7,15 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runCli, startServeCli } from '../helpers/cli.js'
 import { request, SseClient } from '../helpers/http.js'
 import { tempDir } from '../helpers/store.js'
 import { agents, people, revoke } from '../../src/cli/team.js'
 import { bearer, codeOf } from './who-seed.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = useCleanups()
 
 /** Every file under `dir` as text (the store, its log and snapshot). */
 function allText(dir: string): string {

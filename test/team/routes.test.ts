@@ -1,17 +1,14 @@
 /** The order every request passes with sign-in on: who calls (401) before the role (403) before 404 / 405, as the route table declares. */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { addAgent, addPerson } from '../../src/auth/identities.js'
 import { createMemoryStore } from '../../src/store/index.js'
 import { request, serve } from '../helpers/http.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 
-let cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c()
-  cleanups = []
-})
+const cleanups = useCleanups()
 
 async function team() {
   const store = createMemoryStore()

@@ -1,9 +1,10 @@
 /** Issue 23, HTTP level: sign-in, roles, revocation closing streams, rate limits, CORS, zero-config unchanged. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/store/index.js'
 import { addAgent, addPerson } from '../../src/auth/identities.js'
+import { useCleanups } from '../helpers/cleanup.js'
 import { request, serve, SseClient } from '../helpers/http.js'
 import type { HttpServerOptions } from '../../src/index.js'
 
@@ -11,11 +12,7 @@ const APP = 'http://app.test:5173'
 const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 
-let cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c()
-  cleanups = []
-})
+const cleanups = useCleanups()
 
 async function team(options: HttpServerOptions = {}) {
   const store = createMemoryStore()

@@ -24,8 +24,7 @@ describe.skipIf(!enabled)('team inbox across two sites in Chromium', () => {
     cleanups.push(() => store.close())
     // The app's pages: its port is known once it listens, the server's once it listens: pages are functions.
     let mgUrl = ''
-    const pages = await servePages({ '/shop': () => shopPage(mgUrl), '/evil': () => '<!doctype html><title>evil</title><p>evil</p>' })
-    cleanups.push(() => pages.close())
+    const pages = await servePages({ '/shop': () => shopPage(mgUrl), '/evil': () => '<!doctype html><title>evil</title><p>evil</p>' }, cleanups)
     const appPort = new URL(pages.origin).port
     const appOrigin = `http://app.test:${appPort}`
     const http = await startHttpServer(store, { port: 0, log: () => {}, allowOrigins: [appOrigin], team: { publicUrl: 'http://mg.test' } })

@@ -1,14 +1,11 @@
 /** Issue 23, REST: the inbox's search filters on who wrote an annotation (`by`) and which agent replied (`agent`). */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMemoryStore, type Annotation } from '../../src/index.js'
+import { useCleanups } from '../helpers/cleanup.js'
 import { request, serve } from '../helpers/http.js'
 import { bearer, seedTeam } from './who-seed.js'
 
-let cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c()
-  cleanups = []
-})
+const cleanups = useCleanups()
 
 async function setup() {
   const store = createMemoryStore()

@@ -5,11 +5,12 @@ import path from 'node:path'
 import { openStore, type Annotation, type Reply } from '../../src/index.js'
 import { memoryStore, tempDir, deterministic } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => unknown)[] = []
-afterEach(async () => {
+const closers = useCleanups()
+// Registered after useCleanups, so it runs first: the closers run on real timers.
+afterEach(() => {
   vi.useRealTimers()
-  for (const c of closers.splice(0).reverse()) await c()
 })
 
 type Changes = { status?: string; fromRev: number; toRev: number; currentRev: number; events: { rev: number; type: string; reply?: Reply; annotation?: { comment: string } }[]; count: number; more: boolean }

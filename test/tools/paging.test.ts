@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Annotation, Store } from '../../src/index.js'
 import { orderKey } from '../../src/store/store.js'
 import { DEFAULT_BYTE_BUDGET } from '../../src/views/page.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c()
-})
+const closers = useCleanups()
 
 type Item = Record<string, unknown> & { id: string }
 type Page = { annotations: Item[]; count: number; total: number; nextCursor?: string; truncated?: string }

@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MarginaliaError, NotFoundError } from '../../src/index.js'
 import { toToolError } from '../../src/tools/result.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf } from '../helpers/mcp.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c()
-})
+const closers = useCleanups()
 
 describe('tool errors name the tool to call next (store errors, read by REST clients too, need not)', () => {
   it('NOT_FOUND over MCP says where the existing sessions and annotations are listed', async () => {

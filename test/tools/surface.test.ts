@@ -2,7 +2,7 @@
  * What the model reads (issue 17): the size of tools/list, strict-mode clients, forgiving inputs,
  * one-line mutation results, truthful errors, and the waits' defaults.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { toStrictJsonSchema } from 'openai/lib/transform'
 import { validateInputTools } from 'openai/lib/parser'
 import { Ajv } from 'ajv'
@@ -13,11 +13,9 @@ import { connect, errorOf } from '../helpers/mcp.js'
 import { instructionsFor } from '../../src/mcp/instructions.js'
 import { renderWorkLoop } from '../../src/mcp/prompts.js'
 import { BUILTIN_TOOLS } from '../../src/index.js'
+import { runCleanups, useCleanups, type Cleanups } from '../helpers/cleanup.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close()
-})
+const closers = useCleanups()
 
 async function setup() {
   const store = memoryStore()
@@ -303,9 +301,9 @@ describe('null = absent over REST too', () => {
   it('a body with null optional fields is accepted as if they were left out', async () => {
     const { request, serve } = await import('../helpers/http.js')
     const store = memoryStore()
-    const cleanups: (() => unknown)[] = []
+    const cleanups: Cleanups = []
     closers.push(async () => {
-      for (const c of cleanups.splice(0).reverse()) await c()
+      await runCleanups(cleanups)
       await store.close()
     })
     const server = await serve(store, cleanups)

@@ -1,12 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Annotation } from '../../src/index.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
+import { useCleanups } from '../helpers/cleanup.js'
+import { BUILTIN_NAMES, MUTATING_NAMES, READ_ONLY_NAMES } from '../helpers/tools.js'
 
-const closers: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c()
-})
+const closers = useCleanups()
 
 async function setup() {
   const store = memoryStore()
@@ -27,22 +26,7 @@ describe('tools/list', () => {
   it('lists the tools, each with title, description, input and output schema and annotations', async () => {
     const { mcp } = await setup()
     const { tools } = await mcp.client.listTools()
-    expect(tools.map((t) => t.name)).toEqual([
-      'list_sessions',
-      'get_session',
-      'get_pending',
-      'get_all_pending',
-      'get_annotation',
-      'acknowledge',
-      'resolve',
-      'dismiss',
-      'reply',
-      'watch_annotations',
-      'get_changes',
-      'watch_changes',
-      'ask',
-      'await_reply',
-    ])
+    expect(tools.map((t) => t.name)).toEqual(BUILTIN_NAMES)
     for (const t of tools) {
       expect(t.title).toBeTruthy()
       expect(t.description!.length).toBeGreaterThan(40)
@@ -51,8 +35,10 @@ describe('tools/list', () => {
       expect(t.annotations?.title).toBe(t.title) // hints carry the title too, for clients that read only annotations
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
-    for (const q of ['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations', 'get_changes', 'watch_changes', 'await_reply']) expect(byName[q]!.annotations!.readOnlyHint).toBe(true)
-    for (const m of ['acknowledge', 'resolve', 'dismiss', 'reply', 'ask']) expect(byName[m]!.annotations!.readOnlyHint).toBe(false)
+    // Each tool's hint reaches the client: true for the queries and watches, false (stated, not left out) for the rest.
+    for (const q of READ_ONLY_NAMES) expect(byName[q]!.annotations!.readOnlyHint, q).toBe(true)
+    for (const m of MUTATING_NAMES) expect(byName[m]!.annotations!.readOnlyHint, m).toBe(false)
+    expect(READ_ONLY_NAMES.length * MUTATING_NAMES.length).toBeGreaterThan(0)
     expect(byName.dismiss!.inputSchema.required).toEqual(['id', 'reason'])
     expect(byName.watch_annotations!.inputSchema.properties).toHaveProperty('timeoutMs')
   })

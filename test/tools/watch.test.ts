@@ -6,11 +6,12 @@ import { PROGRESS_INTERVAL_MS } from '../../src/tools/wait.js'
 import { BURST_MAX_MS, BURST_QUIET_MS } from '../../src/tools/watch.js'
 import { memoryStore, tempDir } from '../helpers/store.js'
 import { connect, errorOf, structured } from '../helpers/mcp.js'
+import { useCleanups } from '../helpers/cleanup.js'
 
-const closers: (() => unknown)[] = []
-afterEach(async () => {
+const closers = useCleanups()
+// Registered after useCleanups, so it runs first: the closers run on real timers.
+afterEach(() => {
   vi.useRealTimers()
-  for (const c of closers.splice(0).reverse()) await c()
 })
 
 type Watch = { status: 'annotations' | 'timeout'; annotations?: Annotation[] }

@@ -4,26 +4,16 @@
  * writes, all at once. Nothing is lost (final rev = start + successes), no rev repeats, and every
  * process's changes$ delivers every event exactly once, in rev order.
  */
-import { spawn } from 'node:child_process'
-import path from 'node:path'
 import { expect } from 'vitest'
 import { openStore } from '../../../src/index.js'
 import { request } from '../../helpers/http.js'
 import { startServeCli } from '../../helpers/cli.js'
 import { tempDir } from '../../helpers/store.js'
 import { PG_URL, dropSchema, freshSchema, sql } from '../pg.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
+import { startMutator } from '../../helpers/mutator.js'
 
-const MUTATOR = path.resolve(import.meta.dirname, '../../fixtures/mutator.mjs')
-
-interface Report {
-  label: string
-  openedAt: number
-  rev: number
-  seen: number[]
-  mine: string[]
-}
-
-export async function contention(cleanups: (() => unknown)[], processes: number, count: number, restWrites: number): Promise<{ rev: number; ms: number }> {
+export async function contention(cleanups: Cleanups, processes: number, count: number, restWrites: number): Promise<{ rev: number; ms: number }> {
   const schema = freshSchema()
   cleanups.push(() => dropSchema(schema))
   const url = new URL(PG_URL)
@@ -38,23 +28,7 @@ export async function contention(cleanups: (() => unknown)[], processes: number,
   cleanups.push(t.cleanup)
   const serve = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
 
-  const children = Array.from({ length: processes }, (_, i) => {
-    const child = spawn(process.execPath, [MUTATOR, url.toString(), session.id, String(count), String(expected), `p${i}`], { stdio: ['pipe', 'pipe', 'pipe'] })
-    cleanups.push(() => child.kill('SIGKILL'))
-    let out = ''
-    let err = ''
-    let markReady: () => void = () => {}
-    const ready = new Promise<void>((r) => (markReady = r))
-    child.stdout.on('data', (d: Buffer) => {
-      out += d
-      if (out.startsWith('ready\n')) markReady()
-    })
-    child.stderr.on('data', (d: Buffer) => (err += d))
-    const report = new Promise<Report>((resolve, reject) => {
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)) as Report) : reject(new Error(`mutator p${i} exited with ${code}: ${err}`))))
-    })
-    return { ready, go: () => child.stdin.end('go\n'), report }
-  })
+  const children = Array.from({ length: processes }, (_, i) => startMutator(cleanups, url.toString(), session.id, count, expected, `p${i}`))
   await Promise.all(children.map((c) => c.ready))
   const began = Date.now()
   for (const c of children) c.go()

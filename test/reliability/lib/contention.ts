@@ -15,8 +15,9 @@ import { createInterface } from 'node:readline'
 import { expect } from 'vitest'
 import { openStore, type Annotation, type StoreEvent } from '../../../src/index.js'
 import { request, SseClient } from '../../helpers/http.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { startServe } from './serve.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
 
 const CONTENDER = path.resolve(import.meta.dirname, '../../fixtures/contender.mjs')
 
@@ -142,11 +143,10 @@ class Contender {
 
 export async function runContention(
   options: { processes: number; perProcess: number; inFlight: number; serve?: ServeContention },
-  cleanups: (() => unknown)[],
+  cleanups: Cleanups,
 ): Promise<ContentionFigures> {
   const started = Date.now()
-  const { file, cleanup } = tempDir('marginalia-contention-')
-  cleanups.push(cleanup)
+  const { file } = testDir(cleanups, 'marginalia-contention-')
   const setup = await openStore({ file })
   const session = await setup.createSession({ url: 'http://localhost:5173/' })
   const startRev = setup.rev

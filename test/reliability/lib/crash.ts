@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect } from 'vitest'
 import { openStore } from '../../../src/index.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
 
 const WRITER = path.resolve(import.meta.dirname, '../../fixtures/crash-writer.mjs')
 const LOCK_STALE_MS = 2_000
@@ -55,7 +56,7 @@ interface KillResult {
  * Run one writer and SIGKILL it: `delayMs` after it opened the store (or after it was spawned,
  * `fromSpawn`, to hit start-up and loading too), or (compaction mode) as soon as it starts a snapshot.
  */
-function runAndKill(file: string, delayMs: number, fromSpawn: boolean, atCompaction: boolean, compactMinBytes: number, splitWrites: boolean, cleanups: (() => unknown)[]): Promise<KillResult> {
+function runAndKill(file: string, delayMs: number, fromSpawn: boolean, atCompaction: boolean, compactMinBytes: number, splitWrites: boolean, cleanups: Cleanups): Promise<KillResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WRITER, file, String(LOCK_STALE_MS), String(compactMinBytes), '4', splitWrites ? '1' : '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
     cleanups.push(() => child.kill('SIGKILL'))
@@ -100,7 +101,7 @@ function runAndKill(file: string, delayMs: number, fromSpawn: boolean, atCompact
 
 export async function runCrashes(
   options: { kills: number; lanes: number; seed: number; compactionEvery: number; freshFileEvery: number; maxDelayMs: number },
-  cleanups: (() => unknown)[],
+  cleanups: Cleanups,
 ): Promise<CrashFigures> {
   const started = Date.now()
   const figures: CrashFigures = {
@@ -115,8 +116,7 @@ export async function runCrashes(
     verifyMs: [],
     ms: 0,
   }
-  const { dir, cleanup } = tempDir('marginalia-crash-')
-  cleanups.push(cleanup)
+  const { dir } = testDir(cleanups, 'marginalia-crash-')
   const perLane = Math.ceil(options.kills / options.lanes)
 
   async function lane(index: number): Promise<void> {

@@ -73,7 +73,7 @@ function isPlainObject(value: unknown): boolean {
 function checkVerdict(verdict: Verdict, c: FuzzCase, args: unknown, figures: FuzzFigures): void {
   const what = (): string => describeCase(c.tool, args)
   figures.cases++
-  const bucket = (TOOLS as readonly string[]).includes(c.tool) ? c.tool : '(unknown tool)'
+  const bucket = TOOLS.includes(c.tool) ? c.tool : '(unknown tool)'
   figures.byTool[bucket] = (figures.byTool[bucket] ?? 0) + 1
   switch (verdict.kind) {
     case 'protocol':

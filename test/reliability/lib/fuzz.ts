@@ -7,48 +7,61 @@
 import fc from 'fast-check'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { BUILTIN_TOOLS } from '../../../src/index.js'
 
-export const TOOLS = [
-  'list_sessions',
-  'get_session',
-  'get_pending',
-  'get_all_pending',
-  'get_annotation',
-  'acknowledge',
-  'resolve',
-  'dismiss',
-  'reply',
-  'watch_annotations',
-  'get_changes',
-  'watch_changes',
-  'ask',
-  'await_reply',
-] as const
-export type ToolName = (typeof TOOLS)[number]
-export const MUTATING: ReadonlySet<string> = new Set(['acknowledge', 'resolve', 'dismiss', 'reply', 'ask'])
-export const WAITING: ReadonlySet<string> = new Set(['watch_annotations', 'watch_changes', 'ask', 'await_reply'])
+/** Every built-in tool, from the registry: a new tool is fuzzed with no edit here. */
+export const TOOLS: readonly string[] = BUILTIN_TOOLS.map((t) => t.name)
+/** The tools that change data (not marked readOnlyHint): a refused call to one must change nothing. */
+export const MUTATING: ReadonlySet<string> = new Set(BUILTIN_TOOLS.filter((t) => t.annotations.readOnlyHint !== true).map((t) => t.name))
 export const KNOWN_CODES = new Set(['NOT_FOUND', 'INVALID_TRANSITION', 'INVALID_PARAMS', 'CONFLICT', 'CURSOR_EXPIRED', 'STORE_FILE', 'STORE_CLOSED', 'UNKNOWN_TOOL', 'CANCELLED'])
 export const BYTE_BUDGET = 256 * 1024
 
-type Kind = 'annotationId' | 'sessionId' | 'questionId' | 'status' | 'detail' | 'limit' | 'changesLimit' | 'cursor' | 'message' | 'rev' | 'sinceRev' | 'timeoutMs'
+/** What a valid value of a field looks like; an enum and a page size carry their own bounds. */
+type Kind =
+  | 'annotationId'
+  | 'sessionId'
+  | 'questionId'
+  | 'cursor'
+  | 'message'
+  | 'rev'
+  | 'sinceRev'
+  | 'timeoutMs'
+  | 'boolean'
+  | { enum: readonly unknown[] }
+  | { limit: number }
 type Field = [name: string, kind: Kind, required: boolean]
 
-const FIELDS: Record<ToolName, Field[]> = {
-  list_sessions: [],
-  get_session: [['id', 'sessionId', true], ['status', 'status', false], ['detail', 'detail', false], ['limit', 'limit', false], ['cursor', 'cursor', false]],
-  get_pending: [['sessionId', 'sessionId', true], ['detail', 'detail', false], ['limit', 'limit', false], ['cursor', 'cursor', false]],
-  get_all_pending: [['detail', 'detail', false], ['limit', 'limit', false], ['cursor', 'cursor', false]],
-  get_annotation: [['id', 'annotationId', true]],
-  acknowledge: [['id', 'annotationId', true], ['message', 'message', false], ['expectedRev', 'rev', false]],
-  resolve: [['id', 'annotationId', true], ['summary', 'message', false], ['expectedRev', 'rev', false]],
-  dismiss: [['id', 'annotationId', true], ['reason', 'message', true], ['expectedRev', 'rev', false]],
-  reply: [['id', 'annotationId', true], ['message', 'message', true], ['expectedRev', 'rev', false]],
-  watch_annotations: [['sessionId', 'sessionId', false], ['timeoutMs', 'timeoutMs', false], ['detail', 'detail', false], ['limit', 'limit', false]],
-  get_changes: [['sinceRev', 'sinceRev', true], ['sessionId', 'sessionId', false], ['limit', 'changesLimit', false]],
-  watch_changes: [['sinceRev', 'sinceRev', true], ['sessionId', 'sessionId', false], ['timeoutMs', 'timeoutMs', false], ['limit', 'changesLimit', false]],
-  ask: [['id', 'annotationId', true], ['question', 'message', true], ['timeoutMs', 'timeoutMs', false]],
-  await_reply: [['id', 'annotationId', true], ['questionId', 'questionId', false], ['timeoutMs', 'timeoutMs', false]],
+interface JsonProperty {
+  type?: string
+  enum?: unknown[]
+  maximum?: number
+  description?: string
 }
+
+/** A field's kind from its JSON Schema (what a client sees) and its name. */
+function kindOf(tool: string, name: string, p: JsonProperty): Kind {
+  if (p.enum) return { enum: p.enum }
+  if (p.type === 'boolean') return 'boolean'
+  if (name === 'id') return /^session/i.test(p.description ?? '') ? 'sessionId' : 'annotationId'
+  if (name === 'sessionId' || name === 'questionId' || name === 'cursor' || name === 'sinceRev' || name === 'timeoutMs') return name
+  if (name === 'expectedRev') return 'rev'
+  if (name === 'limit' && p.maximum !== undefined) return { limit: p.maximum }
+  if (p.type === 'string') return 'message' // free text: a message, summary, reason or question
+  throw new Error(`the fuzz cannot make a value for ${tool}.${name} (${JSON.stringify(p)}): add its kind to kindOf`)
+}
+
+/** Every tool's input fields, in its schema's order, from its zod input. */
+const FIELDS: ReadonlyMap<string, Field[]> = new Map(
+  BUILTIN_TOOLS.map((tool) => {
+    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonProperty>; required?: string[] }
+    const fields = Object.entries(schema.properties ?? {}).map(([name, p]): Field => [name, kindOf(tool.name, name, p), (schema.required ?? []).includes(name)])
+    return [tool.name, fields]
+  }),
+)
+
+/** The tools that wait (they take a timeoutMs): a call to one may be cut short by the client. */
+export const WAITING: ReadonlySet<string> = new Set([...FIELDS].filter(([, fields]) => fields.some(([, kind]) => kind === 'timeoutMs')).map(([name]) => name))
 
 /** A placeholder for a value taken from the live store when the case runs (ids, revs, cursors). */
 export class Live {
@@ -107,6 +120,7 @@ const bogusCursor = fc.oneof(
 )
 
 function valid(kind: Kind): fc.Arbitrary<unknown> {
+  if (typeof kind === 'object') return 'enum' in kind ? fc.constantFrom(...kind.enum) : fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant(kind.limit))
   switch (kind) {
     case 'annotationId':
       return fc.oneof({ weight: 8, arbitrary: live('annotationId') }, { weight: 1, arbitrary: fc.constantFrom('ann_unknown', '__proto__', 'constructor', 'x'.repeat(128)) })
@@ -114,14 +128,8 @@ function valid(kind: Kind): fc.Arbitrary<unknown> {
       return fc.oneof({ weight: 8, arbitrary: live('sessionId') }, { weight: 1, arbitrary: fc.constantFrom('ses_unknown', '__proto__', 'toString') })
     case 'questionId':
       return fc.oneof(live('questionId'), fc.constant('rep_unknown'))
-    case 'status':
-      return fc.constantFrom('pending', 'acknowledged', 'resolved', 'dismissed')
-    case 'detail':
-      return fc.constantFrom('summary', 'full')
-    case 'limit':
-      return fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant(500))
-    case 'changesLimit':
-      return fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant(1_000))
+    case 'boolean':
+      return fc.boolean()
     case 'cursor':
       return fc.oneof(live('cursor'), bogusCursor)
     case 'message':
@@ -150,8 +158,8 @@ export interface FuzzCase {
 /** 0…99, uniformly (fast-check otherwise favours the bounds). */
 const percent = fc.noBias(fc.integer({ min: 0, max: 99 }))
 
-const argsFor = (tool: ToolName): fc.Arbitrary<unknown> => {
-  const fields = FIELDS[tool]
+const argsFor = (tool: string): fc.Arbitrary<unknown> => {
+  const fields = FIELDS.get(tool) ?? []
   const fieldArbs = fields.map(([name, kind, required]) =>
     fc
       .record({

@@ -11,9 +11,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { expect } from 'vitest'
 import { openStore, type Annotation, type HttpServer, type HttpServerOptions, type Store } from '../../../src/index.js'
 import { request, serve, SseClient, type Reply } from '../../helpers/http.js'
-import { tempDir } from '../../helpers/store.js'
+import { testDir } from '../../helpers/store.js'
 import { listenOverflows, rawExchange, stalledClient } from './raw.js'
 import { startFixtureServer, type FixtureServer, type MemoryUsage } from './serve.js'
+import { type Cleanups } from '../../helpers/cleanup.js'
+import { until } from '../../helpers/eventually.js'
 
 const MB = 1024 * 1024
 const mb = (bytes: number): number => Math.round((bytes / MB) * 100) / 100
@@ -22,19 +24,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
-/** Wait until `check()` holds, re-checking every 20 ms; fail after `timeoutMs` naming `what`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 /** A file store in a temp dir and startHttpServer on it, in this process; log lines collected. */
-export async function fileServer(cleanups: (() => unknown)[], options: HttpServerOptions = {}): Promise<{ store: Store; server: HttpServer; logs: string[] }> {
-  const { file, cleanup } = tempDir('marginalia-abuse-')
-  cleanups.push(cleanup)
+export async function fileServer(cleanups: Cleanups, options: HttpServerOptions = {}): Promise<{ store: Store; server: HttpServer; logs: string[] }> {
+  const { file } = testDir(cleanups, 'marginalia-abuse-')
   const store = await openStore({ file })
   cleanups.push(() => store.close())
   const logs: string[] = []
@@ -58,7 +50,7 @@ export interface CreatesFigures {
 }
 
 /** `creates` POSTs of annotations at once (each on its own connection up to `sockets`), on a file store. */
-export async function concurrentCreates(options: { creates: number; sockets: number }, cleanups: (() => unknown)[]): Promise<CreatesFigures> {
+export async function concurrentCreates(options: { creates: number; sockets: number }, cleanups: Cleanups): Promise<CreatesFigures> {
   const { store, server, logs } = await fileServer(cleanups)
   const session = (await request(`${server.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })).json as { id: string }
   const startRev = store.rev
@@ -153,7 +145,7 @@ async function postAnnotations(server: { url: string }, sessionId: string, count
   }
 }
 
-async function openClients(url: string, count: number, cleanups: (() => unknown)[]): Promise<SseClient[]> {
+async function openClients(url: string, count: number, cleanups: Cleanups): Promise<SseClient[]> {
   const clients: SseClient[] = []
   for (let at = 0; at < count; at += 100) {
     const batch = await Promise.all(Array.from({ length: Math.min(100, count - at) }, () => SseClient.open(url)))
@@ -172,20 +164,20 @@ function revsOf(client: SseClient): number[] {
 }
 
 /** `clients` event-stream clients on a server in a child process; `events` annotations written over REST. */
-export async function sseFanOut(options: { clients: number; events: number; inFlight: number }, cleanups: (() => unknown)[]): Promise<FanOutFigures> {
+export async function sseFanOut(options: { clients: number; events: number; inFlight: number }, cleanups: Cleanups): Promise<FanOutFigures> {
   const server = await startFixtureServer({ keepAliveMs: 0 }, cleanups)
   const session = (await post(`${server.url}/api/sessions`, { url: 'http://localhost:5173/' })).json as { id: string }
   const before = await server.memory()
   const t0 = Date.now()
   const clients = await openClients(`${server.url}/api/events`, options.clients, cleanups)
-  await until(async () => (await server.stats()).eventStreams === options.clients, 30_000, `${options.clients} open event streams`)
+  await until(async () => (await server.stats()).eventStreams === options.clients, `${options.clients} open event streams`, 30_000, 20)
   const connectMs = Date.now() - t0
   const connected = await server.memory()
 
   const t1 = Date.now()
   await postAnnotations(server, session.id, options.events, options.inFlight, (i) => `fan-out ${i} ${'x'.repeat(200)}`)
   const last = String(1 + options.events)
-  await until(() => clients.every((c) => c.events.some((e) => e.id === last)), 120_000, `every client to receive event ${last}`)
+  await until(() => clients.every((c) => c.events.some((e) => e.id === last)), `every client to receive event ${last}`, 120_000, 20)
   const deliverMs = Date.now() - t1
   const delivered = await server.memory()
 
@@ -199,7 +191,7 @@ export async function sseFanOut(options: { clients: number; events: number; inFl
     deliveries += c.storeEvents().length
   }
   for (const c of clients) c.close()
-  await until(async () => (await server.stats()).eventStreams === 0, 30_000, 'the server to notice every client left')
+  await until(async () => (await server.stats()).eventStreams === 0, 'the server to notice every client left', 30_000, 20)
   const afterClose = await server.memory()
   expect(await server.stop()).toBe(0)
 
@@ -242,7 +234,7 @@ export interface StalledFigures {
  */
 export async function stalledClients(
   options: { stalled: number; good: number; maxBufferedBytes: number; eventBytes: number; maxEvents: number },
-  cleanups: (() => unknown)[],
+  cleanups: Cleanups,
 ): Promise<StalledFigures> {
   const started = Date.now()
   const server = await startFixtureServer({ sseMaxBufferedBytes: options.maxBufferedBytes, keepAliveMs: 0 }, cleanups)
@@ -255,7 +247,7 @@ export async function stalledClients(
     stalled.push(socket)
   }
   const all = options.good + options.stalled
-  await until(async () => (await server.stats()).eventStreams === all, 30_000, `${all} open event streams`)
+  await until(async () => (await server.stats()).eventStreams === all, `${all} open event streams`, 30_000, 20)
   const before = await server.memory()
   const peak = { heapUsed: before.heapUsed, rss: before.rss }
 
@@ -276,7 +268,7 @@ export async function stalledClients(
 
   // The readers got everything, in order, once, and are still there.
   const last = String(1 + sent)
-  await until(() => good.every((c) => c.events.some((e) => e.id === last)), 60_000, `every reading client to receive event ${last}`)
+  await until(() => good.every((c) => c.events.some((e) => e.id === last)), `every reading client to receive event ${last}`, 60_000, 20)
   const expected = Array.from({ length: sent }, (_, i) => 2 + i)
   for (const c of good) {
     expect(revsOf(c)).toEqual(expected)
@@ -406,7 +398,7 @@ export interface SlowFigures {
  */
 export async function slowloris(
   options: { connections: number; headersTimeoutMs: number; requestTimeoutMs: number },
-  cleanups: (() => unknown)[],
+  cleanups: Cleanups,
   /** Another server to try (e.g. the built CLI with its default timeouts); by default one in this process with the given timeouts. */
   target?: { url: string; port: number; rev: () => Promise<number> },
 ): Promise<SlowFigures> {
@@ -558,7 +550,7 @@ export interface SessionFigures {
  * sessions (the idle ones make room); with every session busy (a stream open), initialize is
  * 503 with a clear message until one is free; a real client works throughout.
  */
-export async function abandonedSessions(options: { maxSessions: number; abandon: number }, cleanups: (() => unknown)[]): Promise<SessionFigures> {
+export async function abandonedSessions(options: { maxSessions: number; abandon: number }, cleanups: Cleanups): Promise<SessionFigures> {
   const started = Date.now()
   const server = await startFixtureServer({ maxMcpSessions: options.maxSessions, keepAliveMs: 0 }, cleanups)
   const before = await server.memory()
@@ -600,7 +592,7 @@ export async function abandonedSessions(options: { maxSessions: number; abandon:
   expect(busyRefusal).toMatch(new RegExp(`Too many MCP sessions: all ${options.maxSessions} are in use`))
   // One stream closes: its session is idle, and the next client gets in.
   busy.pop()!.close()
-  await until(async () => (await request(server.mcpUrl, { method: 'POST', headers: MCP_ACCEPT, body: INIT })).status === 200, 10_000, 'a free place after a stream closed')
+  await until(async () => (await request(server.mcpUrl, { method: 'POST', headers: MCP_ACCEPT, body: INIT })).status === 200, 'a free place after a stream closed', 10_000, 20)
   for (const b of busy) b.close()
 
   // A real client still works.

@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
+import { type Cleanups } from '../../helpers/cleanup.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../../dist/marginalia.mjs')
 const HTTP_SERVER = path.resolve(import.meta.dirname, '../../fixtures/http-server.mjs')
@@ -23,7 +24,7 @@ export interface ServeProcess {
   rss(): number | undefined
 }
 
-function track(child: ChildProcessWithoutNullStreams, cleanups: (() => unknown)[]): Omit<ServeProcess, 'url' | 'port'> {
+function track(child: ChildProcessWithoutNullStreams, cleanups: Cleanups): Omit<ServeProcess, 'url' | 'port'> {
   let stderr = ''
   child.stderr.on('data', (d: Buffer) => (stderr += d))
   let exited: number | null | undefined
@@ -55,7 +56,7 @@ function track(child: ChildProcessWithoutNullStreams, cleanups: (() => unknown)[
 }
 
 /** `node dist/marginalia.mjs serve --port 0 --store <file> …`, once it printed its URL. */
-export async function startServe(file: string, args: string[], cleanups: (() => unknown)[]): Promise<ServeProcess> {
+export async function startServe(file: string, args: string[], cleanups: Cleanups): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--store', file, ...args], {
     env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -100,7 +101,7 @@ export interface FixtureServer extends ServeProcess {
  * with the given options, in its own process (run with --expose-gc), answering `mem` and
  * `stats` lines on stdin.
  */
-export async function startFixtureServer(options: Record<string, unknown>, cleanups: (() => unknown)[], storeFile?: string): Promise<FixtureServer> {
+export async function startFixtureServer(options: Record<string, unknown>, cleanups: Cleanups, storeFile?: string): Promise<FixtureServer> {
   const child = spawn(process.execPath, ['--expose-gc', HTTP_SERVER, JSON.stringify(options), storeFile ?? ''], { stdio: ['pipe', 'pipe', 'pipe'] })
   const tracked = track(child, cleanups)
   const lines = createInterface({ input: child.stdout })

@@ -16,7 +16,7 @@ export { z } from 'zod'
 // The data model.
 export * from './store/model.js'
 export { ERROR_CODES, MarginaliaError, NotFoundError, InvalidTransitionError, ValidationError, ConflictError, CursorExpiredError, StoreDataError, StoreClosedError, StoreUnavailableError, StoreBusyError, type LockHolder, type ErrorCode, type EntityKind, type FieldIssue } from './store/errors.js'
-export { StoreFileError } from './store/file/errors.js'
+export { StoreFileError } from './store/fs/errors.js'
 export { BlobError, FileBlobStore, MemoryBlobStore, storeImage, sniffImage, type BlobStore, type BlobInfo, type StoredBlob } from './store/blobs/index.js'
 export { STORE_EVENT_TYPES, isStoreEvent, type StoreEvent, type StoreEventType, type SessionCreatedEvent, type AnnotationCreatedEvent, type AnnotationStatusChangedEvent, type AnnotationRepliedEvent, type AnnotationDeletedEvent, type AnnotationArchivedEvent } from './store/events.js'
 export { TRANSITIONS, allowedFrom, canApply, type Action, type StatusAction } from './store/machine.js'

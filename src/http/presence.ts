@@ -9,7 +9,7 @@
  */
 import { closeSync, constants as fsc, readdirSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { ensureDirectorySync, openNoFollowSync } from '../store/file/no-follow.js'
+import { ensureDirectorySync, openNoFollowSync } from '../store/fs/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
 import type { ToolRegistry, ToolService } from '../tools/registry.js'
 

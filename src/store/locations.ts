@@ -5,7 +5,7 @@
  * `STORE_LOCATIONS`. A location no line claims is a file path: the file adapter is the default.
  */
 import { FileAdapter, type FileAdapterOptions } from './file/file-adapter.js'
-import { asFileError } from './file/errors.js'
+import { asFileError } from './fs/errors.js'
 import type { StoreAdapter } from './persistence.js'
 
 /** What opening a location may be told; each adapter takes the options that apply to it. */

@@ -4,13 +4,14 @@
  * written, no log compacted on its way out.
  */
 import { describe, expect, it } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { request } from '../helpers/http.js'
 import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { spawnNode } from '../helpers/process.js'
+import { until } from '../helpers/eventually.js'
 
 const cleanups = useCleanups()
 
@@ -36,6 +37,8 @@ describe('a second serve that cannot bind its port', () => {
       const r = await request(`${first.url}/api/sessions/${(session.json as { id: string }).id}/annotations`, { method: 'POST', body: { comment: `note ${i}` } })
       expect(r.status).toBe(201)
     }
+    // The first server lets go of its lock just after it answers: the store at rest is what must not change.
+    await until(() => !existsSync(`${store}.lock`), 'the first server to release its lock')
     const before = snapshotOf(path.dirname(store))
     expect(Object.keys(before).length).toBeGreaterThan(0)
 

@@ -112,3 +112,45 @@ export function placeDock(dock: HTMLElement, host: Element): void {
   dock.dataset.placed = key
   Object.assign(dock.style, want, { transformOrigin: '100% 100%' })
 }
+
+/**
+ * Laying out at most once a frame: `schedule()` lays out in the next frame (scrolls, resizes, a
+ * hovered element); `now()` lays out at once — a change the page made, heard in a microtask before
+ * anything is painted, so pins move with it — unless it already did this frame.
+ */
+export class FrameLayout {
+  private frame = 0
+  private doneThisFrame = false
+
+  constructor(private readonly layout: () => void) {}
+
+  readonly schedule = (): void => {
+    if (this.frame) return
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0
+      this.layout()
+    })
+  }
+
+  now(): void {
+    if (this.doneThisFrame) return this.schedule()
+    this.doneThisFrame = true
+    requestAnimationFrame(() => (this.doneThisFrame = false))
+    this.layout()
+  }
+
+  stop(): void {
+    cancelAnimationFrame(this.frame)
+  }
+}
+
+/**
+ * Call `listener` when what is on screen moves: the page scrolls (any scroller) or resizes, and on a
+ * phone the visual viewport (pinch zoom, a page wider than the phone). Until `signal` aborts.
+ */
+export function onViewportChange(listener: () => void, signal: AbortSignal): void {
+  window.addEventListener('scroll', listener, { capture: true, passive: true, signal })
+  window.addEventListener('resize', listener, { passive: true, signal })
+  window.visualViewport?.addEventListener('resize', listener, { passive: true, signal })
+  window.visualViewport?.addEventListener('scroll', listener, { passive: true, signal })
+}

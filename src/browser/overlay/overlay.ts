@@ -10,15 +10,14 @@
 import { BrowserAuth } from '../shared/auth.js'
 import { Api } from '../shared/api.js'
 import { h } from '../shared/dom.js'
-import { agentState, squash } from '../shared/format.js'
-import type { Annotation, NewAnnotation } from '../shared/types.js'
+import type { Annotation } from '../shared/types.js'
 import { Composer } from './composer.js'
 import { describeElement } from './describe.js'
 import { Dock } from './dock.js'
-import { coarsePointer, placeDock, placePanel } from './layout.js'
+import { FrameLayout, coarsePointer, onViewportChange, placeDock, placePanel } from './layout.js'
 import { ListPanel } from './list-panel.js'
 import { Marks } from './marks.js'
-import { Outbox, Sender, outboxItem, waitingOn, type OutboxItem } from './outbox.js'
+import { Outbox, Sender, waitingOn } from './outbox.js'
 import { PageSync } from './page-sync.js'
 import { Picker, type Target } from './picker.js'
 import { Follower } from './anchor/follow.js'
@@ -30,12 +29,12 @@ import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
-import { gather } from './capture/attach.js'
+import { sending, type Sending } from './sending.js'
 import type { Links } from '../shared/links.js'
 import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
 import { SettingsMenu } from './settings-menu.js'
 import { Freezer, freezeButton } from './freeze.js'
-import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, isTyping, matches, parseShortcut, type Shortcut } from './shortcuts.js'
+import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut, type Shortcut } from './shortcuts.js'
 import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
 import { SignIn } from './sign-in.js'
 import { FocusReturn } from './focus.js'
@@ -52,48 +51,48 @@ export interface OverlayOptions {
 const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
 
 export class Overlay {
-  private readonly api: Api
+  readonly api: Api
   private readonly auth: BrowserAuth
   private readonly signIn: SignIn
   /** Every window listener added by mount(), removed at once by destroy(). */
   private readonly listening = new AbortController()
-  private readonly outbox: Outbox
+  readonly outbox: Outbox
   private readonly sender: Sender
-  private readonly sync: PageSync
-  private readonly host = document.createElement('marginalia-overlay')
+  readonly sync: PageSync
+  readonly host = document.createElement('marginalia-overlay')
   /** What the page logged (console errors, failed requests), unless turned off for this origin. */
-  private pageLog: PageLog | undefined
+  pageLog: PageLog | undefined
   private readonly shadow = this.host.attachShadow({ mode: 'open' })
   private readonly picker: Picker
   private readonly marks = new Marks()
   private readonly pins: Pins
-  private readonly composer: Composer
+  readonly composer: Composer
   private readonly thread: ThreadPanel
   private readonly list: ListPanel
-  private readonly dock: Dock
+  readonly dock: Dock
   private readonly follower: Follower
   private readonly topLayer: TopLayer
   private readonly csp: CspWatch
   private hovered: Element | undefined
-  private frame = 0
-  private positionedThisFrame = false
-  private readonly intervals: ReturnType<typeof setInterval>[] = []
+  /** Pins, marks and panels laid out at most once a frame. */
+  private readonly layout = new FrameLayout(() => this.positionAll())
+  private readonly schedulePosition = this.layout.schedule
+  private locationTimer: ReturnType<typeof setInterval> | undefined
   private readonly focusBack = new FocusReturn(this.shadow)
   private destroyed = false
   /** The toolbar's settings: theme, resolved pins, all pins hidden, capture defaults. */
   private readonly menu: SettingsMenu
   private readonly freezer: Freezer
   private readonly shortcut: Shortcut
-  private readonly pinsShortcut = parseShortcut(PINS_SHORTCUT)!
+  private readonly onKeyDown: (e: KeyboardEvent) => void
   private readonly frameKeys: FrameKeys
-  /** What to say with "Sent as #n" for an outbox item (a screenshot the page's policy blocked). */
-  private readonly notes = new Map<string, string>()
+  private readonly sending: Sending
   /** Where the thread's images and source links point. */
   private readonly links: Links
 
   constructor(
     readonly server: string,
-    private readonly options: OverlayOptions = {},
+    readonly options: OverlayOptions = {},
   ) {
     const shortcut = parseShortcut(options.shortcut)
     if (options.shortcut && !shortcut) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
@@ -134,7 +133,7 @@ export class Overlay {
       this.outbox,
       sessions,
       {
-        sent: (item, annotation, sessionId) => this.onSent(item, annotation, sessionId),
+        sent: (item, annotation, sessionId) => this.sending.sent(item, annotation, sessionId),
         blocked: () => {
           this.sync.setReachable(false)
           this.dock.renderAlert()
@@ -175,7 +174,7 @@ export class Overlay {
       {
         changed: () => {
           this.pins.forget()
-          this.positionNow()
+          this.layout.now()
         },
         moved: () => this.schedulePosition(),
         navigated: () => this.checkLocation(),
@@ -185,7 +184,7 @@ export class Overlay {
     // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
     this.topLayer = new TopLayer(this.host, () => this.schedulePosition())
     this.composer = new Composer({
-      send: (body, extras) => this.sendWithExtras(body, extras),
+      send: (body, extras) => this.sending.send(body, extras),
       pageLog: (on) => this.startPageLog(on),
       closed: (restoreFocus) => {
         this.schedulePosition()
@@ -263,7 +262,17 @@ export class Overlay {
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
     this.freezer = new Freezer(this.host)
     this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
+    this.onKeyDown = overlayKeyListener(this.shortcut, {
+      toggleAnnotate: () => this.picker.toggle(),
+      togglePins: () => {
+        this.menu.setPinsHidden(!this.menu.pinsHidden)
+        this.dock.say(this.menu.pinsHidden ? `Pins hidden (${PINS_SHORTCUT} shows them).` : 'Pins shown.')
+      },
+      escape: () => this.escape(),
+      pickFocused: (e) => this.picker.pickFocused(e),
+    })
     this.frameKeys = new FrameKeys(this.onKeyDown)
+    this.sending = sending(this)
   }
 
   /** Turned on while off at load: the log starts now (it has nothing from before). */
@@ -286,15 +295,11 @@ export class Overlay {
     window.addEventListener('keydown', this.onKeyDown, { capture: true, signal })
     this.frameKeys.start()
     this.picker.attach()
-    window.addEventListener('scroll', this.schedulePosition, { capture: true, passive: true, signal })
-    window.addEventListener('resize', this.schedulePosition, { passive: true, signal })
-    // A phone: the toolbar and the panels follow what is on screen (pinch zoom, a page wider than the phone).
-    window.visualViewport?.addEventListener('resize', this.schedulePosition, { passive: true, signal })
-    window.visualViewport?.addEventListener('scroll', this.schedulePosition, { passive: true, signal })
+    onViewportChange(this.schedulePosition, signal)
     window.addEventListener('online', this.onOnline, { signal })
     window.addEventListener('storage', this.onStorage, { signal })
     // History changes are heard at once (the follower); this catches what no event announces.
-    this.intervals.push(setInterval(() => this.checkLocation(), 1_000))
+    this.locationTimer = setInterval(() => this.checkLocation(), 1_000)
     this.follower.start()
     this.signIn.start(signal)
     this.renderAll()
@@ -309,9 +314,9 @@ export class Overlay {
     this.frameKeys.stop()
     this.freezer.unfreeze()
     this.menu.stop()
-    for (const i of this.intervals) clearInterval(i)
+    clearInterval(this.locationTimer)
     this.follower.stop()
-    cancelAnimationFrame(this.frame)
+    this.layout.stop()
     this.sync.stop()
     this.dock.stop()
     this.sender.stop()
@@ -337,40 +342,6 @@ export class Overlay {
   }
 
   // ------------------------------------------------------------------ what the sync and the sender report
-
-  /** Screenshot, pasted images, page log, styles: gathered (≤ 1 s for the screenshot), then queued. */
-  private sendWithExtras(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void {
-    this.dock.say('Sending…')
-    const { screenshot, images } = extras
-    const options = { api: this.api, screenshot, images, log: extras.pageLog ? this.pageLog : undefined, exclude: this.host, budgetMs: this.options.screenshotBudgetMs }
-    // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
-    void gather(body, extras.target, { ...options, blocked: (why) => this.composer.setShotNote(why.message) }).then(({ body: full, note }) => this.queue(full, note))
-  }
-
-  /** Into the outbox first: from here on, nothing the person wrote can be lost. */
-  private queue(body: NewAnnotation, note?: string): void {
-    const item = outboxItem(this.sync.pageKey, body, squash(document.title))
-    if (note) this.notes.set(item.id, note)
-    this.outbox.add(item)
-    this.dock.say(this.sync.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
-    this.dock.renderAlert()
-    this.renderPins()
-    void this.sender.flush()
-  }
-
-  private onSent(item: OutboxItem, annotation: Annotation, sessionId: string): void {
-    const note = this.notes.get(item.id)
-    this.notes.delete(item.id)
-    if (this.sync.sent(item.pageKey, annotation, sessionId)) {
-      this.renderAll()
-      const n = this.sync.numberOf(annotation.id)
-      this.dock.say(note ? `Sent as #${n} ${note}` : `Sent as #${n}. ${agentState(this.sync.presence) === 'listening' ? 'The agent is on it.' : 'It waits for the agent.'}`)
-    } else {
-      this.dock.say('A kept annotation from another page was sent.')
-    }
-    this.sync.setReachable(true)
-    this.dock.renderAlert()
-  }
 
   /** A fresher copy from a response to the person's action. */
   private update(fresh: Annotation): void {
@@ -403,25 +374,6 @@ export class Overlay {
   }
 
   // ------------------------------------------------------------------ keys, and one open panel at a time
-
-  private readonly onKeyDown = (e: KeyboardEvent): void => {
-    let handled: boolean
-    // Shortcuts never fire while the person types (an input, a textarea, a contenteditable editor).
-    if (matches(this.shortcut, e) && !isTyping(e)) {
-      this.picker.toggle()
-      handled = true
-    } else if (matches(this.pinsShortcut, e) && !isTyping(e)) {
-      this.menu.setPinsHidden(!this.menu.pinsHidden)
-      this.dock.say(this.menu.pinsHidden ? `Pins hidden (${PINS_SHORTCUT} shows them).` : 'Pins shown.')
-      handled = true
-    } else if (e.key === 'Escape') handled = this.escape()
-    // Keyboard annotation: in annotate mode, Enter on a focused page element annotates it.
-    else handled = this.picker.pickFocused(e)
-    if (handled) {
-      e.preventDefault()
-      e.stopPropagation()
-    }
-  }
 
   /** Close the innermost open thing; false when nothing was open. */
   private escape(): boolean {
@@ -488,7 +440,7 @@ export class Overlay {
 
   // ------------------------------------------------------------------ rendering and layout
 
-  private renderAll(): void {
+  renderAll(): void {
     this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
     this.pins.render(this.sync.ordered(), this.thread.openId, waitingOn(this.outbox, this.sync.pageKey))
     this.dock.renderCount(this.sync.ordered())
@@ -501,7 +453,7 @@ export class Overlay {
     this.dock.renderAlert()
   }
 
-  private renderPins(): void {
+  renderPins(): void {
     this.pins.element.hidden = this.menu.pinsHidden || this.dock.collapsed
     this.pins.render(this.sync.ordered(), this.thread.openId, waitingOn(this.outbox, this.sync.pageKey))
     this.positionAll()
@@ -510,25 +462,6 @@ export class Overlay {
   private renderList(): void {
     if (this.list.isOpen) this.list.render(this.sync.ordered(), this.outbox.list())
     this.positionAll()
-  }
-
-  /**
-   * The page changed (a MutationObserver's microtask, before anything is painted): pins move now,
-   * not a frame later — at most once a frame, later changes of that frame wait for the next one.
-   */
-  private positionNow(): void {
-    if (this.positionedThisFrame) return this.schedulePosition()
-    this.positionedThisFrame = true
-    requestAnimationFrame(() => (this.positionedThisFrame = false))
-    this.positionAll()
-  }
-
-  private readonly schedulePosition = (): void => {
-    if (this.frame) return
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0
-      this.positionAll()
-    })
   }
 
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */

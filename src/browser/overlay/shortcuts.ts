@@ -154,3 +154,29 @@ export class FrameKeys {
     }
   }
 }
+
+/** What the overlay's keys do (the controller knows which panel is open). */
+export interface OverlayKeys {
+  toggleAnnotate(): void
+  togglePins(): void
+  /** Close the innermost open thing; false when nothing was open. */
+  escape(): boolean
+  /** In annotate mode, Enter on a focused page element annotates it; false when it did not. */
+  pickFocused(e: KeyboardEvent): boolean
+}
+
+/** The overlay's keydown listener: its shortcuts (never while the person types), Esc, and Enter to pick; a key it handled goes no further. */
+export function overlayKeyListener(annotate: Shortcut, keys: OverlayKeys): (e: KeyboardEvent) => void {
+  const pins = parseShortcut(PINS_SHORTCUT)!
+  return (e) => {
+    let handled = true
+    if (matches(annotate, e) && !isTyping(e)) keys.toggleAnnotate()
+    else if (matches(pins, e) && !isTyping(e)) keys.togglePins()
+    else if (e.key === 'Escape') handled = keys.escape()
+    else handled = keys.pickFocused(e)
+    if (handled) {
+      e.preventDefault()
+      e.stopPropagation()
+    }
+  }
+}

@@ -4,11 +4,11 @@
  * and memory adapters offer it, and PostgreSQL when the caller names a directory.
  *
  * Synchronous calls: an archive run is rare and small, and runs under the store's lock anyway.
- * Neither the folder nor a file in it is used through a link (see ../file/no-follow.ts).
+ * Neither the folder nor a file in it is used through a link (see ../fs/no-follow.ts).
  */
 import { closeSync, constants as fsc, fstatSync, fsyncSync, lstatSync, readdirSync, readSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { ensureDirectorySync, openNoFollowSync, readNoFollowSync, realDirectorySync, regularFileSync } from '../file/no-follow.js'
+import { ensureDirectorySync, openNoFollowSync, readNoFollowSync, realDirectorySync, regularFileSync } from '../fs/no-follow.js'
 import type { Annotation } from '../model.js'
 import type { ArchiveFileInfo, ArchiveLine, ArchiveSink, ArchiveWrite } from '../archive.js'
 

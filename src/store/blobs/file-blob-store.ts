@@ -11,8 +11,8 @@
 import { lstatSync, promises as fs, type Stats } from 'node:fs'
 import path from 'node:path'
 import { LIMITS } from '../model.js'
-import { StoreFileError } from '../file/errors.js'
-import { ensureDirectorySync, fsyncPath, readNoFollow, realDirectorySync, refusal, replaceFile } from '../file/no-follow.js'
+import { StoreFileError } from '../fs/errors.js'
+import { ensureDirectorySync, fsyncPath, readNoFollow, realDirectorySync, refusal, replaceFile } from '../fs/no-follow.js'
 import { extensionOf, mimeOfExtension, type ImageMime } from './sniff.js'
 import { SHA256, checkBlob, reportRefusal, sha256Of, type BlobInfo, type BlobStore } from './blob-store.js'
 

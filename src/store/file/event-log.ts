@@ -13,8 +13,8 @@
 import { constants as fsc, fstatSync, lstatSync, promises as fsp } from 'node:fs'
 import { isStoreEvent, type StoreEvent } from '../events.js'
 import type { FileIo } from './io.js'
-import { StoreFileError, UNTOUCHED, describe, isErrno } from './errors.js'
-import { openNoFollow, regularFileSync } from './no-follow.js'
+import { StoreFileError, UNTOUCHED, describe, isErrno } from '../fs/errors.js'
+import { openNoFollow, regularFileSync } from '../fs/no-follow.js'
 
 /** What one read found: the new events, in rev order, and the rev of the last one seen. */
 export interface LogRead {

@@ -18,8 +18,8 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, wri
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import { syncLockFs } from './sync-fs.js'
-import { StoreFileError, describe, isErrno } from './errors.js'
-import { readNoFollowSync, realDirectorySync } from './no-follow.js'
+import { StoreFileError, describe, isErrno } from '../fs/errors.js'
+import { readNoFollowSync, realDirectorySync } from '../fs/no-follow.js'
 import { StoreBusyError, type LockHolder } from '../errors.js'
 
 /** A lock of another host not refreshed for this long belongs to a dead process (a live holder refreshes it every second). */

@@ -11,8 +11,8 @@ import { ANNOTATION_STATUSES } from '../vocabulary.js'
 import type { Snapshot } from '../persistence.js'
 import type { FileIo } from './io.js'
 import { STORE_FORMAT, STORE_FORMAT_VERSION, type SnapshotData } from './snapshot-format.js'
-import { readNoFollow, regularFileSync, replaceFile } from './no-follow.js'
-import { StoreFileError, UNTOUCHED, describe, isErrno } from './errors.js'
+import { readNoFollow, regularFileSync, replaceFile } from '../fs/no-follow.js'
+import { StoreFileError, UNTOUCHED, describe, isErrno } from '../fs/errors.js'
 
 export { STORE_FORMAT, STORE_FORMAT_VERSION, type SnapshotData } from './snapshot-format.js'
 

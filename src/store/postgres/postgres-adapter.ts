@@ -103,6 +103,11 @@ export class PostgresAdapter implements StoreAdapter {
     this.pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4, connectionTimeoutMillis: this.connectTimeoutMs, idleTimeoutMillis: 30_000 })
     // An idle connection the server dropped: the pool discards it; the next query reconnects.
     this.pool.on('error', () => {})
+    // Every connection keeps a listener for its whole life: a server that terminates it (a restart,
+    // pg_terminate_backend) sends an error message that may arrive between the pool's listener and
+    // run()'s (or after both let go); unheard, it would end the process. What it means reaches the
+    // caller anyway: the query in flight rejects, and a dead connection is never reused.
+    this.pool.on('connect', (client) => client.on('error', () => {}))
   }
 
   /** Create or migrate the schema once per adapter (under an advisory lock across processes). */

@@ -1,0 +1,82 @@
+/**
+ * What the person sends, from Send to "Sent as #n": the screenshot, pasted images and page log
+ * gathered (the screenshot within its budget), the annotation kept in the outbox before anything
+ * goes over the network (nothing the person wrote can be lost), and what the toast says once the
+ * server has it.
+ */
+import type { Api } from '../shared/api.js'
+import { agentState, squash } from '../shared/format.js'
+import type { Annotation, NewAnnotation } from '../shared/types.js'
+import { gather } from './capture/attach.js'
+import type { PageLog } from './capture/page-log.js'
+import type { Composer } from './composer.js'
+import type { Dock } from './dock.js'
+import { outboxItem, type Outbox, type OutboxItem } from './outbox.js'
+import type { PageSync } from './page-sync.js'
+import type { Target } from './picker.js'
+
+/** What sending needs of the overlay (the overlay itself is passed). */
+export interface SendingParts {
+  readonly api: Api
+  readonly outbox: Outbox
+  readonly sync: PageSync
+  readonly dock: Dock
+  readonly composer: Composer
+  /** The overlay's host: left out of the screenshot. */
+  readonly host: Element
+  /** How long the screenshot may take (the script tag's data-screenshot-budget). */
+  readonly options: { screenshotBudgetMs?: number | undefined }
+  /** The page log now (it can be turned on after load). */
+  readonly pageLog: PageLog | undefined
+  /** Send what waits in the outbox. */
+  flush(): Promise<void>
+  renderPins(): void
+  renderAll(): void
+}
+
+export interface Sending {
+  /** Screenshot, pasted images, page log, styles: gathered (≤ the budget for the screenshot), then queued. */
+  send(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void
+  /** The server has it: the pin gets its number and the toast says so. */
+  sent(item: OutboxItem, annotation: Annotation, sessionId: string): void
+}
+
+export function sending(o: SendingParts): Sending {
+  const { sync, dock } = o
+  /** What to say with "Sent as #n" for an outbox item (a screenshot the page's policy blocked). */
+  const notes = new Map<string, string>()
+
+  /** Into the outbox first: from here on, nothing the person wrote can be lost. */
+  const queue = (body: NewAnnotation, note?: string): void => {
+    const item = outboxItem(sync.pageKey, body, squash(document.title))
+    if (note) notes.set(item.id, note)
+    o.outbox.add(item)
+    dock.say(sync.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
+    dock.renderAlert()
+    o.renderPins()
+    void o.flush()
+  }
+
+  return {
+    send(body, extras) {
+      dock.say('Sending…')
+      const { screenshot, images } = extras
+      const options = { api: o.api, screenshot, images, log: extras.pageLog ? o.pageLog : undefined, exclude: o.host, budgetMs: o.options.screenshotBudgetMs }
+      // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
+      void gather(body, extras.target, { ...options, blocked: (why) => o.composer.setShotNote(why.message) }).then(({ body: full, note }) => queue(full, note))
+    },
+    sent(item, annotation, sessionId) {
+      const note = notes.get(item.id)
+      notes.delete(item.id)
+      if (sync.sent(item.pageKey, annotation, sessionId)) {
+        o.renderAll()
+        const n = sync.numberOf(annotation.id)
+        dock.say(note ? `Sent as #${n} ${note}` : `Sent as #${n}. ${agentState(sync.presence) === 'listening' ? 'The agent is on it.' : 'It waits for the agent.'}`)
+      } else {
+        dock.say('A kept annotation from another page was sent.')
+      }
+      sync.setReachable(true)
+      dock.renderAlert()
+    },
+  }
+}

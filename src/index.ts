@@ -18,7 +18,7 @@ export * from './store/model.js'
 export { ERROR_CODES, MarginaliaError, NotFoundError, InvalidTransitionError, ValidationError, ConflictError, CursorExpiredError, StoreDataError, StoreClosedError, StoreUnavailableError, StoreBusyError, type LockHolder, type ErrorCode, type EntityKind, type FieldIssue } from './store/errors.js'
 export { StoreFileError } from './store/fs/errors.js'
 export { BlobError, FileBlobStore, MemoryBlobStore, storeImage, sniffImage, type BlobStore, type BlobInfo, type StoredBlob } from './store/blobs/index.js'
-export { STORE_EVENT_TYPES, isStoreEvent, type StoreEvent, type StoreEventType, type SessionCreatedEvent, type AnnotationCreatedEvent, type AnnotationStatusChangedEvent, type AnnotationRepliedEvent, type AnnotationDeletedEvent, type AnnotationArchivedEvent } from './store/events.js'
+export { STORE_EVENT_TYPES, isStoreEvent, type StoreEvent, type StoreEventType, type SessionCreatedEvent, type AnnotationCreatedEvent, type AnnotationStatusChangedEvent, type AnnotationRepliedEvent, type AnnotationDeletedEvent, type AnnotationArchivedEvent, type IdentityAddedEvent, type IdentityRevokedEvent, type CredentialIssuedEvent, type CredentialEndedEvent, type PublicCredential } from './store/events.js'
 export { TRANSITIONS, allowedFrom, canApply, type Action, type StatusAction } from './store/machine.js'
 
 // Stores.

@@ -27,8 +27,6 @@ export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
 const ATTACHMENT_TEMPLATE = 'marginalia://attachments/{id}'
-/** The resource URI of an attachment's bytes. */
-export const attachmentUri = (sha256: string): string => `marginalia://attachments/${sha256}`
 /** The MCP error code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002
 

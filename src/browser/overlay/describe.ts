@@ -178,7 +178,7 @@ function round(n: number): number {
 }
 
 /** Selectors of the shadow hosts and same-origin iframes on the way to `el`, outermost first. */
-export function scopesOf(el: Element): string[] {
+function scopesOf(el: Element): string[] {
   const scopes: string[] = []
   for (let host = hostOf(el); host && scopes.length < LIMITS.scopes; host = hostOf(host)) scopes.unshift(fitSelector(uniqueSelector(host)))
   return scopes

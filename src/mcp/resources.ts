@@ -22,7 +22,7 @@ import { toToolError } from '../tools/result.js'
 import { DEFAULT_BYTE_BUDGET, DEFAULT_PAGE_LIMIT, fitPage } from '../views/page.js'
 import { completeSessionIds } from './complete.js'
 
-export const RESOURCE_MIME_TYPE = 'application/json'
+const RESOURCE_MIME_TYPE = 'application/json'
 export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'

@@ -17,8 +17,6 @@ import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 
-export { instructionsFor } from './instructions.js'
-
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
 const ERROR_META_KEY = 'marginalia/error'
 

@@ -11,4 +11,5 @@ import { marginaliaSources, type MarginaliaSourcesOptions } from './plugin/unplu
 export type { MarginaliaSourcesOptions }
 export const marginaliaWebpack = marginaliaSources.webpack
 export const marginaliaRspack = marginaliaSources.rspack
+/** @alias the default export is the webpack plugin, for `import marginalia from 'marginalia/webpack'`. */
 export default marginaliaWebpack

@@ -35,7 +35,7 @@ interface Flag {
 const OPTION_LINE = /^ {2}(?:-(\w), | {4})--([\w-]+)(?: ([A-Z][\w|:/.]*(?: \.\.\.)?|a,b))?\s+(.*)$/
 
 /** A command's flags: each option it takes with the help line that explains it (continuation lines joined). */
-export function flagsOf(name: string, command: Command): Flag[] {
+function flagsOf(name: string, command: Command): Flag[] {
   const lines = command.usage.split('\n')
   const start = lines.indexOf('Options:')
   const flags = new Map<string, Flag>()

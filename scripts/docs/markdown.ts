@@ -1,7 +1,7 @@
 /** Small Markdown writers for the generated reference: tables, code, and the header every page carries. */
 
 /** A table cell: one line, `|` escaped. */
-export function cell(text: string): string {
+function cell(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim()
 }
 

@@ -16,7 +16,7 @@ const SECRET = /^mg([csa])_([a-z0-9]{20})\.([A-Za-z0-9_-]{43})$/
 const KIND_OF: Record<string, CredentialKind> = { c: 'sign_in', a: 'agent_token', s: 'session' }
 
 /** scrypt cost (N = 2^14, r = 8, p = 1: 16 MiB and tens of milliseconds per check, off the event loop). */
-export const SCRYPT = { N: 16_384, r: 8, p: 1, keylen: 32 } as const
+const SCRYPT = { N: 16_384, r: 8, p: 1, keylen: 32 } as const
 
 function scrypt(secret: string, salt: Buffer, options: { N: number; r: number; p: number; keylen: number }): Promise<Buffer> {
   const opts: ScryptOptions = { N: options.N, r: options.r, p: options.p, maxmem: 64 * 1024 * 1024 }
@@ -31,7 +31,7 @@ export async function newCredential(kind: CredentialKind): Promise<{ id: string;
 }
 
 /** The stored form of a secret: `scrypt$N$r$p$salt$key` or `sha256$digest` (base64url). */
-export async function hashSecret(kind: CredentialKind, secret: string): Promise<string> {
+async function hashSecret(kind: CredentialKind, secret: string): Promise<string> {
   if (kind === 'session') return `sha256$${sha256(secret).toString('base64url')}`
   const salt = randomBytes(16)
   const key = await scrypt(secret, salt, SCRYPT)

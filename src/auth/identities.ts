@@ -21,12 +21,12 @@ export interface Principal {
   actor: Actor
 }
 
-export function actorOf(identity: Identity): Actor {
+function actorOf(identity: Identity): Actor {
   return { id: identity.id, name: identity.name, kind: identity.kind }
 }
 
 /** The sign-in page for a code: the code travels in the fragment, which no server log, proxy or Referer sees. */
-export function signInLink(publicUrl: string, code: string): string {
+function signInLink(publicUrl: string, code: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/sign-in#code=${encodeURIComponent(code)}`
 }
 

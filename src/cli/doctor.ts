@@ -13,7 +13,7 @@ import { fetchHealth } from '../http/health.js'
 import { gitTrackedWarning } from './git-tracked.js'
 import { projectRoot } from './project.js'
 
-export type CheckStatus = 'ok' | 'warn' | 'fail'
+type CheckStatus = 'ok' | 'warn' | 'fail'
 export interface Check {
   name: string
   status: CheckStatus

@@ -13,7 +13,7 @@ export interface GitWarning {
 }
 
 /** The files git tracks in the folder of the store file `file` (paths as git prints them); [] without git. */
-export function trackedStoreFiles(file: string): string[] {
+function trackedStoreFiles(file: string): string[] {
   const folder = path.dirname(path.resolve(file))
   try {
     const out = execFileSync('git', ['ls-files', '-z', '--', path.basename(folder)], { cwd: path.dirname(folder), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 })

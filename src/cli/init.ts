@@ -15,8 +15,8 @@ import { UsageError, type Command, type Values } from './command.js'
 import { projectRoot } from './project.js'
 
 /** Agents whose config `init` can write. Project files first; `codex` and `windsurf` live in your home directory. */
-export const AGENTS = ['claude', 'cursor', 'vscode', 'windsurf', 'codex'] as const
-export type Agent = (typeof AGENTS)[number]
+const AGENTS = ['claude', 'cursor', 'vscode', 'windsurf', 'codex'] as const
+type Agent = (typeof AGENTS)[number]
 const PROJECT_AGENTS: readonly Agent[] = ['claude', 'cursor', 'vscode']
 const HOME_AGENTS: readonly Agent[] = ['windsurf', 'codex']
 
@@ -48,13 +48,13 @@ export const init: Command = {
   run,
 }
 
-export interface Detected {
+interface Detected {
   framework: 'vite' | 'next' | 'other'
   packageManager: 'npm' | 'pnpm' | 'yarn' | 'bun'
   viteConfig?: string
 }
 
-export function detect(root: string): Detected {
+function detect(root: string): Detected {
   const pkg = readJson(path.join(root, 'package.json')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } | undefined
   const deps = { ...pkg?.dependencies, ...pkg?.devDependencies }
   const viteConfig = ['ts', 'mts', 'js', 'mjs', 'cjs', 'cts'].map((e) => path.join(root, `vite.config.${e}`)).find((f) => existsSync(f))
@@ -70,12 +70,12 @@ export function detect(root: string): Detected {
 }
 
 /** The command an agent runs: the project's own install (never a download), pinned to the store. */
-export function agentCommand(storeFile: string): { command: string; args: string[] } {
+function agentCommand(storeFile: string): { command: string; args: string[] } {
   return { command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', storeFile] }
 }
 
 /** One planned change: a file and its new text (undefined old text: a new file). */
-export interface Change {
+interface Change {
   file: string
   before: string | undefined
   after: string
@@ -83,7 +83,7 @@ export interface Change {
 }
 
 /** The changes `init` would make in `root` for `agents` (files whose text would not change are left out). */
-export function plan(root: string, agents: readonly Agent[], home: string = os.homedir()): { changes: Change[]; notes: string[] } {
+function plan(root: string, agents: readonly Agent[], home: string = os.homedir()): { changes: Change[]; notes: string[] } {
   const storeFile = path.join(root, '.marginalia', 'store.json')
   const { command, args } = agentCommand(storeFile)
   const changes: Change[] = []
@@ -147,7 +147,7 @@ export function plan(root: string, agents: readonly Agent[], home: string = os.h
 }
 
 /** `text` with the Marginalia plugin added, the same text when it is there, or null when there is no plugins array. */
-export function addVitePlugin(text: string, commonjs: boolean): string | null {
+function addVitePlugin(text: string, commonjs: boolean): string | null {
   if (text.includes('marginalia/vite')) return text
   const plugins = /plugins\s*:\s*\[/.exec(text)
   if (!plugins) return null
@@ -162,7 +162,7 @@ export function addVitePlugin(text: string, commonjs: boolean): string | null {
 }
 
 /** A line-by-line view of a change: the lines removed (-) and added (+). */
-export function showChange(c: Change, root: string): string {
+function showChange(c: Change, root: string): string {
   const head = `${c.before === undefined ? 'create' : 'change'} ${rel(root, c.file)} — ${c.what}`
   const before = c.before === undefined ? [] : c.before.split('\n')
   const after = c.after.split('\n')

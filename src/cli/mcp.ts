@@ -70,7 +70,7 @@ const STDIO_LIMIT_TEXT = 'ReadBuffer exceeded maximum size'
  * it, and stop through the normal path (flush, close the store) with a non-zero exit code —
  * never a process that lingers answering nothing, or exits 0 without a word.
  */
-export function watchTransport(protocol: { onerror?: (error: Error) => void; onclose?: () => void }, stop: (why: string) => void): void {
+function watchTransport(protocol: { onerror?: (error: Error) => void; onclose?: () => void }, stop: (why: string) => void): void {
   let reason: string | undefined
   protocol.onerror = (error) => {
     const message = error instanceof Error ? error.message : String(error)

@@ -23,8 +23,6 @@ import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
-// node's defaults are 60 s for the headers and 5 min for the whole request.
-export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './defaults.js'
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
 

@@ -15,7 +15,7 @@ import { defineRoute, reply, type Route } from './context.js'
 const ENVELOPE_BYTES = 64 * 1024
 
 /** The file part of a multipart/form-data body (the first part with a filename or an image type). */
-export function multipartFile(body: Buffer, contentType: string): Buffer {
+function multipartFile(body: Buffer, contentType: string): Buffer {
   const match = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType)
   const boundary = match?.[1] ?? match?.[2]
   if (!boundary) throw new HttpError(400, 'INVALID_PARAMS', 'body: multipart/form-data without a boundary.')

@@ -6,8 +6,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { HttpError } from './respond.js'
 
-export { DEFAULT_MAX_BODY_BYTES } from './defaults.js'
-
 /** `application/json`, with or without parameters such as `charset=utf-8`. */
 function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false

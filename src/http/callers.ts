@@ -40,7 +40,7 @@ export function requireRole(caller: Caller, roles: readonly Role[], what: string
 }
 
 /** The bearer secret of a request, if any. */
-export function bearerOf(req: IncomingMessage): string | undefined {
+function bearerOf(req: IncomingMessage): string | undefined {
   const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')
   return m ? m[1] : undefined
 }

@@ -3,7 +3,7 @@ export const DEFAULT_PORT = 4848
 export const DEFAULT_HOST = '127.0.0.1'
 /** Largest accepted request body (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-/** MCP sessions kept at once over Streamable HTTP; the least recently used idle one is ended first. */
+/** MCP sessions kept at once over Streamable HTTP (each holds an MCP server, ~44 KB of heap); the least recently used idle one is ended first. */
 export const DEFAULT_MAX_MCP_SESSIONS = 100
 /** A request's headers must arrive within this (slowloris defence). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000

@@ -1,6 +1,2 @@
-export { startHttpServer, assertSafeBinding, DEFAULT_HOST, DEFAULT_PORT, type HttpServer, type HttpServerOptions } from './app.js'
-export { DEFAULT_MAX_BODY_BYTES } from './body.js'
-export { DEFAULT_SSE_KEEPALIVE_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES } from './sse.js'
-export { DEFAULT_MCP_IDLE_TIMEOUT_MS } from './mcp.js'
+export { startHttpServer, type HttpServer, type HttpServerOptions } from './app.js'
 export { type Presence } from './presence.js'
-export { isLoopbackHost } from './security.js'

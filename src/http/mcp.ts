@@ -18,8 +18,6 @@ import type { PresenceTracker } from './presence.js'
 import { HttpError, sendRpcError } from './respond.js'
 
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 5 * 60 * 1000
-/** At most this many MCP sessions at once (each holds an MCP server, ~44 KB of heap, until it ends). */
-export { DEFAULT_MAX_MCP_SESSIONS } from './defaults.js'
 
 export interface McpEndpointOptions {
   store: Store

@@ -6,23 +6,22 @@
 import type { ServerResponse } from 'node:http'
 import { MarginaliaError, StoreBusyError, StoreUnavailableError } from '../store/errors.js'
 
-export const HTTP_ERROR_CODES = [
-  'NOT_FOUND',
-  'INVALID_TRANSITION',
-  'INVALID_PARAMS',
-  'CONFLICT',
-  'CURSOR_EXPIRED',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'ROLE_FORBIDDEN',
-  'RATE_LIMITED',
-  'METHOD_NOT_ALLOWED',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'UNAVAILABLE',
-  'INTERNAL_ERROR',
-] as const
-export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number]
+/** Every `code` the HTTP API answers with. */
+export type HttpErrorCode =
+  | 'NOT_FOUND'
+  | 'INVALID_TRANSITION'
+  | 'INVALID_PARAMS'
+  | 'CONFLICT'
+  | 'CURSOR_EXPIRED'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'ROLE_FORBIDDEN'
+  | 'RATE_LIMITED'
+  | 'METHOD_NOT_ALLOWED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNAVAILABLE'
+  | 'INTERNAL_ERROR'
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> }

@@ -72,7 +72,7 @@ const ListAnnotationsQuery = z.strictObject({
 /** Query parameters only a search understands: any of them (or a list of several values) makes the list a search with totals. */
 const SEARCH_ONLY = ['intent', 'severity', 'author', 'by', 'agent', 'q', 'sort'] as const
 /** The inbox's actions on a selection. Each id is its own store command (one event per change). */
-export const BULK_ACTIONS = ['resolve', 'dismiss', 'reopen', 'delete', 'archive'] as const
+const BULK_ACTIONS = ['resolve', 'dismiss', 'reopen', 'delete', 'archive'] as const
 const BulkBody = z.strictObject({
   action: z.enum(BULK_ACTIONS, { message: `must be one of ${BULK_ACTIONS.join(', ')}` }),
   ids: z.array(Id).min(1, 'must list at least one annotation id').max(500, 'must list at most 500 ids: send the rest in another request'),

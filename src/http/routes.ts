@@ -70,7 +70,7 @@ const landing = (path: string): Route =>
     },
   })
 
-export const ROUTES: readonly Route[] = [
+const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/health',
@@ -147,7 +147,7 @@ export function createRouter(): Router<Route> {
 }
 
 /** A JSON Schema, as `z.toJSONSchema` writes it. */
-export type JsonSchema = Record<string, unknown>
+type JsonSchema = Record<string, unknown>
 
 /** One route as the reference describes it (no handler, no server). */
 export interface RouteInfo {

@@ -16,7 +16,6 @@ import type { Store } from '../store/store.js'
 import type { Presence } from './presence.js'
 
 export const DEFAULT_SSE_KEEPALIVE_MS = 15_000
-export { DEFAULT_SSE_MAX_BUFFERED_BYTES } from './defaults.js'
 
 export interface EventStreamOptions {
   store: Store

@@ -13,7 +13,7 @@ import { toToolError } from '../tools/result.js'
 import { completeSessionIds } from './complete.js'
 import { workLoopRules, workLoopSteps } from './instructions.js'
 
-export const WORK_LOOP_PROMPT = 'work_loop'
+const WORK_LOOP_PROMPT = 'work_loop'
 
 /** The prompt text; throws NotFoundError for an unknown session. */
 export function renderWorkLoop(store: Store, toolNames: readonly string[], sessionId?: string): GetPromptResult {

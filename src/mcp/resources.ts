@@ -22,13 +22,11 @@ import { toToolError } from '../tools/result.js'
 import { DEFAULT_BYTE_BUDGET, DEFAULT_PAGE_LIMIT, fitPage } from '../views/page.js'
 import { completeSessionIds } from './complete.js'
 
-export const RESOURCE_MIME_TYPE = 'application/json'
+const RESOURCE_MIME_TYPE = 'application/json'
 export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
 const ATTACHMENT_TEMPLATE = 'marginalia://attachments/{id}'
-/** The resource URI of an attachment's bytes. */
-export const attachmentUri = (sha256: string): string => `marginalia://attachments/${sha256}`
 /** The MCP error code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002
 

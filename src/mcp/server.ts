@@ -17,10 +17,8 @@ import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 
-export { instructionsFor } from './instructions.js'
-
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
-export const ERROR_META_KEY = 'marginalia/error'
+const ERROR_META_KEY = 'marginalia/error'
 
 /**
  * Registry options (tool policy `profile`/`allow`/`deny`, `plugins`, `name`, …) plus an optional

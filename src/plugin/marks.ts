@@ -12,8 +12,8 @@ import path from 'node:path'
 import MagicString from 'magic-string'
 import { parseSync } from 'oxc-parser'
 
-export const SOURCE_ATTR = 'data-marginalia-source'
-export const ID_ATTR = 'data-mid'
+const SOURCE_ATTR = 'data-marginalia-source'
+const ID_ATTR = 'data-mid'
 export const MANIFEST_FILE = 'marginalia-sources.json'
 
 export interface MarkOptions {
@@ -36,7 +36,7 @@ const JS_FILE = /\.[cm]?[jt]sx$|\.[cm]?[jt]s$/
 const SCRIPT_ANY = /\.(?:[cm]?[jt]sx?|vue|svelte)$/
 
 /** Glob → RegExp: `**` any depth, `*` within a segment, `?` one character. */
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   let re = ''
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!
@@ -54,7 +54,7 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /** Whether `id` (an absolute module id, maybe with a query) is app source to mark; the path relative to root when so. */
-export function fileToMark(id: string, root: string, options: MarkOptions): string | undefined {
+function fileToMark(id: string, root: string, options: MarkOptions): string | undefined {
   if (options.sourceLocations === false) return undefined
   const clean = id.split('?')[0]!
   if (clean.startsWith('\0') || clean.includes('/node_modules/') || clean.includes('\\node_modules\\')) return undefined
@@ -85,7 +85,7 @@ function locator(code: string): (offset: number) => { line: number; column: numb
 }
 
 /** A short stable id for a location (ids mode): the same file:line:column gives the same id in every build. */
-export function shortId(location: string, taken: ReadonlySet<string> | Record<string, string>): string {
+function shortId(location: string, taken: ReadonlySet<string> | Record<string, string>): string {
   const hash = createHash('sha1').update(location).digest('base64url').replace(/[-_]/g, 'x')
   const has = (k: string) => (taken instanceof Set ? taken.has(k) : Object.hasOwn(taken, k) && (taken as Record<string, string>)[k] !== location)
   for (let n = 4; n <= hash.length; n++) if (!has(hash.slice(0, n))) return hash.slice(0, n)
@@ -256,14 +256,5 @@ export async function markModule(code: string, id: string, root: string, options
   if (file.endsWith('.vue')) await markVue(m, root)
   else if (file.endsWith('.svelte')) await markSvelte(m, root)
   else if (JS_FILE.test(file)) markJsx(m, file)
-  return m.result()
-}
-
-/** Synchronous JSX-only marking (the bench and webpack loaders of plain JS use it). */
-export function markJsxModule(code: string, id: string, root: string, options: MarkOptions = {}): MarkResult | undefined {
-  const rel = fileToMark(id, root, options)
-  if (rel === undefined || !JS_FILE.test(id.split('?')[0]!)) return undefined
-  const m = new Marker(code, rel, options.sourceLocations === 'ids' ? 'ids' : 'paths')
-  markJsx(m, id.split('?')[0]!)
   return m.result()
 }

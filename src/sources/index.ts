@@ -4,6 +4,4 @@
  * elements; this room reads what they wrote.
  */
 export { EDITORS, type SourceOptions } from './options.js'
-export { loadManifest, relativeSource, resolveSource } from './resolve.js'
-export { editorBase, editorLink } from './editor.js'
-export { readSnippet } from './snippet.js'
+export { loadManifest } from './resolve.js'

@@ -37,9 +37,9 @@ export class MarginaliaError extends Error {
 export type EntityKind = 'session' | 'annotation' | 'identity'
 
 /** Longest piece of caller input (an id, a key, a field path) repeated in an error message. */
-export const ECHO_LIMIT = 200
+const ECHO_LIMIT = 200
 /** At most this many field issues are reported; the rest are counted. */
-export const MAX_ISSUES = 20
+const MAX_ISSUES = 20
 
 /**
  * Clip caller input before it is echoed in an error, so an error never grows with a hostile

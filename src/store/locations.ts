@@ -9,7 +9,7 @@ import { asFileError } from './fs/errors.js'
 import type { StoreAdapter } from './persistence.js'
 
 /** What opening a location may be told; each adapter takes the options that apply to it. */
-export interface LocationOptions extends Omit<FileAdapterOptions, 'file'> {
+interface LocationOptions extends Omit<FileAdapterOptions, 'file'> {
   /** The PostgreSQL schema (default: the URL's `?schema=`, else `marginalia`). */
   schema?: string
 }

@@ -27,7 +27,7 @@ export function allowedFrom(action: Action): readonly AnnotationStatus[] {
   return from === 'any' ? ANNOTATION_STATUSES : from
 }
 
-export function canApply(action: Action, status: AnnotationStatus): boolean {
+function canApply(action: Action, status: AnnotationStatus): boolean {
   return allowedFrom(action).includes(status)
 }
 

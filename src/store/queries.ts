@@ -105,7 +105,7 @@ export function pageAnnotations(live: Readable, query: AnnotationQuery, page: Pa
 
 /** The orders a search can list in: by creation, oldest or newest first (ties by id, the same way round). */
 export const SEARCH_SORTS = ['oldest', 'newest'] as const
-export type SearchSort = (typeof SEARCH_SORTS)[number]
+type SearchSort = (typeof SEARCH_SORTS)[number]
 
 /**
  * A search over annotations (the inbox's triage list). Every list field matches any of its

@@ -7,8 +7,8 @@
  */
 import { z } from 'zod'
 
-export const SOURCE_VIA = ['mark', 'react-fiber', 'vue', 'svelte', 'angular', 'manifest'] as const
-export const MAX_COMPONENTS = 8
+const SOURCE_VIA = ['mark', 'react-fiber', 'vue', 'svelte', 'angular', 'manifest'] as const
+const MAX_COMPONENTS = 8
 
 const FILE_MAX = 1_000
 const COMPONENT_MAX = 200

@@ -5,11 +5,10 @@
 import { Store, type StoreOptions } from './core.js'
 import { MemoryAdapter } from './memory-adapter.js'
 
-export { Store, DEFAULT_EVENT_WINDOW, type StoreOptions } from './core.js'
-export { defaultIds, type IdKind } from './ids.js'
+export { Store, type StoreOptions } from './core.js'
+export { type IdKind } from './ids.js'
 export { orderKey } from './indexes.js'
-export { DEFAULT_POLL_INTERVAL_MS } from './persistence.js'
-export type { AnnotationQuery, AnnotationSearch, ChangesSinceOptions, Page, PageOptions, SearchPage, SearchSort } from './queries.js'
+export type { AnnotationQuery, AnnotationSearch, ChangesSinceOptions, Page, PageOptions } from './queries.js'
 export { SEARCH_SORTS } from './queries.js'
 
 export interface MemoryStoreOptions extends StoreOptions {

@@ -19,10 +19,10 @@ import { MarginaliaError, StoreDataError } from './errors.js'
 import { sha256Of, SHA256, type BlobStore } from './blobs/blob-store.js'
 import { sniffImage } from './blobs/sniff.js'
 
-export const EXPORT_FORMAT = 'marginalia-export'
-export const EXPORT_VERSION = 1
+const EXPORT_FORMAT = 'marginalia-export'
+const EXPORT_VERSION = 1
 
-export interface ExportHeader {
+interface ExportHeader {
   format: typeof EXPORT_FORMAT
   version: number
   /** Where it came from (no password). */
@@ -49,7 +49,7 @@ export interface ExportResult {
 }
 
 /** An import or export that cannot go on: the reason names the line or the place. */
-export class TransferError extends MarginaliaError {
+class TransferError extends MarginaliaError {
   constructor(message: string) {
     super('INVALID_PARAMS', message)
   }

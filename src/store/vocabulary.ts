@@ -20,8 +20,6 @@ export const CREDENTIAL_KINDS = ['sign_in', 'agent_token', 'session'] as const
 export const LOCAL_AUTHOR = 'you'
 /** Why a credential stopped working before it expired. */
 export const CREDENTIAL_END_REASONS = ['used', 'signed_out'] as const
-/** The kinds of events about identities: they touch no session (their `sessionId` is empty). */
-export const IDENTITY_EVENT_TYPES = ['identity.added', 'identity.revoked', 'credential.issued', 'credential.ended'] as const
 
 /**
  * Every kind of store event, declared once. `StoreEvent` (events.ts) is checked against this

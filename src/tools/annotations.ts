@@ -33,7 +33,7 @@ const NEXT: Readonly<Record<string, string>> = {
  * A mutation's text: one line with what changed, the new status and rev, and the next step. The
  * whole record stays in the structured content for clients that read it.
  */
-export function mutationLine(done: keyof typeof NEXT & string): (r: z.output<typeof AnnotationOut>) => string {
+function mutationLine(done: keyof typeof NEXT & string): (r: z.output<typeof AnnotationOut>) => string {
   return (r) => `${r.annotation.id} ${done} (status ${r.annotation.status}, rev ${r.annotation.rev}); ${NEXT[done]}`
 }
 

@@ -34,7 +34,7 @@ export interface McpCallContext {
   closeStream?: () => void
 }
 
-export interface ToolLimits {
+interface ToolLimits {
   /** No result may exceed this many bytes on the wire (structured content plus text). */
   byteBudget: number
   /** watch_annotations answers once no annotation arrived for this long (0: at the first one). */
@@ -95,7 +95,7 @@ export interface CommonTool {
 }
 
 /** `get_weather` → `Get weather`. */
-export function titleFromName(name: string): string {
+function titleFromName(name: string): string {
   const words = String(name).replace(/[_-]+/g, ' ').trim()
   return words.length === 0 ? String(name) : words[0]!.toUpperCase() + words.slice(1)
 }

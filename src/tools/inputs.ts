@@ -100,7 +100,7 @@ export function prepareArgs(
 }
 
 /** The known name closest to `key` (case, `_` and `-` ignored; then by edit distance ≤ 3), if any. */
-export function nearest(key: string, known: readonly string[]): string | undefined {
+function nearest(key: string, known: readonly string[]): string | undefined {
   const norm = (s: string) => s.toLowerCase().replace(/[_-]/g, '')
   const exact = known.find((k) => norm(k) === norm(key))
   if (exact) return exact

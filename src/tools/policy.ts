@@ -40,11 +40,11 @@ export class ToolPolicyError extends MarginaliaError {
 }
 
 /** Read-only means `annotations.readOnlyHint === true`: tools classify themselves. */
-export function isReadOnlyTool(tool: ToolDefinition): boolean {
+function isReadOnlyTool(tool: ToolDefinition): boolean {
   return tool.annotations.readOnlyHint === true
 }
 
-export function isPrivilegedTool(tool: ToolDefinition): boolean {
+function isPrivilegedTool(tool: ToolDefinition): boolean {
   return tool.privileged === true
 }
 

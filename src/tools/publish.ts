@@ -181,7 +181,7 @@ const OUTLINE_DEPTH = 1
  * of the top-level fields (nested records are `{ type: "object" }`). What the server produces is still checked
  * against the full zod schema in tests (`validateOutput`).
  */
-export function outlineSchema(value: unknown, depth = 0): unknown {
+function outlineSchema(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => outlineSchema(v, depth))
   if (typeof value !== 'object' || value === null) return value
   const schema = value as Record<string, unknown>

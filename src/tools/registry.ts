@@ -40,7 +40,7 @@ export interface OpenAIToolMessage {
  * What every Marginalia MCP server declares. createServer builds its server from this, and
  * serverInfo() reports it, so the two cannot drift apart.
  */
-export const SERVER_CAPABILITIES = {
+const SERVER_CAPABILITIES = {
   logging: {},
   tools: { listChanged: false },
   resources: { subscribe: true, listChanged: true },

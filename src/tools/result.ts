@@ -9,12 +9,12 @@ import { ERROR_CODES, MarginaliaError, ValidationError } from '../store/errors.j
 export const TOOL_ERROR_CODES = [...ERROR_CODES, 'UNKNOWN_TOOL', 'CANCELLED'] as const
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
 
-export const ToolErrorSchema = z.object({
-  code: z.enum(TOOL_ERROR_CODES),
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-})
-export type ToolError = z.infer<typeof ToolErrorSchema>
+/** A failed tool call: the code, a message saying what to do, and details (the invalid fields …) when there are any. */
+export interface ToolError {
+  code: ToolErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
 
 /** Any thrown value → a ToolError with the right code. */
 export function toToolError(thrown: unknown): ToolError {

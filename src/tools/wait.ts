@@ -7,7 +7,7 @@ import type { ToolContext } from './define.js'
 /** While a long call waits, a progress notification this often keeps clients with idle timeouts patient. */
 export const PROGRESS_INTERVAL_MS = 5_000
 
-export const TimeoutMs = z
+const TimeoutMs = z
   .number()
   .int('must be a whole number of milliseconds')
   .min(1, 'must be at least 1 ms')

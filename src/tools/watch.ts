@@ -60,7 +60,7 @@ export const BURST_QUIET_MS = 250
 export const BURST_MAX_MS = 1_000
 
 /** Emits once: when no annotation was created (in the session, if given) for `quietMs`, at most BURST_MAX_MS from now. */
-export function burstSettled(store: Pick<Store, 'changes$'>, sessionId: string | undefined, quietMs = BURST_QUIET_MS, scheduler: SchedulerLike = asyncScheduler): Observable<void> {
+function burstSettled(store: Pick<Store, 'changes$'>, sessionId: string | undefined, quietMs = BURST_QUIET_MS, scheduler: SchedulerLike = asyncScheduler): Observable<void> {
   const created$ = store.changes$.pipe(filter((e) => e.type === 'annotation.created' && (sessionId === undefined || e.sessionId === sessionId)))
   const quiet$ = created$.pipe(
     startWith(undefined),

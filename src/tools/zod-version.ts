@@ -6,7 +6,7 @@
 import { ValidationError } from '../store/errors.js'
 
 /** Whether `schema` is a zod 3 schema (it has zod 3's `_def` and not zod 4's `_zod`). */
-export function isZod3Schema(schema: unknown): boolean {
+function isZod3Schema(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && '_def' in schema && !('_zod' in schema)
 }
 

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { sourceHint } from '../store/source-location.js'
 import { Annotation, AnnotationStatus, Author, Id, Intent, REPLY_KINDS, Severity, Timestamp, type Annotation as AnnotationT } from '../store/model.js'
 
-export const SNIPPET_CHARS = 120
+const SNIPPET_CHARS = 120
 const LAST_REPLY_CHARS = 280
 /** Longer comments, URLs and selectors are clipped in summaries (with "…"); get_annotation has them whole. */
 const SUMMARY_COMMENT_CHARS = 1_000
@@ -52,7 +52,7 @@ export const Detail = z.enum(['summary', 'full']).describe('"summary" (default) 
 export type Detail = z.infer<typeof Detail>
 
 /** The element's selector, prefixed by the shadow hosts and iframes on the way to it: `x-card >>> button.delete`. */
-export function composedSelector(element: { selector: string; scopes?: string[] | undefined }): string {
+function composedSelector(element: { selector: string; scopes?: string[] | undefined }): string {
   return element.scopes && element.scopes.length > 0 ? [...element.scopes, element.selector].join(' >>> ') : element.selector
 }
 

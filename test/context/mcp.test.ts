@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
-import { storeImage } from '../../src/index.js'
+import { storeImage } from '../../src/store/blobs/index.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { solidPng } from './png.js'

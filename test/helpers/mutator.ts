@@ -10,7 +10,7 @@ import { spawnNode } from './process.js'
 const MUTATOR = path.resolve(import.meta.dirname, '../fixtures/mutator.mjs')
 
 /** What a mutator saw: the rev it opened at, the revs its changes$ delivered, the annotations it wrote. */
-export interface MutatorReport {
+interface MutatorReport {
   label: string
   openedAt: number
   rev: number

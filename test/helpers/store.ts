@@ -5,7 +5,7 @@ import { createMemoryStore, type IdKind, type StoreOptions } from '../../src/ind
 import type { Cleanups } from './cleanup.js'
 
 /** A clock that advances one second per call, from a fixed instant. */
-export function fixedClock(start = Date.UTC(2026, 0, 1, 12, 0, 0)): () => Date {
+function fixedClock(start = Date.UTC(2026, 0, 1, 12, 0, 0)): () => Date {
   let t = start
   return () => new Date((t += 1000))
 }

@@ -12,7 +12,7 @@ export const PG_URL = process.env.MARGINALIA_TEST_PG_URL ?? 'postgres://postgres
 let reachable: Promise<string | null> | null = null
 
 /** null when the server answers, else why not. */
-export function pgUnavailable(): Promise<string | null> {
+function pgUnavailable(): Promise<string | null> {
   reachable ??= (async () => {
     const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 })
     client.on('error', () => {})

@@ -27,7 +27,7 @@ export function positionOf(file: string, needle: string): { line: number; column
 }
 
 /** The overlay's own elements on `page`. */
-export const overlayUi = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
+const overlayUi = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
 /** Wait until the overlay is up and talking to its server. */
 export async function overlayReady(page: Page): Promise<void> {

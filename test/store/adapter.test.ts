@@ -9,9 +9,6 @@ import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import {
   CursorExpiredError,
-  FileAdapter,
-  MemoryAdapter,
-  MemoryBlobStore,
   NotFoundError,
   Store,
   StoreDataError,
@@ -24,6 +21,9 @@ import {
   type StoreAdapter,
   type StoreEvent,
 } from '../../src/index.js'
+import { FileAdapter } from '../../src/store/file/file-adapter.js'
+import { MemoryAdapter } from '../../src/store/memory-adapter.js'
+import { MemoryBlobStore } from '../../src/store/blobs/index.js'
 import { deterministic, memoryStore, testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { CONTRACT_ADAPTERS } from '../helpers/contract.js'

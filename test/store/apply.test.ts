@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { applyAnnotationEvent, type AnnotationRecords } from '../../src/store/apply.js'
-import { TRANSITIONS, allowedFrom, type Annotation, type StatusAction, type Store, type StoreEvent } from '../../src/index.js'
+import { type Annotation, type Store, type StoreEvent } from '../../src/index.js'
+import { TRANSITIONS, allowedFrom, type StatusAction } from '../../src/store/machine.js'
 import { memoryStore } from '../helpers/store.js'
 
 /** A browser-side copy of records: a plain Map of mutable JSON copies, as the overlay keeps. */

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { TestScheduler } from 'rxjs/testing'
 import { Subject, firstValueFrom, map, type Observable } from 'rxjs'
-import { watchFor, watchPending, type StoreEvent, type Watchable } from '../../src/index.js'
+import { type StoreEvent } from '../../src/index.js'
+import { watchFor, watchPending, type Watchable } from '../../src/store/watch.js'
 import { memoryStore } from '../helpers/store.js'
 import { inVirtualTime, parseMarbles } from '../helpers/marbles.js'
 

@@ -3,12 +3,12 @@ import {
   BUILTIN_TOOLS,
   createServer,
   createToolRegistry,
-  resolveToolPolicy,
   TOOL_PROFILES,
   ToolPolicyError,
   type ToolPolicy,
   type ToolProfile,
 } from '../../src/index.js'
+import { resolveToolPolicy } from '../../src/tools/policy.js'
 import { parseToolPolicyFlags } from '../../src/cli/tool-flags.js'
 import { memoryStore } from '../helpers/store.js'
 import { connect, errorOf } from '../helpers/mcp.js'

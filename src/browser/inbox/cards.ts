@@ -47,7 +47,7 @@ interface CardState {
 const LONG_CHARS = 600
 const LONG_LINES = 8
 
-export function isLong(text: string): boolean {
+function isLong(text: string): boolean {
   return text.length > LONG_CHARS || text.split('\n').length > LONG_LINES
 }
 

@@ -12,8 +12,8 @@ import type { Annotation, AnnotationStatus, SearchParams, Session } from '../sha
 import type { Known, Roster } from './roster.js'
 
 export type StatusTab = 'open' | 'all' | AnnotationStatus
-export const TABS: readonly StatusTab[] = ['open', ...ANNOTATION_STATUSES, 'all']
-export type Sort = 'newest' | 'oldest'
+const TABS: readonly StatusTab[] = ['open', ...ANNOTATION_STATUSES, 'all']
+type Sort = 'newest' | 'oldest'
 
 export interface View {
   status: StatusTab
@@ -29,7 +29,7 @@ export interface View {
   agent: string
 }
 
-export const DEFAULT_VIEW: View = { status: 'open', sort: 'newest', q: '', session: '', intent: '', severity: '', author: '', by: '', agent: '' }
+const DEFAULT_VIEW: View = { status: 'open', sort: 'newest', q: '', session: '', intent: '', severity: '', author: '', by: '', agent: '' }
 
 const TAB_STATUSES: Record<StatusTab, readonly AnnotationStatus[] | undefined> = {
   open: ['pending', 'acknowledged'],
@@ -113,7 +113,7 @@ export function isFiltered(v: View): boolean {
 }
 
 /** The number a tab shows, from the server's per-status totals. */
-export function tabCount(tab: StatusTab, statuses: Record<AnnotationStatus, number>): number {
+function tabCount(tab: StatusTab, statuses: Record<AnnotationStatus, number>): number {
   const list = TAB_STATUSES[tab] ?? ANNOTATION_STATUSES
   return list.reduce((n, s) => n + statuses[s], 0)
 }

@@ -8,7 +8,7 @@ import { annotationToMarkdown, annotationsToMarkdown } from '../shared/markdown.
 import type { Annotation } from '../shared/types.js'
 
 /** The page as a heading says it: `localhost:5173/todos`. */
-export function pageTitle(url = location.href): string {
+function pageTitle(url = location.href): string {
   try {
     const u = new URL(url)
     return `${u.host}${u.pathname}`

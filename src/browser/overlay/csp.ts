@@ -51,7 +51,7 @@ export function directiveToChange(effective: string, policy: string): string {
 }
 
 /** What a person reads: "This page's Content-Security-Policy blocks Marginalia: add http://127.0.0.1:4848 to connect-src". */
-export function cspMessage(blocked: ReadonlyMap<string, string>): string {
+function cspMessage(blocked: ReadonlyMap<string, string>): string {
   const parts = [...blocked].map(([directive, value]) => `add ${value} to ${directive}`)
   return `This page's Content-Security-Policy blocks Marginalia: ${parts.join('; ')}.`
 }

@@ -84,6 +84,8 @@ function rootOf(el: Element): Root {
  * unique id, a unique naming attribute (data-testid, name, aria-label …), or a child-combinator
  * chain up to the nearest ancestor with a unique id or naming attribute (or the root),
  * disambiguated with `:nth-of-type` only where nothing stabler tells siblings apart.
+ *
+ * @public test/browser/describe.test.ts bundles this module and calls it on `window.MarginaliaDescribe`.
  */
 export function uniqueSelector(el: Element): string {
   const doc = rootOf(el)
@@ -106,7 +108,11 @@ export function uniqueSelector(el: Element): string {
   return parts.join(' > ')
 }
 
-/** `html > body > main#app > section.hero > h1` — every ancestor, for humans and agents. */
+/**
+ * `html > body > main#app > section.hero > h1` — every ancestor, for humans and agents.
+ *
+ * @public test/browser/describe.test.ts bundles this module and calls it on `window.MarginaliaDescribe`.
+ */
 export function domPath(el: Element): string {
   const parts: string[] = []
   for (let cur: Element | null = el; cur; cur = cur.parentElement) {
@@ -123,7 +129,11 @@ export function domPath(el: Element): string {
   return path.length <= LIMITS.path ? path : '… ' + path.slice(path.length - (LIMITS.path - 2))
 }
 
-/** The element's visible text (or its accessible name), whitespace collapsed, at most `SNIPPET_CHARS`. */
+/**
+ * The element's visible text (or its accessible name), whitespace collapsed, at most `SNIPPET_CHARS`.
+ *
+ * @public test/browser/describe.test.ts bundles this module and calls it on `window.MarginaliaDescribe`.
+ */
 export function textSnippet(el: Element): string {
   const own = 'innerText' in el ? (el as HTMLElement).innerText : el.textContent
   const text = squash(own ?? '') || squash(el.getAttribute('aria-label') ?? el.getAttribute('alt') ?? el.getAttribute('placeholder') ?? el.getAttribute('title') ?? '')
@@ -133,6 +143,8 @@ export function textSnippet(el: Element): string {
 /**
  * outerHTML, whitespace collapsed, at most `max` characters: when longer, the opening tag, as
  * much of the inside as fits, a marker, and the closing tag.
+ *
+ * @public test/browser/describe.test.ts bundles this module and calls it on `window.MarginaliaDescribe`.
  */
 export function trimmedHtml(el: Element, max: number = LIMITS.html): string {
   const html = el.outerHTML.replace(/\s+/g, ' ')
@@ -148,7 +160,11 @@ export function trimmedHtml(el: Element, max: number = LIMITS.html): string {
   return clip(html, max)
 }
 
-/** A selector within the store's limit: a chain too long keeps its element end (still valid CSS, maybe less precise). */
+/**
+ * A selector within the store's limit: a chain too long keeps its element end (still valid CSS, maybe less precise).
+ *
+ * @public test/browser/describe.test.ts bundles this module and calls it on `window.MarginaliaDescribe`.
+ */
 export function fitSelector(selector: string, max: number = LIMITS.selector): string {
   if (selector.length <= max) return selector
   const parts = selector.split(' > ')
@@ -162,7 +178,7 @@ function round(n: number): number {
 }
 
 /** Selectors of the shadow hosts and same-origin iframes on the way to `el`, outermost first. */
-export function scopesOf(el: Element): string[] {
+function scopesOf(el: Element): string[] {
   const scopes: string[] = []
   for (let host = hostOf(el); host && scopes.length < LIMITS.scopes; host = hostOf(host)) scopes.unshift(fitSelector(uniqueSelector(host)))
   return scopes

@@ -8,7 +8,7 @@ import { h } from '../shared/dom.js'
 const FOLD_CHARS = 600
 const FOLD_LINES = 8
 
-export function isLong(text: string): boolean {
+function isLong(text: string): boolean {
   return text.length > FOLD_CHARS || text.split('\n').length > FOLD_LINES
 }
 

@@ -59,13 +59,13 @@ const DRAG_PX = 8
  * selects a word on a long press, then the person drags its handles (which the page does not see
  * as touches, only as `selectionchange`).
  */
-export const TOUCH_SELECTION_SETTLE_MS = 500
+const TOUCH_SELECTION_SETTLE_MS = 500
 
 /** Small inline things (icons, emphasis, images): a person pointing at one usually means the control around it. */
 const SMALL = /^(svg|span|i|b|em|strong|small|img|kbd|abbr|sup|sub|code|mark|s|u)$/
 
 /** The element a person means at `el`: the outermost <svg> of SVG internals, and the control or labelled element around small things. */
-export function meaningful(el: Element): Element {
+function meaningful(el: Element): Element {
   let cur = el
   while (cur.namespaceURI === SVG && cur.parentElement && cur.parentElement.namespaceURI === SVG) cur = cur.parentElement
   if (cur.matches(MEANINGFUL) || !SMALL.test(cur.localName)) return cur
@@ -437,7 +437,7 @@ function inside(r: DOMRect, band: DOMRect): boolean {
  * A dragged area: the smallest element around it (the annotation's element) and the named things
  * inside it (outermost first, at most the store's limit), with the area in page coordinates.
  */
-export function areaTarget(band: DOMRect): Target {
+function areaTarget(band: DOMRect): Target {
   // The page's element under the middle of the area (the overlay's own host and shields looked through).
   let container: Element | null = document.elementsFromPoint(band.left + band.width / 2, band.top + band.height / 2).find((e) => !e.closest('[data-marginalia]')) ?? document.body
   while (container && container !== document.body) {

@@ -9,10 +9,10 @@ import type { Annotation } from '../shared/types.js'
 import type { Settings } from './settings.js'
 
 export type Theme = 'auto' | 'light' | 'dark'
-export const THEMES: readonly Theme[] = ['auto', 'light', 'dark']
+const THEMES: readonly Theme[] = ['auto', 'light', 'dark']
 
 /** localStorage keys; the screenshot and page-log keys are the ones the composer reads. */
-export const PREF_KEYS = {
+const PREF_KEYS = {
   theme: 'marginalia:theme',
   showClosed: 'marginalia:show-resolved',
   screenshot: 'marginalia:screenshot',
@@ -27,7 +27,7 @@ export interface SettingsMenuEvents {
 }
 
 /** Resolved and dismissed: finished work, hidden from the page unless asked for. */
-export function isClosed(a: Annotation): boolean {
+function isClosed(a: Annotation): boolean {
   return a.status === 'resolved' || a.status === 'dismissed'
 }
 

@@ -7,7 +7,7 @@ import { h, type Child } from './dom.js'
 import type { Attachment, PageEntry } from './types.js'
 
 /** An attachment's address on the server at `base` (the overlay's server, or '' on the inbox page: same origin). */
-export function attachmentUrl(base: string, sha256: string): string {
+function attachmentUrl(base: string, sha256: string): string {
   return `${base}/api/attachments/${sha256}`
 }
 

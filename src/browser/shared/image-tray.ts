@@ -4,12 +4,12 @@
  */
 import { h, replace } from './dom.js'
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024
 export const MAX_IMAGES = 5
 
 /** Which of `files` may be attached (type and size), and why the others may not. */
-export function acceptImages(files: readonly File[], already: number): { ok: File[]; refused: string[] } {
+function acceptImages(files: readonly File[], already: number): { ok: File[]; refused: string[] } {
   const ok: File[] = []
   const refused: string[] = []
   for (const f of files) {

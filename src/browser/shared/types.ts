@@ -7,7 +7,7 @@ import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint
 import type { SourceLocation } from '../../store/source-location.js'
 import type { StoreEvent } from '../../store/events.js'
 
-export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Rect, Reply, Session, Severity, StoreEvent, TextQuote, Viewport }
+export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Reply, Session, Severity, StoreEvent, TextQuote }
 
 export interface Presence {
   connected: boolean
@@ -30,7 +30,7 @@ export interface Health {
   signIn?: boolean
 }
 
-export interface PageInfo {
+interface PageInfo {
   count: number
   total: number
   nextCursor?: string

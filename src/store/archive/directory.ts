@@ -33,7 +33,7 @@ export function archiveFileName(now: Date): string {
 }
 
 /** Ids already in the archive (complete lines only: a torn last line is ignored). */
-export function archivedIds(directory: string): Set<string> {
+function archivedIds(directory: string): Set<string> {
   const ids = new Set<string>()
   for (const name of listFiles(directory)) {
     for (const line of completeLines(path.join(directory, name))) {
@@ -56,7 +56,7 @@ export function listArchive(directory: string): ArchiveFileInfo[] {
 }
 
 /** Append lines durably (fsynced before it returns). */
-export function appendArchiveLines(file: string, lines: ArchiveLine[]): void {
+function appendArchiveLines(file: string, lines: ArchiveLine[]): void {
   if (lines.length === 0) return
   ensureDirectorySync(path.dirname(file))
   const fd = openNoFollowSync(file, fsc.O_RDWR | fsc.O_APPEND, { create: regularFileSync(file) === undefined })

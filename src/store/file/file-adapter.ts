@@ -423,7 +423,7 @@ export class FileAdapter implements StoreAdapter {
  * a kernel file system (/proc, /sys, /dev), or one whose parent is a file. Otherwise the first
  * write would fail much later, after the server had started.
  */
-export function checkStorePath(file: string): void {
+function checkStorePath(file: string): void {
   const resolved = path.resolve(file)
   if (/^\/(proc|sys|dev)(\/|$)/.test(resolved)) {
     throw new StoreFileError(resolved, 'is inside a kernel file system (/proc, /sys or /dev), where no store can live; choose a path in a project directory (--store FILE)')

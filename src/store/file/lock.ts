@@ -25,7 +25,7 @@ import { StoreBusyError, type LockHolder } from '../errors.js'
 /** A lock of another host not refreshed for this long belongs to a dead process (a live holder refreshes it every second). */
 const DEFAULT_LOCK_STALE_MS = 5_000
 /** How long a writer waits for a live holder before answering STORE_BUSY. */
-export const DEFAULT_LOCK_WAIT_MS = 2_000
+const DEFAULT_LOCK_WAIT_MS = 2_000
 /** proper-lockfile's own age rule, effectively off: this module decides takeovers itself. */
 const NEVER_STALE_MS = 2 ** 30
 const OWNER_FILE = 'owner.json'
@@ -196,7 +196,7 @@ export class FileLock {
 }
 
 /** Whether `pid` is a live process, and the same one that recorded `started` (not a reused pid). */
-export function isAlive(pid: number, started: string | undefined): boolean {
+function isAlive(pid: number, started: string | undefined): boolean {
   try {
     process.kill(pid, 0)
   } catch (e) {

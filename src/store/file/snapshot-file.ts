@@ -14,7 +14,7 @@ import { STORE_FORMAT, STORE_FORMAT_VERSION, type SnapshotData } from './snapsho
 import { readNoFollow, regularFileSync, replaceFile } from '../fs/no-follow.js'
 import { StoreFileError, UNTOUCHED, describe, isErrno } from '../fs/errors.js'
 
-export { STORE_FORMAT, STORE_FORMAT_VERSION, type SnapshotData } from './snapshot-format.js'
+export { type SnapshotData } from './snapshot-format.js'
 
 /** lowdb's file, read and replaced without following a link. */
 class NoFollowJsonFile implements Adapter<SnapshotData | null> {

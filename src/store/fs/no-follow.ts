@@ -14,12 +14,12 @@ import path from 'node:path'
 import { StoreFileError, UNTOUCHED, isErrno } from './errors.js'
 
 /** O_NOFOLLOW where the platform has it (not Windows, where links need privileges to create). */
-export const O_NOFOLLOW = fsc.O_NOFOLLOW ?? 0
+const O_NOFOLLOW = fsc.O_NOFOLLOW ?? 0
 /** Opening a FIFO for reading would block until a writer comes: never wait, the fstat refuses it. */
 const O_NONBLOCK = fsc.O_NONBLOCK ?? 0
 
 /** What is at `p`, in words: "a symbolic link to ../x", "a directory", "a FIFO (named pipe)" … */
-export function kindOf(p: string, st: Stats): string {
+function kindOf(p: string, st: Stats): string {
   if (st.isSymbolicLink()) {
     let target = '?'
     try {

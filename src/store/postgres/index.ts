@@ -1,3 +1,1 @@
-export { PostgresAdapter, DEFAULT_SCHEMA, DEFAULT_SNAPSHOT_EVERY, type PostgresAdapterOptions } from './postgres-adapter.js'
-export { migrate, LATEST_VERSION } from './migrations.js'
-export { redactUrl } from './connection.js'
+export { PostgresAdapter } from './postgres-adapter.js'

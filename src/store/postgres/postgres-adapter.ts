@@ -22,15 +22,15 @@ import { DEFAULT_POLL_INTERVAL_MS, snapshotOf, type Decision, type LoadResult, t
 import { StoreDataError, StoreUnavailableError, ValidationError } from '../errors.js'
 import type { ArchiveSink } from '../archive.js'
 import { DirectoryArchive } from '../archive/directory.js'
-import { migrate, LATEST_VERSION, quoteIdent } from './migrations.js'
+import { migrate, quoteIdent } from './migrations.js'
 import { isUnavailable, describePg, redactUrl } from './connection.js'
 import { PostgresBlobStore } from './postgres-blob-store.js'
 import { Listener } from './listener.js'
 import type { BlobStore } from '../blobs/blob-store.js'
 import type { Progress, RestoreInput } from '../persistence.js'
 
-export const DEFAULT_SCHEMA = 'marginalia'
-export const DEFAULT_SNAPSHOT_EVERY = 1000
+const DEFAULT_SCHEMA = 'marginalia'
+const DEFAULT_SNAPSHOT_EVERY = 1000
 
 export interface PostgresAdapterOptions {
   /** Connection URL, `postgres://user:password@host:5432/database`. */
@@ -440,8 +440,6 @@ export class PostgresAdapter implements StoreAdapter {
     }
   }
 }
-
-export { LATEST_VERSION }
 
 /** `postgres://…/db?schema=name` names the schema in the URL (for --store and DATABASE_URL). */
 function schemaFromUrl(url: string): string | undefined {

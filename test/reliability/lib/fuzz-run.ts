@@ -30,7 +30,7 @@ import {
 } from './fuzz.js'
 
 /** A store with a few sessions, annotations in every status, replies, open and answered questions. */
-export async function populate(store: Store): Promise<void> {
+async function populate(store: Store): Promise<void> {
   const sessions = []
   for (let s = 0; s < 3; s++) sessions.push(await store.createSession({ url: `http://localhost:5173/page/${s}`, name: `page ${s}` }))
   for (let i = 0; i < 30; i++) {

@@ -64,7 +64,7 @@ const FIELDS: ReadonlyMap<string, Field[]> = new Map(
 export const WAITING: ReadonlySet<string> = new Set([...FIELDS].filter(([, fields]) => fields.some(([, kind]) => kind === 'timeoutMs')).map(([name]) => name))
 
 /** A placeholder for a value taken from the live store when the case runs (ids, revs, cursors). */
-export class Live {
+class Live {
   constructor(
     readonly what: 'annotationId' | 'sessionId' | 'questionId' | 'annotationRev' | 'currentRev' | 'cursor',
     readonly n: number,
@@ -102,7 +102,7 @@ function deep(depth: number): unknown {
 }
 
 /** Any value of any type, malformed on purpose. */
-export const weird: fc.Arbitrary<unknown> = fc.oneof(
+const weird: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 2, arbitrary: weirdNumber },
   { weight: 2, arbitrary: controlChars },
@@ -145,7 +145,7 @@ function valid(kind: Kind): fc.Arbitrary<unknown> {
 }
 
 /** Set an own, enumerable property, even `__proto__`. */
-export function withOwn<T extends object>(obj: T, key: string, value: unknown): T {
+function withOwn<T extends object>(obj: T, key: string, value: unknown): T {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })
   return obj
 }

@@ -13,7 +13,7 @@ import { openStore, type Annotation, type HttpServer, type HttpServerOptions, ty
 import { request, serve, SseClient, type Reply } from '../../helpers/http.js'
 import { testDir } from '../../helpers/store.js'
 import { listenOverflows, rawExchange, stalledClient } from './raw.js'
-import { startFixtureServer, type FixtureServer, type MemoryUsage } from './serve.js'
+import { startFixtureServer, type MemoryUsage } from './serve.js'
 import { type Cleanups } from '../../helpers/cleanup.js'
 import { until } from '../../helpers/eventually.js'
 
@@ -449,8 +449,8 @@ export async function slowloris(
 
 // ---- 6. MCP abuse --------------------------------------------------------------------------------
 
-export const MCP_ACCEPT = { Accept: 'application/json, text/event-stream' }
-export const INIT = {
+const MCP_ACCEPT = { Accept: 'application/json, text/event-stream' }
+const INIT = {
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
@@ -612,5 +612,3 @@ export async function abandonedSessions(options: { maxSessions: number; abandon:
     ms: Date.now() - started,
   }
 }
-
-export type { FixtureServer }

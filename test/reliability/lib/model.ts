@@ -6,7 +6,7 @@
 
 export type Status = 'pending' | 'acknowledged' | 'resolved' | 'dismissed'
 export const STATUSES: readonly Status[] = ['pending', 'acknowledged', 'resolved', 'dismissed']
-export type StatusOp = 'acknowledge' | 'resolve' | 'dismiss' | 'reopen'
+type StatusOp = 'acknowledge' | 'resolve' | 'dismiss' | 'reopen'
 
 /** The transition table, as the docs state it. `reply` changes no status. */
 const TABLE: Record<StatusOp, { from: readonly Status[]; to: Status }> = {
@@ -73,7 +73,7 @@ const MAX_NAME = 200
 const MAX_ID = 128
 
 /** A string, at most `max` UTF-16 units, not empty once trimmed. */
-export function nonBlank(value: unknown, max: number): boolean {
+function nonBlank(value: unknown, max: number): boolean {
   return typeof value === 'string' && value.length <= max && value.trim().length > 0
 }
 
@@ -85,12 +85,8 @@ function validRev(value: unknown): boolean {
   return value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
 }
 
-export function orderKeyOf(r: { createdAt: string; id: string }): [string, string] {
-  return [r.createdAt, r.id]
-}
-
 /** (createdAt, id) order: oldest first, ties by id. */
-export function byCreation(a: { createdAt: string; id: string }, b: { createdAt: string; id: string }): number {
+function byCreation(a: { createdAt: string; id: string }, b: { createdAt: string; id: string }): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }

@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import { expect } from 'vitest'
 import type { Annotation, IdKind, Session, Store, StoreEvent } from '../../../src/index.js'
-import { Model, STATUSES, byCreation, type Call, type MAnnotation, type MEvent, type MSession, type Status } from './model.js'
+import { Model, STATUSES, type Call, type MAnnotation, type MEvent, type MSession, type Status } from './model.js'
 
 // ---- the command language -------------------------------------------------------------------
 
@@ -36,7 +36,7 @@ const text = fc.oneof(
 )
 
 /** '<c*n>' → c repeated n times; anything else unchanged. */
-export function expand<T>(value: T): T {
+function expand<T>(value: T): T {
   if (typeof value !== 'string') return value
   const m = /^<(.)\*(\d+)>$/u.exec(value)
   return (m ? m[1]!.repeat(Number(m[2])) : value) as T
@@ -398,11 +398,11 @@ function replyView(r: { author: string; message: string; kind?: string; createdA
 }
 
 /** An annotation as the model keeps it: reply ids (opaque) left out. */
-export function annotationView(a: Annotation): MAnnotation {
+function annotationView(a: Annotation): MAnnotation {
   return { ...a, replies: a.replies.map(replyView) } as unknown as MAnnotation
 }
 
-export function sessionView(s: Session): MSession {
+function sessionView(s: Session): MSession {
   const { annotations: _a, ...rest } = s as Session & { annotations?: unknown }
   return rest as MSession
 }
@@ -419,5 +419,3 @@ function eventView(e: StoreEvent): MEvent {
   }
   return out
 }
-
-export { byCreation }

@@ -28,7 +28,7 @@ export function isShadowRoot(n: Node): n is ShadowRoot {
 }
 
 /** The iframe element showing `doc`, when it is a same-origin frame below the overlay's own document. */
-export function frameOf(doc: Document): Element | null {
+function frameOf(doc: Document): Element | null {
   if (doc === document) return null
   try {
     return doc.defaultView?.frameElement ?? null
@@ -50,12 +50,12 @@ export function composedParent(el: Element): Element | null {
 }
 
 /** Whether `a` is `b` or contains it, across shadow roots and frames. */
-export function composedContains(a: Element, b: Element): boolean {
+function composedContains(a: Element, b: Element): boolean {
   for (let cur: Element | null = b; cur; cur = composedParent(cur)) if (cur === a) return true
   return false
 }
 
-export function query(root: Root, selector: string): Element | null {
+function query(root: Root, selector: string): Element | null {
   try {
     return root.querySelector(selector)
   } catch {

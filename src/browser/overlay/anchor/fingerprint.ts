@@ -22,7 +22,7 @@ function generatedId(id: string): boolean {
 }
 
 /** The element's text as the fingerprint keeps it: whitespace collapsed, cut to the limit. */
-export function textOf(el: Element): string {
+function textOf(el: Element): string {
   return clip(squash(el.textContent ?? ''), MAX)
 }
 
@@ -64,7 +64,7 @@ function identifying(fp: Fingerprint): boolean {
  * Whether `el` is the fingerprinted element: same tag, same text, same stable naming attributes;
  * with neither text nor attributes to go by, the same nearby text.
  */
-export function sameElement(el: Element, fp: Fingerprint): boolean {
+function sameElement(el: Element, fp: Fingerprint): boolean {
   const text = textOf(el)
   if ((fp.text ?? '') !== text || !sameAttributes(el, fp)) return false
   if (fp.text === undefined && fp.attributes === undefined && fp.near !== undefined) return nearText(el, text) === fp.near

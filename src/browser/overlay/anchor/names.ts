@@ -14,7 +14,7 @@ const TAG_WORDS: Record<string, string> = { svg: 'icon', label: 'label', span: '
 const NAME_CHARS = 60
 
 /** "button 'Delete'" from what is known of an element. */
-export function nameFrom(role: string | undefined, name: string | undefined, tag: string | undefined, text: string | undefined): string {
+function nameFrom(role: string | undefined, name: string | undefined, tag: string | undefined, text: string | undefined): string {
   const word = (role && ROLE_WORDS[role]) || (tag && TAG_WORDS[tag]) || tag || 'element'
   const said = squash(name || text || '')
   return said ? `${word} '${clip(said, NAME_CHARS)}'` : word

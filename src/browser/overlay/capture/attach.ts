@@ -13,7 +13,7 @@ import type { PageLog } from './page-log.js'
 import { ScreenshotBlocked, captureBox } from './screenshot.js'
 import { viewRect } from '../anchor/dom.js'
 
-export const SCREENSHOT_BUDGET_MS = 1_000
+const SCREENSHOT_BUDGET_MS = 1_000
 
 function within<T>(ms: number, work: Promise<T>, late?: () => void): Promise<T | undefined> {
   return new Promise((resolve) => {
@@ -52,7 +52,7 @@ export interface Extras {
 }
 
 /** Element styles and role/name: synchronous, at once. */
-export function addElementContext(body: NewAnnotation, element: Element | undefined): void {
+function addElementContext(body: NewAnnotation, element: Element | undefined): void {
   if (!element || !body.element) return
   try {
     body.element.styles = computedStyles(element)
@@ -66,14 +66,14 @@ export function addElementContext(body: NewAnnotation, element: Element | undefi
 }
 
 /** What "Sent as #n" adds when the screenshot was left out (`why`: as `Extras.missing` says it). */
-export function missingShotNote(why: ScreenshotBlocked | 'slow' | undefined, budgetMs: number): string {
+function missingShotNote(why: ScreenshotBlocked | 'slow' | undefined, budgetMs: number): string {
   if (why === 'slow') return `without its screenshot: it took longer than ${budgetMs / 1000} s (data-screenshot-budget on the script tag allows more).`
   if (why) return `without its screenshot: this page's Content-Security-Policy blocks it (add ${why.value} to ${why.directive}).`
   return 'without its screenshot: it could not be drawn on this page.'
 }
 
 /** The annotation with its context and attachments; what could not be had in time is left out. */
-export async function withExtras(body: NewAnnotation, extras: Extras): Promise<NewAnnotation> {
+async function withExtras(body: NewAnnotation, extras: Extras): Promise<NewAnnotation> {
   const out: NewAnnotation = { ...body, ...(body.element ? { element: { ...body.element } } : {}) }
   addElementContext(out, extras.element)
   const entries = extras.log?.recent() ?? []
@@ -122,4 +122,3 @@ export async function gather(
   const full = await withExtras(body, { ...extras, element, ...(rect ? { rect } : {}), missing }).catch(() => body)
   return note === undefined ? { body: full } : { body: full, note }
 }
-

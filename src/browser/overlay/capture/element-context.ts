@@ -2,7 +2,7 @@
 import { LIMITS } from '../../../store/vocabulary.js'
 import { clip } from '../../shared/format.js'
 
-export const STYLE_PROPERTIES = [
+const STYLE_PROPERTIES = [
   'display', 'position', 'width', 'height', 'margin', 'padding', 'box-sizing', 'font-family', 'font-size', 'font-weight',
   'line-height', 'color', 'background-color', 'border', 'border-radius', 'z-index', 'opacity', 'overflow', 'visibility', 'transform',
 ] as const

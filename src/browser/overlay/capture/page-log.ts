@@ -16,7 +16,7 @@ const SECRET = /token|key|secret|passw|auth|session|sig|credential|code/i
 const INSTALLED = Symbol.for('marginalia.pageLog')
 
 /** A URL without the values of parameters named like secrets (token, key, secret, password, auth, session …). */
-export function redactUrl(raw: string, base = location.href): string {
+function redactUrl(raw: string, base = location.href): string {
   try {
     const url = new URL(raw, base)
     for (const name of [...new Set(url.searchParams.keys())]) if (SECRET.test(name)) url.searchParams.set(name, 'REDACTED')

@@ -16,8 +16,8 @@
 import { domToForeignObjectSvg } from 'modern-screenshot'
 import { directiveToChange } from '../csp.js'
 
-export const MAX_SIDE = 1600
-export const MAX_BYTES = 400 * 1024
+const MAX_SIDE = 1600
+const MAX_BYTES = 400 * 1024
 const MARGIN = 16
 const OUTLINE = '#e5484d'
 
@@ -53,7 +53,7 @@ function crossOrigin(src: string): boolean {
 }
 
 /** The area to show: the box with a margin, cut to the viewport (page coordinates of the viewport). */
-export function captureArea(box: DOMRect): { x: number; y: number; width: number; height: number } | undefined {
+function captureArea(box: DOMRect): { x: number; y: number; width: number; height: number } | undefined {
   const x0 = Math.max(0, box.left - MARGIN)
   const y0 = Math.max(0, box.top - MARGIN)
   const x1 = Math.min(window.innerWidth, box.right + MARGIN)

@@ -8,14 +8,14 @@
 import type { SourceLocation, SourcePoint } from '../../../store/source-location.js'
 import { reactCallSite, reactSource } from './react.js'
 
-export const SOURCE_ATTR = 'data-marginalia-source'
-export const ID_ATTR = 'data-mid'
+const SOURCE_ATTR = 'data-marginalia-source'
+const ID_ATTR = 'data-mid'
 /** Folders of shared UI components: an element written there also gets the call site in the app's own code. */
 const SHARED_UI = /(?:^|\/)(?:components\/ui|design-system|ui-kit)\//
 const MAX_COMPONENTS = 8
 
 /** `src/App.tsx:12:5` → its parts (the file may contain colons). */
-export function parseMark(mark: string): SourcePoint | undefined {
+function parseMark(mark: string): SourcePoint | undefined {
   const m = /^(.+?):(\d+)(?::(\d+))?$/.exec(mark)
   if (!m) return undefined
   const point: SourcePoint = { file: m[1]!.slice(0, 1000), line: Number(m[2]) }

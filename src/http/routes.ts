@@ -13,6 +13,7 @@ import { editorBase } from '../sources/editor.js'
 import { VERSION } from '../version.js'
 import { adminRoutes } from './admin.js'
 import { attachmentRoutes } from './attachments.js'
+import { bearerOf } from './callers.js'
 import { defineRoute, reply, type Access, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 import { restRoutes } from './rest.js'
@@ -70,14 +71,33 @@ const landing = (path: string): Route =>
     },
   })
 
+/**
+ * Whether /health may name where the store and the source live: always without sign-in (local
+ * use, the --token check), else only for an admin or the operator. A missing or failing bearer
+ * secret only hides the paths (the route stays public).
+ */
+async function mayKnowPaths(ctx: RequestContext): Promise<boolean> {
+  const { callers, security } = ctx.app
+  if (!callers.active) return true
+  if (bearerOf(ctx.req) === undefined) return false
+  try {
+    const caller = await callers.bearer(ctx.req, (secret) => security.isToken(secret))
+    return caller.kind === 'operator' || (caller.kind === 'identity' && caller.principal.identity.role === 'admin')
+  } catch (e) {
+    if (e instanceof HttpError && e.status === 401) return false
+    throw e
+  }
+}
+
 export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/health',
     access: PUBLIC,
-    summary: 'Status, version, store rev and location, pending count, agent presence; whether sign-in is on',
-    handler: (ctx) => {
+    summary: 'Status, version, store rev, pending count, agent presence; whether sign-in is on; the store location and source root (with sign-in on: to admins only)',
+    handler: async (ctx) => {
       const { store, callers, presence, storeInfo, sources } = ctx.app
+      const paths = await mayKnowPaths(ctx)
       reply(ctx, 200, {
         status: 'ok',
         name: 'marginalia',
@@ -86,8 +106,8 @@ export const ROUTES: readonly Route[] = [
         pending: store.countPending(),
         agent: presence.current(),
         ...(callers.active ? { signIn: true } : {}),
-        ...(storeInfo ? { store: storeInfo } : {}),
-        ...editorBase(sources),
+        ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id } } : {}),
+        ...(paths ? editorBase(sources) : {}),
       })
     },
   }),

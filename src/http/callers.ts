@@ -39,6 +39,14 @@ export function requireRole(caller: Caller, roles: readonly Role[], what: string
   })
 }
 
+/**
+ * Whether the caller may see who else is on the team (identities, their credentials, sign-in
+ * times): an admin, the operator and local use. The roster's events are left out for others.
+ */
+export function seesRoster(caller: Caller): boolean {
+  return caller.kind !== 'identity' || caller.principal.identity.role === 'admin'
+}
+
 /** The bearer secret of a request, if any. */
 export function bearerOf(req: IncomingMessage): string | undefined {
   const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')

@@ -65,7 +65,7 @@ export interface CallersOptions {
   requireSignIn: boolean
   /** Trust X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy: boolean
-  /** Requests per second per token and the burst on top. */
+  /** Requests per second per identity and the burst on top. */
   ratePerSecond: number
   rateBurst: number
   clock: () => Date
@@ -139,7 +139,13 @@ export class Callers {
     }
     const principal = await this.auth.authenticate(secret)
     if (!principal) throw new HttpError(401, 'UNAUTHORIZED', 'The bearer token is not valid: it was revoked, signed out, has expired, or never existed.', undefined, UNAUTHORIZED_HEADERS)
-    this.limiter.take(principal.credential.id)
+    // A session handed to an app works from that app (or with no Origin: not from a browser).
+    const origin = req.headers.origin
+    if (principal.credential.origin !== undefined && origin !== undefined && origin !== principal.credential.origin) {
+      throw new HttpError(403, 'FORBIDDEN', `This session was handed to ${principal.credential.origin}; it does not work from ${origin}.`)
+    }
+    // One budget per identity: minting more sessions or tokens buys no more requests.
+    this.limiter.take(principal.identity.id)
     return { kind: 'identity', principal }
   }
 

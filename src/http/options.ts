@@ -23,7 +23,7 @@ export interface TeamOptions {
   publicUrl?: string
   /** Trust X-Forwarded-For / X-Forwarded-Host / X-Forwarded-Proto (only behind a proxy that sets them). */
   trustProxy?: boolean
-  /** Requests per second per token (sustained; 0 = no limit) and the burst on top. */
+  /** Requests per second per identity (sustained; 0 = no limit) and the burst on top. */
   ratePerSecond?: number
   rateBurst?: number
   /** How long a person's session token works (default 12 h). */

@@ -1,4 +1,4 @@
-/** Per-token request limits: a token bucket per key. */
+/** Request limits: a token bucket per key (an identity, the operator, a client address). */
 import { HttpError } from './respond.js'
 
 export const DEFAULT_RATE_PER_SECOND = 20
@@ -23,7 +23,7 @@ export class RateLimiter {
     if (b.tokens < 1) {
       this.buckets.set(key, b)
       const wait = Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond))
-      throw new HttpError(429, 'RATE_LIMITED', `Too many requests for this token: at most ${this.perSecond} per second (bursts of ${this.burst}). Retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) })
+      throw new HttpError(429, 'RATE_LIMITED', `Too many requests: at most ${this.perSecond} per second (bursts of ${this.burst}). Retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) })
     }
     b.tokens -= 1
     this.buckets.set(key, b)

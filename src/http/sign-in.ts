@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import { readJson } from './body.js'
 import { identityView } from './callers.js'
-import { defineRoute, reply, type Route } from './context.js'
+import { defineRoute, reply, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 
 export const signInRoutes: readonly Route[] = [
@@ -55,10 +55,13 @@ export const signInRoutes: readonly Route[] = [
       const { signIn, callers } = ctx.app
       const caller = await callers.bearer(ctx.req, () => false)
       if (caller.kind !== 'identity' || caller.principal.identity.kind !== 'person') throw new HttpError(403, 'ROLE_FORBIDDEN', 'Only a signed-in person gets an overlay session.')
+      // Only the sign-in popup, on this server's own origin, mints; and only from the session the sign-in link gave.
+      if (!fromOwnOrigin(ctx)) throw new HttpError(403, 'FORBIDDEN', 'An overlay session is handed out only to the sign-in popup on this server\'s own origin.')
+      if (caller.principal.credential.origin !== undefined) throw new HttpError(403, 'FORBIDDEN', 'This session was handed to an app; only the sign-in session itself gets overlay sessions.')
       const body = (await readJson(ctx.req, ctx.res, ctx.app.maxBodyBytes)) as { origin?: unknown } | undefined
       const origin = typeof body?.origin === 'string' ? body.origin : ''
       if (!signIn.appOrigins.has(origin)) throw new HttpError(403, 'FORBIDDEN', `"${origin}" is not an allowed app origin (serve --allow-origin).`)
-      const { token, expiresAt } = await callers.auth.startSession(caller.principal.identity.id, signIn.sessionTtlMs)
+      const { token, expiresAt } = await callers.auth.startSession(caller.principal, signIn.sessionTtlMs, origin)
       reply(ctx, 200, { token, expiresAt, identity: identityView(caller.principal) })
     },
   }),
@@ -86,6 +89,19 @@ export const signInRoutes: readonly Route[] = [
     },
   }),
 ]
+
+/** Whether the request comes from a page on this server's own origin (its Host, or its public URL). */
+function fromOwnOrigin(ctx: RequestContext): boolean {
+  const origin = ctx.req.headers.origin
+  if (origin === undefined) return false
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return false
+  }
+  return url.origin === new URL(ctx.app.publicUrl()).origin || (ctx.req.headers.host !== undefined && url.host === ctx.req.headers.host.toLowerCase())
+}
 
 function page(res: ServerResponse, html: string, status = 200): void {
   res.writeHead(status, {

@@ -73,6 +73,15 @@ export class Authenticator {
     this.verifier = new CredentialVerifier(5 * 60_000, () => this.now().getTime())
   }
 
+  /**
+   * Whether checking `secret` would derive a key (scrypt): a well-formed agent token or sign-in
+   * code whose record was not proven lately. Session tokens and malformed secrets cost a hash.
+   */
+  derivesKey(secret: string): boolean {
+    const parsed = parseSecret(secret)
+    return parsed !== undefined && parsed.kind !== 'session' && !this.verifier.remembers(parsed.id)
+  }
+
   /** The principal a bearer secret (agent token or session token) stands for, or undefined. Same work for a wrong secret as for a right one. */
   async authenticate(secret: string): Promise<Principal | undefined> {
     const parsed = parseSecret(secret)

@@ -59,6 +59,7 @@ export function identityView(p: Principal): { id: string; name: string; kind: st
 }
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="marginalia"' }
+const FAILURES = 'Too many failed authentications from this address'
 
 export interface CallersOptions {
   /** Ask for sign-in even while the store knows nobody. */
@@ -68,12 +69,19 @@ export interface CallersOptions {
   /** Requests per second per identity and the burst on top. */
   ratePerSecond: number
   rateBurst: number
+  /** Failed authentications per client address, sustained per second and the burst. */
+  authFailuresPerSecond: number
+  authFailureBurst: number
+  /** Streams one identity has open at once (event streams, MCP requests). */
+  maxStreamsPerIdentity: number
   clock: () => Date
 }
 
 export class Callers {
   readonly auth: Authenticator
   readonly limiter: RateLimiter
+  /** Failed authentications per client address: over budget, a secret that needs a key derivation is not checked. */
+  readonly failures: RateLimiter
   private readonly open = new Map<() => void, { identityId: string; credentialId: string }>()
   private readonly subscription: Subscription
 
@@ -84,6 +92,7 @@ export class Callers {
   ) {
     this.auth = new Authenticator(store, options.clock)
     this.limiter = new RateLimiter(options.ratePerSecond, options.rateBurst, () => options.clock().getTime())
+    this.failures = new RateLimiter(options.authFailuresPerSecond, options.authFailureBurst, () => options.clock().getTime())
     // Revocation and sign-out close what is open at once (changes$ also carries other processes' events: `marginalia revoke`).
     this.subscription = store.changes$.subscribe((event) => {
       if (event.type === 'identity.revoked') this.closeWhere((o) => o.identityId === event.identityId)
@@ -137,8 +146,14 @@ export class Callers {
       this.limiter.take('operator')
       return { kind: 'operator' }
     }
+    // An address over its budget of failures gets no key derived for it (scrypt is the costly part).
+    const address = `ip:${this.clientAddress(req)}`
+    if (this.auth.derivesKey(secret)) this.failures.check(address, FAILURES)
     const principal = await this.auth.authenticate(secret)
-    if (!principal) throw new HttpError(401, 'UNAUTHORIZED', 'The bearer token is not valid: it was revoked, signed out, has expired, or never existed.', undefined, UNAUTHORIZED_HEADERS)
+    if (!principal) {
+      this.failures.take(address, FAILURES)
+      throw new HttpError(401, 'UNAUTHORIZED', 'The bearer token is not valid: it was revoked, signed out, has expired, or never existed.', undefined, UNAUTHORIZED_HEADERS)
+    }
     // A session handed to an app works from that app (or with no Origin: not from a browser).
     const origin = req.headers.origin
     if (principal.credential.origin !== undefined && origin !== undefined && origin !== principal.credential.origin) {
@@ -149,9 +164,18 @@ export class Callers {
     return { kind: 'identity', principal }
   }
 
-  /** Keep `close` until the response ends; call it when its identity is revoked or its credential ends. */
+  /**
+   * Keep `close` until the response ends; call it when its identity is revoked or its credential
+   * ends. 429 when the identity has its share of streams open already.
+   */
   track(caller: Caller, res: ServerResponse, close: () => void): void {
     if (caller.kind !== 'identity') return
+    const id = caller.principal.identity.id
+    let mine = 0
+    for (const o of this.open.values()) if (o.identityId === id) mine++
+    if (mine >= this.options.maxStreamsPerIdentity) {
+      throw new HttpError(429, 'RATE_LIMITED', `${caller.principal.identity.name} has ${mine} streams open (event streams and MCP requests), the most one identity may; close one first.`, { open: mine }, { 'Retry-After': '5' })
+    }
     this.open.set(close, { identityId: caller.principal.identity.id, credentialId: caller.principal.credential.id })
     res.once('close', () => this.open.delete(close))
   }

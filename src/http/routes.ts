@@ -121,7 +121,7 @@ export const ROUTES: readonly Route[] = [
     summary: 'MCP over Streamable HTTP: POST a JSON-RPC message, GET the session stream, DELETE to end the session',
     handler: async (ctx) => {
       for (const [k, v] of Object.entries(ctx.headers)) ctx.res.setHeader(k, v)
-      await ctx.app.mcp.handle(ctx.req, ctx.res)
+      await ctx.app.mcp.handle(ctx.req, ctx.res, ctx.caller.kind === 'identity' ? ctx.caller.principal.identity.id : undefined)
     },
   }),
   defineRoute({

@@ -123,25 +123,47 @@ const SESSION_KEY = 'marginalia.session'
 function signInPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Marginalia</title>${STYLE}</head>
 <body><h1>Marginalia</h1><p id="status">Signing you in…</p><p><button id="out" hidden>Sign out</button></p>
+<div id="ask" hidden><p id="question"></p><p><button id="replace">Sign in with this link</button> <button id="keep">Stay signed in as before</button></p></div>
 <script>
 const KEY = ${JSON.stringify(SESSION_KEY)}
 const status = document.getElementById('status'), out = document.getElementById('out')
 const show = (s) => { status.textContent = s.name ? 'Signed in as ' + s.name + '. You can close this tab: the overlay on your app signs in with one click.' : s; out.hidden = !s.name }
 const code = new URLSearchParams(location.hash.slice(1)).get('code')
 history.replaceState(null, '', location.pathname) // the code leaves the address bar and the history
+/** Whether the person wants this link's sign-in instead of the session this browser has (another site may have sent them here). */
+function confirmReplace(name) {
+  const ask = document.getElementById('ask')
+  document.getElementById('question').textContent = 'This browser is signed in as ' + name + '. Sign in with this link instead? Only do so if you opened a link you were sent.'
+  status.textContent = ''
+  ask.hidden = false
+  return new Promise((resolve) => {
+    document.getElementById('replace').onclick = () => { ask.hidden = true; resolve(true) }
+    document.getElementById('keep').onclick = () => { ask.hidden = true; resolve(false) }
+  })
+}
+async function current() {
+  const s = JSON.parse(localStorage.getItem(KEY) || 'null')
+  if (!s) return null
+  const r = await fetch('/auth/me', { headers: { Authorization: 'Bearer ' + s.token } })
+  if (!r.ok) { localStorage.removeItem(KEY); return null }
+  return s
+}
 async function run() {
   if (code) {
+    const before = await current()
+    if (before && !(await confirmReplace(before.name))) return show(before)
+    status.textContent = 'Signing you in…'
     const r = await fetch('/auth/redeem', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) })
     const body = await r.json().catch(() => ({}))
     if (!r.ok) return show((body.error && body.error.message) || 'Sign-in failed.')
     const s = { token: body.token, name: body.identity.name, id: body.identity.id, expiresAt: body.expiresAt }
     localStorage.setItem(KEY, JSON.stringify(s))
+    if (before) fetch('/auth/sign-out', { method: 'POST', headers: { Authorization: 'Bearer ' + before.token } }).catch(() => {}) // the replaced session ends
     return show(s)
   }
-  const s = JSON.parse(localStorage.getItem(KEY) || 'null')
-  if (!s) return show('You are not signed in. Open the sign-in link you were sent.')
-  const r = await fetch('/auth/me', { headers: { Authorization: 'Bearer ' + s.token } })
-  if (!r.ok) { localStorage.removeItem(KEY); return show('Your session ended. Ask for a new sign-in link.') }
+  const had = localStorage.getItem(KEY) !== null
+  const s = await current()
+  if (!s) return show(had ? 'Your session ended. Ask for a new sign-in link.' : 'You are not signed in. Open the sign-in link you were sent.')
   show(s)
 }
 out.onclick = async () => {

@@ -1,7 +1,8 @@
 /** A sign-in ends: a session minted from it (the overlay's) expires with it, ends with it, and cannot mint again. */
 import { describe, expect, it } from 'vitest'
 import { addPerson } from '../../src/auth/identities.js'
-import { createMemoryStore } from '../../src/store/index.js'
+import { createMemoryStore, openStore, type Store } from '../../src/store/index.js'
+import { PG_URL, describePg, dropSchema, freshSchema } from '../postgres/pg.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { request, serve, SseClient } from '../helpers/http.js'
 
@@ -12,9 +13,9 @@ const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/
 
 const cleanups = useCleanups()
 
-async function team(ttlMs = 3_000, rate: { ratePerSecond?: number; rateBurst?: number } = {}) {
+async function team(ttlMs = 3_000, rate: { ratePerSecond?: number; rateBurst?: number } = {}, open: () => Promise<Store> | Store = createMemoryStore) {
   let now = Date.UTC(2026, 0, 1, 12, 0, 0)
-  const store = createMemoryStore()
+  const store = await open()
   cleanups.push(() => store.close())
   const http = await serve(store, cleanups, { allowOrigins: [APP, OTHER_APP], team: { sessionTtlMs: ttlMs, clock: () => new Date(now), ...rate } })
   const added = await addPerson(store, 'Ada', { publicUrl: http.url, role: 'admin' })
@@ -94,5 +95,43 @@ describe('a minted session is part of its sign-in', () => {
     let ok = 0
     for (let round = 0; round < 4; round++) for (const token of tokens) if ((await adminRoute(url, token)).status === 200) ok++
     expect(ok).toBe(4) // 6 in the burst, 2 spent minting; the clock stands still
+  })
+})
+
+const pgSuite = await describePg('a minted session on PostgreSQL')
+
+pgSuite('a minted session on PostgreSQL', () => {
+  it('records its sign-in: another server on the same database refuses it once the sign-in is signed out, and after it expires', async () => {
+    const schema = freshSchema()
+    cleanups.push(() => dropSchema(schema))
+    const open = () => openStore({ url: PG_URL, schema, pollIntervalMs: 0, onError: () => {} })
+    const { signedIn, mint } = await team(3_000, {}, open)
+    const child = (await mint(signedIn.token, APP)).json.token as string
+    const later = (await mint(signedIn.token, APP)).json.token as string
+    // A second server sharing the database.
+    const store2 = await open()
+    cleanups.push(() => store2.close())
+    const http2 = await serve(store2, cleanups, { allowOrigins: [APP], team: { clock: () => new Date(Date.UTC(2026, 0, 1, 12, 0, 0)) } })
+    expect((await adminRoute(http2.url, child)).status).toBe(200)
+    expect((await request(`${http2.url}/auth/sign-out`, { method: 'POST', headers: { ...bearer(child), Origin: APP } })).status).toBe(200)
+    expect((await adminRoute(http2.url, later)).status).toBe(401)
+    expect((await request(`${http2.url}/auth/me`, { headers: bearer(signedIn.token) })).status).toBe(401)
+  })
+
+  it('expires with its sign-in on another server too', async () => {
+    const schema = freshSchema()
+    cleanups.push(() => dropSchema(schema))
+    const open = () => openStore({ url: PG_URL, schema, pollIntervalMs: 0, onError: () => {} })
+    const { signedIn, mint, advance } = await team(3_000, {}, open)
+    advance(2_000)
+    const child = await mint(signedIn.token, APP) // 2 s into a 3 s sign-in: 1 s left, not 3
+    expect(child.json.expiresAt).toBe(signedIn.expiresAt)
+    let now = Date.UTC(2026, 0, 1, 12, 0, 2)
+    const store2 = await open()
+    cleanups.push(() => store2.close())
+    const http2 = await serve(store2, cleanups, { allowOrigins: [APP], team: { clock: () => new Date(now) } })
+    expect((await adminRoute(http2.url, child.json.token)).status).toBe(200)
+    now += 1_100
+    expect((await adminRoute(http2.url, child.json.token)).status).toBe(401)
   })
 })

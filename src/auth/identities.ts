@@ -74,12 +74,12 @@ export class Authenticator {
   }
 
   /**
-   * Whether checking `secret` would derive a key (scrypt): a well-formed agent token or sign-in
-   * code whose record was not proven lately. Session tokens and malformed secrets cost a hash.
+   * Whether checking `secret` as a bearer would derive a key (scrypt): a well-formed agent token
+   * whose record was not proven lately. Session tokens cost a hash; anything else is refused unchecked.
    */
   derivesKey(secret: string): boolean {
     const parsed = parseSecret(secret)
-    return parsed !== undefined && parsed.kind !== 'session' && !this.verifier.remembers(parsed.id)
+    return parsed?.kind === 'agent_token' && !this.verifier.remembers(parsed.id)
   }
 
   /** The principal a bearer secret (agent token or session token) stands for, or undefined. Same work for a wrong secret as for a right one. */

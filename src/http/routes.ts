@@ -76,17 +76,17 @@ const landing = (path: string): Route =>
  * use, the --token check), else only for an admin or the operator. A missing or failing bearer
  * secret only hides the paths (the route stays public).
  */
-async function mayKnowPaths(ctx: RequestContext): Promise<boolean> {
+function mayKnowPaths(ctx: RequestContext): boolean | Promise<boolean> {
   const { callers, security } = ctx.app
   if (!callers.active) return true
   if (bearerOf(ctx.req) === undefined) return false
-  try {
-    const caller = await callers.bearer(ctx.req, (secret) => security.isToken(secret))
-    return caller.kind === 'operator' || (caller.kind === 'identity' && caller.principal.identity.role === 'admin')
-  } catch (e) {
-    if (e instanceof HttpError && e.status === 401) return false
-    throw e
-  }
+  return callers.bearer(ctx.req, (secret) => security.isToken(secret)).then(
+    (caller) => caller.kind === 'operator' || (caller.kind === 'identity' && caller.principal.identity.role === 'admin'),
+    (e: unknown) => {
+      if (e instanceof HttpError && e.status === 401) return false
+      throw e
+    },
+  )
 }
 
 export const ROUTES: readonly Route[] = [
@@ -95,20 +95,24 @@ export const ROUTES: readonly Route[] = [
     path: '/health',
     access: PUBLIC,
     summary: 'Status, version, store rev, pending count, agent presence; whether sign-in is on; the store location and source root (with sign-in on: to admins only)',
-    handler: async (ctx) => {
+    handler: (ctx) => {
       const { store, callers, presence, storeInfo, sources } = ctx.app
-      const paths = await mayKnowPaths(ctx)
-      reply(ctx, 200, {
-        status: 'ok',
-        name: 'marginalia',
-        version: VERSION,
-        rev: store.rev,
-        pending: store.countPending(),
-        agent: presence.current(),
-        ...(callers.active ? { signIn: true } : {}),
-        ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id } } : {}),
-        ...(paths ? editorBase(sources) : {}),
-      })
+      const answer = (paths: boolean): void =>
+        reply(ctx, 200, {
+          status: 'ok',
+          name: 'marginalia',
+          version: VERSION,
+          rev: store.rev,
+          pending: store.countPending(),
+          agent: presence.current(),
+          ...(callers.active ? { signIn: true } : {}),
+          ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id } } : {}),
+          ...(paths ? editorBase(sources) : {}),
+        })
+      // Answered within this call when no bearer secret needs checking (see the pipeline on pipelined requests).
+      const paths = mayKnowPaths(ctx)
+      if (typeof paths === 'boolean') answer(paths)
+      else return paths.then(answer)
     },
   }),
   ...signInRoutes,

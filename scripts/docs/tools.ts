@@ -10,7 +10,7 @@ import { code, fenced, page, table, type ReferencePage } from './markdown.js'
 type Schema = Record<string, unknown>
 
 /** A JSON Schema node as a short type: `string (1–128 chars)`, `"a" \| "b"`, `integer (1–500)`, `array of object`. */
-function typeText(schema: Schema, defs: Record<string, Schema> = {}): string {
+export function typeText(schema: Schema, defs: Record<string, Schema> = {}): string {
   if (typeof schema.$ref === 'string') {
     const name = schema.$ref.replace(/^#\/\$defs\//, '')
     return defs[name] ? typeText(defs[name], defs) : name

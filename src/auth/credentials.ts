@@ -18,9 +18,26 @@ const KIND_OF: Record<string, CredentialKind> = { c: 'sign_in', a: 'agent_token'
 /** scrypt cost (N = 2^14, r = 8, p = 1: 16 MiB and tens of milliseconds per check, off the event loop). */
 const SCRYPT = { N: 16_384, r: 8, p: 1, keylen: 32 } as const
 
-function scrypt(secret: string, salt: Buffer, options: { N: number; r: number; p: number; keylen: number }): Promise<Buffer> {
-  const opts: ScryptOptions = { N: options.N, r: options.r, p: options.p, maxmem: 64 * 1024 * 1024 }
-  return new Promise((resolve, reject) => scryptCb(secret, salt, options.keylen, opts, (e, key) => (e ? reject(e) : resolve(key))))
+/**
+ * At most this many key derivations run at once; the others wait their turn. scrypt runs on
+ * libuv's thread pool (4 threads by default), which file reads share: a flood of tokens to check
+ * must not leave attachment reads and store writes waiting behind it.
+ */
+const MAX_KDF_IN_FLIGHT = 2
+let kdfInFlight = 0
+const kdfWaiting: (() => void)[] = []
+
+async function scrypt(secret: string, salt: Buffer, options: { N: number; r: number; p: number; keylen: number }): Promise<Buffer> {
+  if (kdfInFlight < MAX_KDF_IN_FLIGHT) kdfInFlight++
+  else await new Promise<void>((resolve) => kdfWaiting.push(resolve)) // the finishing derivation hands its slot over
+  try {
+    const opts: ScryptOptions = { N: options.N, r: options.r, p: options.p, maxmem: 64 * 1024 * 1024 }
+    return await new Promise<Buffer>((resolve, reject) => scryptCb(secret, salt, options.keylen, opts, (e, key) => (e ? reject(e) : resolve(key))))
+  } finally {
+    const next = kdfWaiting.shift()
+    if (next) next()
+    else kdfInFlight--
+  }
 }
 
 /** A new secret of `kind`: the text handed out once, and what the store keeps. */
@@ -108,6 +125,12 @@ export class CredentialVerifier {
       this.proven.set(id, { digest: sha256(secret), until: this.now() + this.ttlMs })
     }
     return ok
+  }
+
+  /** Whether checking a secret of record `id` compares remembered digests (no key derivation). */
+  remembers(id: string): boolean {
+    const memo = this.proven.get(id)
+    return memo !== undefined && memo.until > this.now()
   }
 
   /** Forget a record (it ended or its identity was revoked). */

@@ -17,7 +17,7 @@ export const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000
 /** Who a request comes from, once its bearer secret checked out. */
 export interface Principal {
   identity: Identity
-  credential: Pick<Credential, 'id' | 'kind' | 'expiresAt'>
+  credential: Pick<Credential, 'id' | 'kind' | 'expiresAt' | 'parentId' | 'origin'>
   actor: Actor
 }
 
@@ -73,6 +73,15 @@ export class Authenticator {
     this.verifier = new CredentialVerifier(5 * 60_000, () => this.now().getTime())
   }
 
+  /**
+   * Whether checking `secret` as a bearer would derive a key (scrypt): a well-formed agent token
+   * whose record was not proven lately. Session tokens cost a hash; anything else is refused unchecked.
+   */
+  derivesKey(secret: string): boolean {
+    const parsed = parseSecret(secret)
+    return parsed?.kind === 'agent_token' && !this.verifier.remembers(parsed.id)
+  }
+
   /** The principal a bearer secret (agent token or session token) stands for, or undefined. Same work for a wrong secret as for a right one. */
   async authenticate(secret: string): Promise<Principal | undefined> {
     const parsed = parseSecret(secret)
@@ -81,9 +90,18 @@ export class Authenticator {
     const ok = await this.verifier.verify(secret, parsed.kind, parsed.id, stored)
     if (!ok || !stored) return undefined
     if (stored.expiresAt !== undefined && stored.expiresAt <= this.now().toISOString()) return undefined
+    // A minted session works only while the sign-in session it came from does.
+    if (stored.parentId !== undefined && this.store.identities.credential(stored.parentId) === undefined) return undefined
     const identity = this.store.identities.get(stored.identityId)
     if (!identity || identity.revokedAt !== undefined) return undefined
-    return { identity, credential: { id: stored.id, kind: stored.kind, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}) }, actor: actorOf(identity) }
+    const credential = {
+      id: stored.id,
+      kind: stored.kind,
+      ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}),
+      ...(stored.parentId ? { parentId: stored.parentId } : {}),
+      ...(stored.origin ? { origin: stored.origin } : {}),
+    }
+    return { identity, credential, actor: actorOf(identity) }
   }
 
   /** Exchange a one-time sign-in code for a session token (the code stops working). */
@@ -102,12 +120,19 @@ export class Authenticator {
     return { token: session.secret, identity, expiresAt }
   }
 
-  /** A new session token for someone already signed in (the overlay's token for one app origin). */
-  async startSession(identityId: string, ttlMs: number): Promise<{ token: string; expiresAt: string }> {
+  /**
+   * A new session token minted from a signed-in person's session, for one app origin (the
+   * overlay's). It is part of that sign-in: it expires no later than the session it came from,
+   * stops working when that one ends, and signing out of either ends both.
+   */
+  async startSession(parent: Principal, ttlMs: number, origin: string): Promise<{ token: string; expiresAt: string }> {
     if (!(ttlMs > 0)) throw new ValidationError([{ path: 'ttl', message: 'must be positive' }])
     const session = await newCredential('session')
-    const expiresAt = new Date(this.now().getTime() + ttlMs).toISOString()
-    await this.store.identities.issueCredential(identityId, { id: session.id, kind: 'session', hash: session.hash, expiresAt })
+    const own = new Date(this.now().getTime() + ttlMs).toISOString()
+    const inherited = parent.credential.expiresAt
+    const expiresAt = inherited !== undefined && inherited < own ? inherited : own
+    const parentId = parent.credential.parentId ?? parent.credential.id
+    await this.store.identities.issueCredential(parent.identity.id, { id: session.id, kind: 'session', hash: session.hash, expiresAt, parentId, origin })
     return { token: session.secret, expiresAt }
   }
 }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { VERSION } from '../version.js'
 import { envPort, integerOption, isDatabaseUrl, storeFile, storeOption, STORE_USAGE } from './args.js'
 import type { Command, Values } from './command.js'
-import { fetchHealth } from '../http/health.js'
+import { fetchHealth, servesStore } from '../http/health.js'
 import { gitTrackedWarning } from './git-tracked.js'
 import { projectRoot } from './project.js'
 
@@ -83,12 +83,13 @@ export async function diagnose(input: DoctorInput): Promise<Check[]> {
   const health = await fetchHealth(base)
   if (!health) {
     checks.push({ name: 'server', status: 'fail', detail: `nothing answers on port ${input.port}`, fix: 'start your Vite dev server (the plugin starts the server) or run `npx --no-install marginalia serve`' })
-  } else if (health.store && health.store.location !== input.store) {
+  } else if (!servesStore(health, input.store)) {
+    const other = health.store?.location
     checks.push({
       name: 'server',
       status: 'fail',
-      detail: `the server on port ${input.port} serves ${health.store.location}, not this project's store ${input.store}`,
-      fix: `stop that server and start it in this project, or pass --store ${health.store.location} to the agent`,
+      detail: `the server on port ${input.port} serves ${other ?? 'another store'}, not this project's store ${input.store}`,
+      fix: `stop that server and start it in this project${other !== undefined ? `, or pass --store ${other} to the agent` : ''}`,
     })
   } else {
     checks.push({ name: 'server', status: 'ok', detail: `marginalia ${health.version ?? '?'} on port ${input.port} serves ${health.store?.location ?? 'this store'}` })

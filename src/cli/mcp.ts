@@ -5,7 +5,7 @@ import { announceStdioAgent } from '../http/presence.js'
 import { createServer } from '../mcp/server.js'
 import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
-import { fetchHealth } from '../http/health.js'
+import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { log, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
@@ -56,8 +56,9 @@ async function run(values: Values): Promise<void> {
 async function warnIfOtherStore(file: string): Promise<void> {
   const port = envPort()
   const health = await fetchHealth(`http://127.0.0.1:${port}`)
-  if (health?.store && health.store.location !== file) {
-    log(`warning: the server on port ${port} serves the store ${health.store.location}, but this agent uses ${file}: annotations made in the browser will not reach this agent. Start both in the same project, or pass --store ${health.store.location}.`)
+  if (health && !servesStore(health, file)) {
+    const other = health.store?.location
+    log(`warning: the server on port ${port} serves ${other !== undefined ? `the store ${other}` : 'another store'}, but this agent uses ${file}: annotations made in the browser will not reach this agent. Start both in the same project${other !== undefined ? `, or pass --store ${other}` : ''}.`)
   }
 }
 

@@ -58,6 +58,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     keepAliveMs: settings.keepAliveMs,
     idleTimeoutMs: settings.mcpIdleTimeoutMs,
     maxSessions: settings.maxMcpSessions,
+    maxSessionsPerOwner: settings.maxMcpSessionsPerIdentity,
     extendServer: options.extendServer,
     log,
   })

@@ -39,8 +39,16 @@ export function requireRole(caller: Caller, roles: readonly Role[], what: string
   })
 }
 
+/**
+ * Whether the caller may see who else is on the team (identities, their credentials, sign-in
+ * times): an admin, the operator and local use. The roster's events are left out for others.
+ */
+export function seesRoster(caller: Caller): boolean {
+  return caller.kind !== 'identity' || caller.principal.identity.role === 'admin'
+}
+
 /** The bearer secret of a request, if any. */
-function bearerOf(req: IncomingMessage): string | undefined {
+export function bearerOf(req: IncomingMessage): string | undefined {
   const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')
   return m ? m[1] : undefined
 }
@@ -51,21 +59,29 @@ export function identityView(p: Principal): { id: string; name: string; kind: st
 }
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="marginalia"' }
+const FAILURES = 'Too many failed authentications from this address'
 
 export interface CallersOptions {
   /** Ask for sign-in even while the store knows nobody. */
   requireSignIn: boolean
   /** Trust X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy: boolean
-  /** Requests per second per token and the burst on top. */
+  /** Requests per second per identity and the burst on top. */
   ratePerSecond: number
   rateBurst: number
+  /** Failed authentications per client address, sustained per second and the burst. */
+  authFailuresPerSecond: number
+  authFailureBurst: number
+  /** Streams one identity has open at once (event streams, MCP requests). */
+  maxStreamsPerIdentity: number
   clock: () => Date
 }
 
 export class Callers {
   readonly auth: Authenticator
   readonly limiter: RateLimiter
+  /** Failed authentications per client address: over budget, a secret that needs a key derivation is not checked. */
+  readonly failures: RateLimiter
   private readonly open = new Map<() => void, { identityId: string; credentialId: string }>()
   private readonly subscription: Subscription
 
@@ -76,6 +92,7 @@ export class Callers {
   ) {
     this.auth = new Authenticator(store, options.clock)
     this.limiter = new RateLimiter(options.ratePerSecond, options.rateBurst, () => options.clock().getTime())
+    this.failures = new RateLimiter(options.authFailuresPerSecond, options.authFailureBurst, () => options.clock().getTime())
     // Revocation and sign-out close what is open at once (changes$ also carries other processes' events: `marginalia revoke`).
     this.subscription = store.changes$.subscribe((event) => {
       if (event.type === 'identity.revoked') this.closeWhere((o) => o.identityId === event.identityId)
@@ -129,15 +146,36 @@ export class Callers {
       this.limiter.take('operator')
       return { kind: 'operator' }
     }
+    // An address over its budget of failures gets no key derived for it (scrypt is the costly part).
+    const address = `ip:${this.clientAddress(req)}`
+    if (this.auth.derivesKey(secret)) this.failures.check(address, FAILURES)
     const principal = await this.auth.authenticate(secret)
-    if (!principal) throw new HttpError(401, 'UNAUTHORIZED', 'The bearer token is not valid: it was revoked, signed out, has expired, or never existed.', undefined, UNAUTHORIZED_HEADERS)
-    this.limiter.take(principal.credential.id)
+    if (!principal) {
+      this.failures.take(address, FAILURES)
+      throw new HttpError(401, 'UNAUTHORIZED', 'The bearer token is not valid: it was revoked, signed out, has expired, or never existed.', undefined, UNAUTHORIZED_HEADERS)
+    }
+    // A session handed to an app works from that app (or with no Origin: not from a browser).
+    const origin = req.headers.origin
+    if (principal.credential.origin !== undefined && origin !== undefined && origin !== principal.credential.origin) {
+      throw new HttpError(403, 'FORBIDDEN', `This session was handed to ${principal.credential.origin}; it does not work from ${origin}.`)
+    }
+    // One budget per identity: minting more sessions or tokens buys no more requests.
+    this.limiter.take(principal.identity.id)
     return { kind: 'identity', principal }
   }
 
-  /** Keep `close` until the response ends; call it when its identity is revoked or its credential ends. */
+  /**
+   * Keep `close` until the response ends; call it when its identity is revoked or its credential
+   * ends. 429 when the identity has its share of streams open already.
+   */
   track(caller: Caller, res: ServerResponse, close: () => void): void {
     if (caller.kind !== 'identity') return
+    const id = caller.principal.identity.id
+    let mine = 0
+    for (const o of this.open.values()) if (o.identityId === id) mine++
+    if (mine >= this.options.maxStreamsPerIdentity) {
+      throw new HttpError(429, 'RATE_LIMITED', `${caller.principal.identity.name} has ${mine} streams open (event streams and MCP requests), the most one identity may; close one first.`, { open: mine }, { 'Retry-After': '5' })
+    }
     this.open.set(close, { identityId: caller.principal.identity.id, credentialId: caller.principal.credential.id })
     res.once('close', () => this.open.delete(close))
   }

@@ -5,6 +5,13 @@ export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 /** MCP sessions kept at once over Streamable HTTP (each holds an MCP server, ~44 KB of heap); the least recently used idle one is ended first. */
 export const DEFAULT_MAX_MCP_SESSIONS = 100
+/** MCP sessions one person or agent keeps at once (with sign-in on): a new one ends that caller's own oldest idle one. */
+export const DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY = 16
+/** Streams (event streams, MCP requests and streams) one person or agent has open at once (with sign-in on). */
+export const DEFAULT_MAX_STREAMS_PER_IDENTITY = 32
+/** Failed authentications per client address: sustained per second, and the burst. Over it, no key is derived. */
+export const DEFAULT_AUTH_FAILURES_PER_SECOND = 1
+export const DEFAULT_AUTH_FAILURE_BURST = 20
 /** A request's headers must arrive within this (slowloris defence). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 /** A whole request (headers and body) must arrive within this. Streams are not limited once the request is in. */

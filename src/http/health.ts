@@ -1,9 +1,17 @@
 /** Asking a running `marginalia serve` which store it serves (its /health): for the CLI (`mcp`, `doctor`) and the Vite plugin. */
+import { storeId } from './store-id.js'
 
 export interface HealthInfo {
   version?: string
-  store?: { location: string; id: string }
+  /** `location` is absent when the server names paths only to admins (sign-in on); `id` is its fingerprint (storeId). */
+  store?: { location?: string; id: string }
   agent?: { connected: boolean; sessions: number; watching: number; lastSeenAt?: string }
+}
+
+/** Whether the store /health names is the one at `location` (by its location, else by its id). */
+export function servesStore(health: HealthInfo, location: string): boolean {
+  if (!health.store) return true
+  return health.store.location !== undefined ? health.store.location === location : health.store.id === storeId(location)
 }
 
 /** GET `${base}/health`, or null when nothing (or not Marginalia) answers within `timeoutMs`. */

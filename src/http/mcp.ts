@@ -34,6 +34,12 @@ export interface McpEndpointOptions {
    * session is busy, initialize is refused with 503.
    */
   maxSessions: number
+  /**
+   * At most this many sessions per owner (a person or an agent, with sign-in on). A new one first
+   * ends that owner's own least recently active idle session; another owner's are never ended
+   * for it. When all of the owner's are busy, its initialize is refused with 503.
+   */
+  maxSessionsPerOwner: number
   /** Called with each new session's server before it connects. */
   extendServer?: (server: McpServer) => void
   log: (message: string) => void
@@ -41,6 +47,8 @@ export interface McpEndpointOptions {
 
 interface McpSession {
   transport: StreamableHTTPServerTransport
+  /** Whose session it is (an identity's id); undefined without sign-in (every client is the same one). */
+  owner: string | undefined
   /** Requests of this session still being answered (a GET stream stays open for long). */
   open: number
   lastActivity: number
@@ -57,8 +65,9 @@ export class McpEndpoint {
   private readonly sessions = new Map<string, McpSession>()
   private readonly sweeper: ReturnType<typeof setInterval> | undefined
   private closing = false
-  /** Initialize requests being answered (their session is not in the map yet). */
+  /** Initialize requests being answered (their session is not in the map yet), in all and per owner. */
   private opening = 0
+  private readonly openingBy = new Map<string, number>()
 
   constructor(private readonly options: McpEndpointOptions) {
     if (options.idleTimeoutMs > 0) {
@@ -71,8 +80,11 @@ export class McpEndpoint {
     return this.sessions.size
   }
 
-  /** Answer one request to /mcp. Errors are JSON-RPC shaped, as the SDK's own are. */
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Answer one request to /mcp for `owner` (an identity's id; undefined without sign-in). A
+   * session answers only its owner. Errors are JSON-RPC shaped, as the SDK's own are.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, owner?: string): Promise<void> {
     const method = req.method ?? 'GET'
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       sendRpcError(res, 405, BAD_REQUEST, `Method ${method} not allowed on /mcp (use POST, GET or DELETE).`, { Allow: 'GET, POST, DELETE, OPTIONS' })
@@ -100,30 +112,33 @@ export class McpEndpoint {
     let session: McpSession | undefined
     if (sessionId !== undefined) {
       session = this.sessions.get(sessionId)
-      if (!session) {
+      if (!session || session.owner !== owner) {
         sendRpcError(res, 404, SESSION_NOT_FOUND, 'Session not found: it ended or never existed. Initialize a new session.')
         return
       }
     } else if (method === 'POST' && isInitialization(body)) {
-      if (!this.makeRoom()) {
-        sendRpcError(
-          res,
-          503,
-          BAD_REQUEST,
-          `Too many MCP sessions: all ${this.options.maxSessions} are in use (each has a request or stream open). End one with DELETE /mcp, or try again later.`,
-          { 'Retry-After': '5' },
-        )
+      const refused = this.makeRoom(owner)
+      if (refused !== undefined) {
+        sendRpcError(res, 503, BAD_REQUEST, refused, { 'Retry-After': '5' })
         return
       }
       // Counted from here until the transport puts the session in the map (or fails to).
       this.opening++
+      if (owner !== undefined) this.openingBy.set(owner, (this.openingBy.get(owner) ?? 0) + 1)
       let counted = true
       const settled = (): void => {
-        if (counted) this.opening--
+        if (counted) {
+          this.opening--
+          if (owner !== undefined) {
+            const left = (this.openingBy.get(owner) ?? 1) - 1
+            if (left > 0) this.openingBy.set(owner, left)
+            else this.openingBy.delete(owner)
+          }
+        }
         counted = false
       }
       try {
-        session = await this.open(settled)
+        session = await this.open(owner, settled)
         await this.serve(session, req, res, body)
       } finally {
         settled()
@@ -149,14 +164,36 @@ export class McpEndpoint {
     await session.transport.handleRequest(req, res, body)
   }
 
-  /** Whether a new session fits, after ending the least recently active idle one if need be. */
-  private makeRoom(): boolean {
-    if (this.sessions.size + this.opening < this.options.maxSessions) return true
+  /**
+   * Make room for a new session of `owner`: undefined when it fits (after ending the least
+   * recently active idle session that may give way), else why not. An owner gives way only with
+   * its own sessions; without sign-in (no owner) any idle session may.
+   */
+  private makeRoom(owner: string | undefined): string | undefined {
+    const { maxSessions, maxSessionsPerOwner } = this.options
+    if (owner !== undefined) {
+      let mine = this.openingBy.get(owner) ?? 0
+      for (const s of this.sessions.values()) if (s.owner === owner) mine++
+      if (mine >= maxSessionsPerOwner && !this.endOldestIdle(owner, `its owner has ${maxSessionsPerOwner} sessions and asked for a new one`)) {
+        return `Too many MCP sessions for this caller: all ${maxSessionsPerOwner} of yours are in use (each has a request or stream open). End one with DELETE /mcp, or try again later.`
+      }
+    }
+    if (this.sessions.size + this.opening < maxSessions) return undefined
+    if (this.endOldestIdle(owner, `${maxSessions} sessions are open and a new one was asked for`) && this.sessions.size + this.opening < maxSessions) return undefined
+    return `Too many MCP sessions: all ${maxSessions} are in use${owner !== undefined ? ' and none of yours is idle' : ' (each has a request or stream open)'}. End one with DELETE /mcp, or try again later.`
+  }
+
+  /** End the least recently active session with nothing open, of `owner` when given; whether there was one. */
+  private endOldestIdle(owner: string | undefined, why: string): boolean {
     let oldest: [string, McpSession] | undefined
-    for (const entry of this.sessions) if (entry[1].open === 0 && (!oldest || entry[1].lastActivity < oldest[1].lastActivity)) oldest = entry
+    for (const entry of this.sessions) {
+      const s = entry[1]
+      if (owner !== undefined && s.owner !== owner) continue
+      if (s.open === 0 && (!oldest || s.lastActivity < oldest[1].lastActivity)) oldest = entry
+    }
     if (!oldest) return false
-    this.end(oldest[0], oldest[1], `${this.options.maxSessions} sessions are open and a new one was asked for`)
-    return this.sessions.size + this.opening < this.options.maxSessions
+    this.end(oldest[0], oldest[1], why)
+    return true
   }
 
   /** End a session: out of the map at once (so it no longer counts), then its transport closed. */
@@ -177,9 +214,10 @@ export class McpEndpoint {
     this.sessions.clear()
   }
 
-  private async open(onInitialized: () => void): Promise<McpSession> {
+  private async open(owner: string | undefined, onInitialized: () => void): Promise<McpSession> {
     const { store, registry, presence } = this.options
     const session: McpSession = {
+      owner,
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {

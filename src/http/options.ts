@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { DEFAULT_SESSION_TTL_MS } from '../auth/identities.js'
 import type { SourceOptions } from '../sources/index.js'
 import type { RegistryOptions } from '../tools/registry.js'
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MCP_SESSIONS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES } from './defaults.js'
+import { DEFAULT_AUTH_FAILURE_BURST, DEFAULT_AUTH_FAILURES_PER_SECOND, DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY, DEFAULT_MAX_STREAMS_PER_IDENTITY, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MCP_SESSIONS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES } from './defaults.js'
 import { DEFAULT_MCP_IDLE_TIMEOUT_MS } from './mcp.js'
 import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND } from './rate-limit.js'
 import { isLoopbackHost, normalizeOrigin } from './security.js'
@@ -23,9 +23,16 @@ export interface TeamOptions {
   publicUrl?: string
   /** Trust X-Forwarded-For / X-Forwarded-Host / X-Forwarded-Proto (only behind a proxy that sets them). */
   trustProxy?: boolean
-  /** Requests per second per token (sustained; 0 = no limit) and the burst on top. */
+  /** Requests per second per identity (sustained; 0 = no limit) and the burst on top. */
   ratePerSecond?: number
   rateBurst?: number
+  /** Failed authentications per client address, per second sustained (default 1; 0 = no limit) and the burst (default 20). */
+  authFailuresPerSecond?: number
+  authFailureBurst?: number
+  /** MCP sessions one identity keeps at once (default 16): a new one ends that identity's own oldest idle session. */
+  maxMcpSessionsPerIdentity?: number
+  /** Streams (event streams, MCP requests) one identity has open at once (default 32). */
+  maxStreamsPerIdentity?: number
   /** How long a person's session token works (default 12 h). */
   sessionTtlMs?: number
   clock?: () => Date
@@ -116,6 +123,10 @@ export interface ServerSettings {
   trustProxy: boolean
   ratePerSecond: number
   rateBurst: number
+  authFailuresPerSecond: number
+  authFailureBurst: number
+  maxMcpSessionsPerIdentity: number
+  maxStreamsPerIdentity: number
   sessionTtlMs: number
   teamClock: () => Date
   /** Where the store lives and its id, for /health. */
@@ -163,6 +174,10 @@ export function resolveOptions(options: HttpServerOptions): ServerSettings {
     trustProxy: team.trustProxy === true,
     ratePerSecond: team.ratePerSecond ?? DEFAULT_RATE_PER_SECOND,
     rateBurst: team.rateBurst ?? DEFAULT_RATE_BURST,
+    authFailuresPerSecond: team.authFailuresPerSecond ?? DEFAULT_AUTH_FAILURES_PER_SECOND,
+    authFailureBurst: team.authFailureBurst ?? DEFAULT_AUTH_FAILURE_BURST,
+    maxMcpSessionsPerIdentity: team.maxMcpSessionsPerIdentity ?? DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY,
+    maxStreamsPerIdentity: team.maxStreamsPerIdentity ?? DEFAULT_MAX_STREAMS_PER_IDENTITY,
     sessionTtlMs: team.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
     teamClock: team.clock ?? (() => new Date()),
     storeInfo: location === undefined ? undefined : { location, id: storeId(location) },

@@ -1,4 +1,4 @@
-/** Per-token request limits: a token bucket per key. */
+/** Request limits: a token bucket per key (an identity, the operator, a client address). */
 import { HttpError } from './respond.js'
 
 export const DEFAULT_RATE_PER_SECOND = 20
@@ -14,8 +14,17 @@ export class RateLimiter {
   ) {}
 
   /** Take one token for `key`; 429 with Retry-After when there is none. */
-  take(key: string): void {
-    if (this.perSecond <= 0) return
+  take(key: string, what = 'Too many requests'): void {
+    const b = this.check(key, what)
+    if (!b) return
+    b.tokens -= 1
+    this.buckets.set(key, b)
+    if (this.buckets.size > 10_000) for (const [k, v] of this.buckets) if (v.tokens >= this.burst) this.buckets.delete(k)
+  }
+
+  /** 429 with Retry-After when `key` has no token left, taking none; else its bucket (undefined: no limit). */
+  check(key: string, what = 'Too many requests'): { tokens: number; at: number } | undefined {
+    if (this.perSecond <= 0) return undefined
     const now = this.now()
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: now }
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond)
@@ -23,10 +32,8 @@ export class RateLimiter {
     if (b.tokens < 1) {
       this.buckets.set(key, b)
       const wait = Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond))
-      throw new HttpError(429, 'RATE_LIMITED', `Too many requests for this token: at most ${this.perSecond} per second (bursts of ${this.burst}). Retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) })
+      throw new HttpError(429, 'RATE_LIMITED', `${what}: at most ${this.perSecond} per second (bursts of ${this.burst}). Retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'Retry-After': String(wait) })
     }
-    b.tokens -= 1
-    this.buckets.set(key, b)
-    if (this.buckets.size > 10_000) for (const [k, v] of this.buckets) if (v.tokens >= this.burst) this.buckets.delete(k)
+    return b
   }
 }

@@ -16,6 +16,8 @@ import { defineRoute, parse, queryOf, reply, type RequestContext, type Route } f
 import { HttpError } from './respond.js'
 import { checkKinds, identityIds, type WhoFilter } from './who.js'
 import { EventStream, parseLastEventId } from './sse.js'
+import { seesRoster } from './callers.js'
+import { isIdentityEvent } from '../store/events.js'
 
 /** Whether the caller is an agent identity (their replies are agent replies). */
 function isAgent(ctx: RequestContext): boolean {
@@ -101,6 +103,7 @@ function events(ctx: RequestContext, sessionId?: string): void {
     store,
     ...(sessionId !== undefined ? { sessionId } : {}),
     ...(since !== undefined ? { since } : {}),
+    ...(seesRoster(ctx.caller) ? {} : { hide: isIdentityEvent }),
     presence$: ctx.app.presence.presence$,
     keepAliveMs: ctx.app.keepAliveMs,
     maxBufferedBytes: ctx.app.maxBufferedBytes,

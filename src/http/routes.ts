@@ -13,6 +13,7 @@ import { editorBase } from '../sources/editor.js'
 import { VERSION } from '../version.js'
 import { adminRoutes } from './admin.js'
 import { attachmentRoutes } from './attachments.js'
+import { bearerOf } from './callers.js'
 import { defineRoute, reply, type Access, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 import { restRoutes } from './rest.js'
@@ -70,25 +71,48 @@ const landing = (path: string): Route =>
     },
   })
 
+/**
+ * Whether /health may name where the store and the source live: always without sign-in (local
+ * use, the --token check), else only for an admin or the operator. A missing or failing bearer
+ * secret only hides the paths (the route stays public).
+ */
+function mayKnowPaths(ctx: RequestContext): boolean | Promise<boolean> {
+  const { callers, security } = ctx.app
+  if (!callers.active) return true
+  if (bearerOf(ctx.req) === undefined) return false
+  return callers.bearer(ctx.req, (secret) => security.isToken(secret)).then(
+    (caller) => caller.kind === 'operator' || (caller.kind === 'identity' && caller.principal.identity.role === 'admin'),
+    (e: unknown) => {
+      if (e instanceof HttpError && e.status === 401) return false
+      throw e
+    },
+  )
+}
+
 const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/health',
     access: PUBLIC,
-    summary: 'Status, version, store rev and location, pending count, agent presence; whether sign-in is on',
+    summary: 'Status, version, store rev, pending count, agent presence; whether sign-in is on; the store location and source root (with sign-in on: to admins only)',
     handler: (ctx) => {
       const { store, callers, presence, storeInfo, sources } = ctx.app
-      reply(ctx, 200, {
-        status: 'ok',
-        name: 'marginalia',
-        version: VERSION,
-        rev: store.rev,
-        pending: store.countPending(),
-        agent: presence.current(),
-        ...(callers.active ? { signIn: true } : {}),
-        ...(storeInfo ? { store: storeInfo } : {}),
-        ...editorBase(sources),
-      })
+      const answer = (paths: boolean): void =>
+        reply(ctx, 200, {
+          status: 'ok',
+          name: 'marginalia',
+          version: VERSION,
+          rev: store.rev,
+          pending: store.countPending(),
+          agent: presence.current(),
+          ...(callers.active ? { signIn: true } : {}),
+          ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id } } : {}),
+          ...(paths ? editorBase(sources) : {}),
+        })
+      // Answered within this call when no bearer secret needs checking (see the pipeline on pipelined requests).
+      const paths = mayKnowPaths(ctx)
+      if (typeof paths === 'boolean') answer(paths)
+      else return paths.then(answer)
     },
   }),
   ...signInRoutes,
@@ -101,7 +125,7 @@ const ROUTES: readonly Route[] = [
     summary: 'MCP over Streamable HTTP: POST a JSON-RPC message, GET the session stream, DELETE to end the session',
     handler: async (ctx) => {
       for (const [k, v] of Object.entries(ctx.headers)) ctx.res.setHeader(k, v)
-      await ctx.app.mcp.handle(ctx.req, ctx.res)
+      await ctx.app.mcp.handle(ctx.req, ctx.res, ctx.caller.kind === 'identity' ? ctx.caller.principal.identity.id : undefined)
     },
   }),
   defineRoute({

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import { readJson } from './body.js'
 import { identityView } from './callers.js'
-import { defineRoute, reply, type Route } from './context.js'
+import { defineRoute, reply, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 
 export const signInRoutes: readonly Route[] = [
@@ -55,10 +55,13 @@ export const signInRoutes: readonly Route[] = [
       const { signIn, callers } = ctx.app
       const caller = await callers.bearer(ctx.req, () => false)
       if (caller.kind !== 'identity' || caller.principal.identity.kind !== 'person') throw new HttpError(403, 'ROLE_FORBIDDEN', 'Only a signed-in person gets an overlay session.')
+      // Only the sign-in popup, on this server's own origin, mints; and only from the session the sign-in link gave.
+      if (!fromOwnOrigin(ctx)) throw new HttpError(403, 'FORBIDDEN', 'An overlay session is handed out only to the sign-in popup on this server\'s own origin.')
+      if (caller.principal.credential.origin !== undefined) throw new HttpError(403, 'FORBIDDEN', 'This session was handed to an app; only the sign-in session itself gets overlay sessions.')
       const body = (await readJson(ctx.req, ctx.res, ctx.app.maxBodyBytes)) as { origin?: unknown } | undefined
       const origin = typeof body?.origin === 'string' ? body.origin : ''
       if (!signIn.appOrigins.has(origin)) throw new HttpError(403, 'FORBIDDEN', `"${origin}" is not an allowed app origin (serve --allow-origin).`)
-      const { token, expiresAt } = await callers.auth.startSession(caller.principal.identity.id, signIn.sessionTtlMs)
+      const { token, expiresAt } = await callers.auth.startSession(caller.principal, signIn.sessionTtlMs, origin)
       reply(ctx, 200, { token, expiresAt, identity: identityView(caller.principal) })
     },
   }),
@@ -87,6 +90,19 @@ export const signInRoutes: readonly Route[] = [
   }),
 ]
 
+/** Whether the request comes from a page on this server's own origin (its Host, or its public URL). */
+function fromOwnOrigin(ctx: RequestContext): boolean {
+  const origin = ctx.req.headers.origin
+  if (origin === undefined) return false
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return false
+  }
+  return url.origin === new URL(ctx.app.publicUrl()).origin || (ctx.req.headers.host !== undefined && url.host === ctx.req.headers.host.toLowerCase())
+}
+
 function page(res: ServerResponse, html: string, status = 200): void {
   res.writeHead(status, {
     'Content-Type': 'text/html; charset=utf-8',
@@ -107,25 +123,47 @@ const SESSION_KEY = 'marginalia.session'
 function signInPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Marginalia</title>${STYLE}</head>
 <body><h1>Marginalia</h1><p id="status">Signing you in…</p><p><button id="out" hidden>Sign out</button></p>
+<div id="ask" hidden><p id="question"></p><p><button id="replace">Sign in with this link</button> <button id="keep">Stay signed in as before</button></p></div>
 <script>
 const KEY = ${JSON.stringify(SESSION_KEY)}
 const status = document.getElementById('status'), out = document.getElementById('out')
 const show = (s) => { status.textContent = s.name ? 'Signed in as ' + s.name + '. You can close this tab: the overlay on your app signs in with one click.' : s; out.hidden = !s.name }
 const code = new URLSearchParams(location.hash.slice(1)).get('code')
 history.replaceState(null, '', location.pathname) // the code leaves the address bar and the history
+/** Whether the person wants this link's sign-in instead of the session this browser has (another site may have sent them here). */
+function confirmReplace(name) {
+  const ask = document.getElementById('ask')
+  document.getElementById('question').textContent = 'This browser is signed in as ' + name + '. Sign in with this link instead? Only do so if you opened a link you were sent.'
+  status.textContent = ''
+  ask.hidden = false
+  return new Promise((resolve) => {
+    document.getElementById('replace').onclick = () => { ask.hidden = true; resolve(true) }
+    document.getElementById('keep').onclick = () => { ask.hidden = true; resolve(false) }
+  })
+}
+async function current() {
+  const s = JSON.parse(localStorage.getItem(KEY) || 'null')
+  if (!s) return null
+  const r = await fetch('/auth/me', { headers: { Authorization: 'Bearer ' + s.token } })
+  if (!r.ok) { localStorage.removeItem(KEY); return null }
+  return s
+}
 async function run() {
   if (code) {
+    const before = await current()
+    if (before && !(await confirmReplace(before.name))) return show(before)
+    status.textContent = 'Signing you in…'
     const r = await fetch('/auth/redeem', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) })
     const body = await r.json().catch(() => ({}))
     if (!r.ok) return show((body.error && body.error.message) || 'Sign-in failed.')
     const s = { token: body.token, name: body.identity.name, id: body.identity.id, expiresAt: body.expiresAt }
     localStorage.setItem(KEY, JSON.stringify(s))
+    if (before) fetch('/auth/sign-out', { method: 'POST', headers: { Authorization: 'Bearer ' + before.token } }).catch(() => {}) // the replaced session ends
     return show(s)
   }
-  const s = JSON.parse(localStorage.getItem(KEY) || 'null')
-  if (!s) return show('You are not signed in. Open the sign-in link you were sent.')
-  const r = await fetch('/auth/me', { headers: { Authorization: 'Bearer ' + s.token } })
-  if (!r.ok) { localStorage.removeItem(KEY); return show('Your session ended. Ask for a new sign-in link.') }
+  const had = localStorage.getItem(KEY) !== null
+  const s = await current()
+  if (!s) return show(had ? 'Your session ended. Ask for a new sign-in link.' : 'You are not signed in. Open the sign-in link you were sent.')
   show(s)
 }
 out.onclick = async () => {

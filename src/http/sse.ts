@@ -28,6 +28,8 @@ export interface EventStreamOptions {
   maxBufferedBytes: number
   /** Extra response headers (CORS). */
   headers?: Record<string, string>
+  /** Events this client may not see (left out live and in the replay). */
+  hide?: (event: StoreEvent) => boolean
   /** Called once when the stream ends, with why. */
   onClose?: (reason: 'client' | 'slow' | 'server' | 'store') => void
 }
@@ -93,7 +95,7 @@ export class EventStream {
     this.subscriptions.push(
       store.changes$.subscribe({
         next: (event) => {
-          if (sessionId === undefined || event.sessionId === sessionId) this.push(frame(eventFrame(event), event.rev))
+          if ((sessionId === undefined || event.sessionId === sessionId) && !this.hidden(event)) this.push(frame(eventFrame(event), event.rev))
         },
         complete: () => this.close('store'),
       }),
@@ -111,7 +113,7 @@ export class EventStream {
     if (since !== undefined) {
       try {
         if (since > store.rev) throw new CursorExpiredError(since, store.oldestAvailableRev + 1, store.rev)
-        this.replay.push(...store.changesSince(since, sessionId === undefined ? {} : { sessionId }))
+        for (const event of store.changesSince(since, sessionId === undefined ? {} : { sessionId })) if (!this.hidden(event)) this.replay.push(event)
       } catch (e) {
         if (!(e instanceof CursorExpiredError)) throw e
         // Too old (or from another store): tell the client to refetch; continue live from now.
@@ -129,6 +131,10 @@ export class EventStream {
       this.keepAlive.unref()
     }
     this.pump()
+  }
+
+  private hidden(event: StoreEvent): boolean {
+    return this.options.hide?.(event) === true
   }
 
   /** End the stream (server shutdown). */

@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
 import { PACKAGE_ROOT, VERSION } from '../version.js'
+import { HttpError } from './respond.js'
 
 /**
  * `<package root>/dist/overlay`, wherever this module runs from: src/http (tests), dist/http (the
@@ -48,7 +49,7 @@ export async function serveStatic(dir: string, pathname: string, req: IncomingMe
   try {
     relative = decodeURIComponent(pathname)
   } catch {
-    return false
+    throw new HttpError(400, 'INVALID_PARAMS', 'The path is not validly URL-encoded (a malformed % escape).')
   }
   if (relative.includes('\0')) return false
   if (relative.endsWith('/')) relative += 'index.html'

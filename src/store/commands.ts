@@ -157,6 +157,7 @@ export function addIdentity({ state, now, newId }: DecideContext, args: z.output
 export function issueCredential({ state, now }: DecideContext, identityId: string, credential: z.output<typeof NewCredentialInput>): Verdict<Credential> {
   mustBeActive(state, identityId)
   if (state.credentials[credential.id]) throw new ValidationError([{ path: 'id', message: 'a credential with this id exists' }])
+  if (credential.parentId !== undefined && state.credentials[credential.parentId]?.identityId !== identityId) throw new CredentialError('The session this one would come from has ended. Sign in again.')
   return {
     drafts: [{ type: 'credential.issued', sessionId: '', credential: credentialRecord(identityId, credential, now) }],
     result: (after) => after.credentials[credential.id]!,
@@ -180,11 +181,17 @@ export function redeemSignIn({ state, now }: DecideContext, signInId: string, se
   }
 }
 
-/** End a credential (sign out). Ending one that is gone already is a no-op. */
+/**
+ * End a credential (sign out). Signing out ends the whole sign-in: the session redeemed from the
+ * link and every session minted from it. Ending one that is gone already is a no-op.
+ */
 export function endCredential({ state }: DecideContext, credentialId: string, reason: 'used' | 'signed_out'): Verdict<boolean> {
   const c = state.credentials[credentialId]
   if (!c) return { drafts: [], result: () => false }
-  return { drafts: [{ type: 'credential.ended', sessionId: '', credentialId, identityId: c.identityId, reason }], result: () => true }
+  const root = reason === 'signed_out' ? (c.parentId ?? c.id) : c.id
+  const chain = Object.values(state.credentials).filter((other) => other.id === root || (reason === 'signed_out' && other.parentId === root))
+  if (!chain.some((other) => other.id === c.id)) chain.push(c)
+  return { drafts: chain.map((other) => ({ type: 'credential.ended' as const, sessionId: '', credentialId: other.id, identityId: other.identityId, reason })), result: () => true }
 }
 
 /** Revoke a person or an agent: all their credentials stop working. Revoking one already revoked is refused. */
@@ -194,7 +201,16 @@ export function revokeIdentity({ state }: DecideContext, identityId: string): Ve
 }
 
 function credentialRecord(identityId: string, c: z.output<typeof NewCredentialInput>, now: string): Credential {
-  return { id: c.id, identityId, kind: c.kind, hash: c.hash, createdAt: now, ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}) }
+  return {
+    id: c.id,
+    identityId,
+    kind: c.kind,
+    hash: c.hash,
+    createdAt: now,
+    ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+    ...(c.parentId !== undefined ? { parentId: c.parentId } : {}),
+    ...(c.origin !== undefined ? { origin: c.origin } : {}),
+  }
 }
 
 function mustBeActive(state: StoreState, identityId: string): Identity {

@@ -181,6 +181,11 @@ export function publicEvent(event: StoreEvent): StoreEvent {
   return { ...event, credential }
 }
 
+/** Whether an event is about identities (no annotation session): what only admins see on event streams. */
+export function isIdentityEvent(event: StoreEvent): event is IdentityAddedEvent | IdentityRevokedEvent | CredentialIssuedEvent | CredentialEndedEvent {
+  return event.type === 'identity.added' || event.type === 'identity.revoked' || event.type === 'credential.issued' || event.type === 'credential.ended'
+}
+
 function isOneOf(value: unknown, list: readonly string[]): boolean {
   return typeof value === 'string' && list.includes(value)
 }

@@ -191,6 +191,10 @@ export interface Credential {
   hash: string
   createdAt: string
   expiresAt?: string
+  /** A session minted from another (the overlay's): the sign-in session it came from. It works only while that one does. */
+  parentId?: string
+  /** The app origin a minted session was handed to (the overlay's site). */
+  origin?: string
 }
 
 export const Reply = z.object({
@@ -312,5 +316,7 @@ export const NewCredentialInput = z.strictObject({
   kind: CredentialKind,
   hash: z.string().min(1).max(1_000),
   expiresAt: Timestamp.optional(),
+  parentId: Id.optional(),
+  origin: z.string().min(1).max(2_048).optional(),
 })
 export type NewCredentialInput = z.input<typeof NewCredentialInput>

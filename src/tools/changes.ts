@@ -1,7 +1,8 @@
 /** Follow everything that happens, not only new work: the change cursor, and its long-poll form. */
 import { z } from 'zod'
 import type { StoreEvent } from '../store/events.js'
-import { STORE_EVENT_TYPES } from '../store/events.js'
+import { isIdentityEvent, STORE_EVENT_TYPES } from '../store/events.js'
+import { currentActor } from '../store/actor.js'
 import { ValidationError } from '../store/errors.js'
 import { AnnotationStatus, Id, Reply, Session } from '../store/model.js'
 import type { Store } from '../store/store.js'
@@ -53,7 +54,17 @@ const Limit = z.number().int().min(1).max(MAX_CHANGES_LIMIT).describe(`Max event
 type ChangesPage = z.infer<z.ZodObject<typeof changesOutput>>
 
 /** Events after `sinceRev`, limited by count and by the byte budget. */
-function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext): ChangesPage {
+/**
+ * Whether the one calling may not see the roster (identity and credential events): an identity
+ * that is not an admin. Read when the call starts, in the caller's context (a watch's later probes
+ * run in the context of whoever wrote).
+ */
+function hidesRoster(store: Store): boolean {
+  const actor = currentActor()
+  return actor !== undefined && store.identities.get(actor.id)?.role !== 'admin'
+}
+
+function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext, hideRoster: boolean): ChangesPage {
   const currentRev = store.rev
   if (sinceRev > currentRev) throw new ValidationError([{ path: 'sinceRev', message: `must be at most the current rev ${currentRev}` }])
   const all = store.changesSince(sinceRev) // CURSOR_EXPIRED when older than the kept window
@@ -62,7 +73,7 @@ function changesPage(store: Store, sinceRev: number, sessionId: string | undefin
   let toRev = sinceRev
   let more = false
   for (const event of all) {
-    if (sessionId !== undefined && event.sessionId !== sessionId) {
+    if ((sessionId !== undefined && event.sessionId !== sessionId) || (hideRoster && isIdentityEvent(event))) {
       toRev = event.rev
       continue
     }
@@ -106,7 +117,7 @@ export const getChanges = defineTool({
   input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
   output: z.object(changesOutput),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ sinceRev, sessionId, limit }, ctx) => changesPage(ctx.store, sinceRev, sessionId, limit ?? DEFAULT_CHANGES_LIMIT, ctx),
+  handler: ({ sinceRev, sessionId, limit }, ctx) => changesPage(ctx.store, sinceRev, sessionId, limit ?? DEFAULT_CHANGES_LIMIT, ctx, hidesRoster(ctx.store)),
   render: renderChanges,
 })
 
@@ -126,9 +137,10 @@ export const watchChanges = defineTool({
   handler: async ({ sinceRev, sessionId, timeoutMs, limit }, ctx) => {
     const { store } = ctx
     const max = limit ?? DEFAULT_CHANGES_LIMIT
-    changesPage(store, sinceRev, sessionId, max, ctx) // validate sinceRev now (INVALID_PARAMS / CURSOR_EXPIRED)
+    const hideRoster = hidesRoster(store)
+    changesPage(store, sinceRev, sessionId, max, ctx, hideRoster) // validate sinceRev now (INVALID_PARAMS / CURSOR_EXPIRED)
     const probe = () => {
-      const page = changesPage(store, sinceRev, sessionId, max, ctx)
+      const page = changesPage(store, sinceRev, sessionId, max, ctx, hideRoster)
       return page.count > 0 ? page : undefined
     }
     const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS }), ctx, 'Waiting for changes')

@@ -147,7 +147,7 @@ describe('team inbox over HTTP', () => {
     // The popup hands tokens only to allowed origins.
     expect((await request(`${http.url}/auth/popup?origin=${encodeURIComponent('http://evil.test:5173')}`)).status).toBe(403)
     expect((await request(`${http.url}/auth/token`, { method: 'POST', headers: bearer(alice.token), body: { origin: 'http://evil.test:5173' } })).status).toBe(403)
-    const t = await request(`${http.url}/auth/token`, { method: 'POST', headers: bearer(alice.token), body: { origin: APP } })
+    const t = await request(`${http.url}/auth/token`, { method: 'POST', headers: { ...bearer(alice.token), Origin: http.url }, body: { origin: APP } })
     expect(t.status).toBe(200)
     expect(t.json.token).toMatch(/^mgs_/)
   })

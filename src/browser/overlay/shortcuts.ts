@@ -69,14 +69,14 @@ export function parseShortcut(spec: string | undefined): Shortcut | undefined {
   return { code, ...mods, text }
 }
 
-export function matches(s: Shortcut, e: KeyboardEvent): boolean {
+function matches(s: Shortcut, e: KeyboardEvent): boolean {
   return e.code === s.code && e.altKey === s.alt && e.shiftKey === s.shift && e.ctrlKey === s.ctrl && e.metaKey === s.meta
 }
 
 const NOT_TEXT = new Set(['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color', 'file', 'image', 'hidden'])
 
 /** Whether the key goes into something the person types in (an input, a textarea, a contenteditable editor). */
-export function isTyping(e: KeyboardEvent): boolean {
+function isTyping(e: KeyboardEvent): boolean {
   const t = (e.composedPath()[0] ?? e.target) as (Element & { isContentEditable?: boolean; type?: string }) | null
   if (!t || typeof t.localName !== 'string') return false
   if (t.isContentEditable) return true

@@ -6,4 +6,4 @@
 export { EDITORS, type SourceOptions } from './options.js'
 export { loadManifest, relativeSource, resolveSource } from './resolve.js'
 export { editorBase, editorLink } from './editor.js'
-export { readSnippet } from './snippet.js'
+export { isGitIgnored, readSnippet, sourceSnippet, type Snippet } from './snippet.js'

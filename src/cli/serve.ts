@@ -49,7 +49,8 @@ export const serve: Command = {
     '      --root DIR         the app\'s project root: inbox links open files in the editor, get_annotation shows the lines around a location',
     '      --sources FILE     a marginalia-sources.json from a sourceLocations: \'ids\' build: resolves data-mid ids to file:line',
     '      --editor NAME      editor links: vscode (default), cursor, windsurf, idea, none',
-    ...TOOL_POLICY_USAGE,
+    // The policy binds agents beyond /mcp here: said under --deny, the last of the three.
+    ...TOOL_POLICY_USAGE.flatMap((line) => (line.startsWith('      --deny ') ? [line, '                         (the policy binds agent tokens on REST and the event streams as on /mcp: 403 naming it)'] : [line])),
   ].join('\n'),
   options: {
     ...storeOption,

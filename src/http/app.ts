@@ -19,6 +19,7 @@ import { PresenceTracker, reportingCalls, type Presence } from './presence.js'
 import { RateLimiter } from './rate-limit.js'
 import { sendJson } from './respond.js'
 import { createRouter } from './routes.js'
+import { describePolicy } from './tool-policy.js'
 import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
 
@@ -51,7 +52,8 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const security = createSecurity({ host, port: () => port, token: settings.token, allowOrigins: settings.allowOrigins, allowHosts: settings.allowHosts, trustProxy: settings.trustProxy })
   const callers = new Callers(store, security, { ...settings, clock: settings.teamClock })
   const presence = new PresenceTracker(options.clock, settings.presenceDir === undefined ? {} : { storeDir: settings.presenceDir })
-  const registry = reportingCalls(createToolRegistry(store, { ...options.tools, ...(options.sources ? { sources: options.sources } : {}), validateOutput: options.validateOutput ?? false }), presence)
+  const tools = createToolRegistry(store, { ...options.tools, ...(options.sources ? { sources: options.sources } : {}), validateOutput: options.validateOutput ?? false })
+  const registry = reportingCalls(tools, presence)
   const mcp = new McpEndpoint({
     store,
     registry,
@@ -72,6 +74,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     signIn: { appOrigins: new Set(settings.appOrigins), limiter: new RateLimiter(0.2, 10, () => settings.teamClock().getTime()), sessionTtlMs: settings.sessionTtlMs },
     presence,
     mcp,
+    tools: { exposes: (name) => tools.has(name), describe: () => describePolicy(options.tools ?? {}) },
     streams,
     maxBodyBytes: settings.maxBodyBytes,
     keepAliveMs: settings.keepAliveMs,

@@ -46,6 +46,7 @@ export const attachmentRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/attachments',
+    tool: 'reply',
     access: { kind: 'caller', roles: ['person', 'agent'], what: 'reply' },
     summary: 'Upload an image (raw image body, or multipart/form-data with one file part); answers its sha256 and URL',
     handler: async (ctx) => {

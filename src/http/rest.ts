@@ -125,6 +125,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/sessions',
+    tool: 'list_sessions',
     access: READ,
     readAfterWrite: true,
     summary: 'The sessions, newest first, a page at a time',
@@ -147,6 +148,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/sessions/:id',
+    tool: 'get_session',
     access: READ,
     readAfterWrite: true,
     summary: 'A session with a page of its annotations (filtered by status)',
@@ -176,6 +178,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/sessions/:id/events',
+    tool: 'get_changes',
     aliases: ['/sessions/:id/events'],
     access: READ,
     readAfterWrite: true,
@@ -186,6 +189,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/annotations',
+    tool: 'get_all_pending',
     access: READ,
     readAfterWrite: true,
     summary: 'Annotations, a page at a time; any search parameter makes it a search with totals',
@@ -229,6 +233,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/questions',
+    tool: 'get_all_pending',
     aliases: ['/questions'],
     access: READ,
     readAfterWrite: true,
@@ -242,6 +247,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/annotations/:id',
+    tool: 'get_annotation',
     access: READ,
     readAfterWrite: true,
     summary: 'One annotation with its thread',
@@ -269,6 +275,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/replies',
+    tool: 'reply',
     access: { kind: 'caller', roles: ['person', 'agent'], what: 'reply' },
     summary: "Reply in an annotation's thread (an agent's reply counts as the agent's)",
     input: { body: ReplyBody },
@@ -285,6 +292,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/events',
+    tool: 'get_changes',
     aliases: ['/events'],
     access: READ,
     readAfterWrite: true,
@@ -296,6 +304,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/acknowledge',
+    tool: 'acknowledge',
     access: AGENT,
     summary: 'The agent has seen an annotation and works on it',
     input: { body: AcknowledgeInput },
@@ -304,6 +313,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/resolve',
+    tool: 'resolve',
     access: AGENT,
     summary: 'Resolve an annotation with a summary of what was done',
     input: { body: ResolveInput },
@@ -312,6 +322,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/dismiss',
+    tool: 'dismiss',
     access: AGENT,
     summary: 'Dismiss an annotation with the reason',
     input: { body: DismissInput },

@@ -22,6 +22,7 @@ import { createRouter } from './routes.js'
 import { describePolicy } from './tool-policy.js'
 import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
+import { Uploads } from './uploads.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 // node's defaults are 60 s for the headers and 5 min for the whole request.
@@ -66,6 +67,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     log,
   })
   const streams = new Set<EventStream>()
+  const uploads = new Uploads(store, options.uploads, log)
   const app: App = {
     store,
     security,
@@ -76,6 +78,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     mcp,
     tools: { exposes: (name) => tools.has(name), describe: () => describePolicy(options.tools ?? {}) },
     streams,
+    uploads,
     maxBodyBytes: settings.maxBodyBytes,
     keepAliveMs: settings.keepAliveMs,
     maxBufferedBytes: settings.maxBufferedBytes,
@@ -108,6 +111,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening)
+      uploads.stop()
       reject(bindError(error, host, port))
     }
     const onListening = (): void => {
@@ -119,6 +123,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     server.listen({ port, host, backlog: LISTEN_BACKLOG })
   })
   port = (server.address() as AddressInfo).port
+  uploads.start()
 
   let closing: Promise<void> | undefined
   return {
@@ -133,6 +138,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         for (const stream of [...streams]) stream.end()
         callers.stop()
+        uploads.stop()
         await mcp.close()
         presence.complete()
         server.closeIdleConnections()

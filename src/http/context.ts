@@ -19,6 +19,7 @@ import type { Security } from './security.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { EventStream } from './sse.js'
 import type { ToolGate } from './tool-policy.js'
+import type { Uploads } from './uploads.js'
 
 /** The server's parts, as the handlers see them. */
 export interface App {
@@ -37,6 +38,8 @@ export interface App {
   mcp: McpEndpoint
   /** The tool policy, which binds agents on REST and the event streams as on /mcp. */
   tools: ToolGate
+  /** Uploads nothing references yet: the per-caller quota, their removal, the free-space floor. */
+  uploads: Uploads
   /** The open event streams (so the server can end them on close). */
   streams: Set<EventStream>
   maxBodyBytes: number

@@ -16,6 +16,7 @@ import { until } from '../helpers/eventually.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { bearer, codeOf } from '../team/who-seed.js'
 import { PG_URL, describePg, dropSchema, freshSchema } from '../postgres/pg.js'
+import { parseUploadFlags } from '../../src/cli/upload-flags.js'
 
 const cleanups = useCleanups()
 afterEach(() => void vi.useRealTimers())
@@ -101,6 +102,15 @@ describe('unreferenced uploads', () => {
     // With the default floor the same upload is kept.
     const open = await serve(store, cleanups)
     expect((await request(`${open.url}/api/attachments`, { method: 'POST', headers: { 'Content-Type': 'image/png' }, body: image(1, 4096) })).status).toBe(201)
+  })
+})
+
+describe('the upload flags of marginalia serve', () => {
+  it('set the quota, window, grace and floor; a bad value names the flag', () => {
+    expect(parseUploadFlags({ 'upload-quota': '1048576', 'upload-window': '30m', 'upload-grace': '2m', 'min-free-space': '0' })).toEqual({ quotaBytes: 1048576, windowMs: 30 * 60_000, graceMs: 2 * 60_000, minFreeBytes: 0 })
+    expect(parseUploadFlags({})).toEqual({})
+    expect(() => parseUploadFlags({ 'upload-grace': '0' })).toThrow(/--upload-grace must be longer than 0/)
+    expect(() => parseUploadFlags({ 'upload-quota': '50MB' })).toThrow(/--upload-quota must be a whole number/)
   })
 })
 

@@ -8,7 +8,7 @@
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
 import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
-import { isWildcardHost, urlHost } from './http/security.js'
+import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE, openStore } from './store/open.js'
 import { fetchHealth } from './http/health.js'
 import type { Store } from './store/store.js'
@@ -50,6 +50,14 @@ export interface MarginaliaViteOptions {
    * Content-Security-Policy: `script-src 'self'; connect-src 'self'` then let it through.
    */
   sameOrigin?: boolean
+  /**
+   * A bearer token the server the plugin starts requires on every API, event-stream and MCP
+   * request (as `marginalia serve --token`). Without one, the `sameOrigin` proxy answers only
+   * clients on this machine, also when the dev server listens on the network (`vite --host`); with
+   * one, it lets other clients through and the server asks them for the token. The overlay in a
+   * page cannot send a token: from another device, use `marginalia serve` with sign-in.
+   */
+  token?: string
 }
 
 /** What the plugin is using, for tests and tools: the overlay's server and whether this process runs it. */
@@ -165,6 +173,17 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   /** The command that starts the server this page expects, on its port (and store, when not the default). */
   const serveCommand = (onPort: string): string => `npx --no-install marginalia serve --port ${onPort}${options.store ? ` --store ${options.store}` : ''}`
 
+  /** `vite --host` (or a server.host beyond loopback) without a token: said once, on the dev server's log. */
+  let warnedExposed = false
+  const warnIfExposed = (devHost: string | boolean | undefined, logger: { warn(message: string): void }): void => {
+    const exposed = devHost === true || (typeof devHost === 'string' && devHost !== '' && !isLoopbackHost(devHost))
+    if (!exposed || options.token !== undefined || warnedExposed) return
+    warnedExposed = true
+    logger.warn(
+      `marginalia: the dev server listens beyond this machine (server.host ${JSON.stringify(devHost)}) and no token is set: ${PROXY_PREFIX}/ answers only clients on this machine; others get 403. To let them through, set marginalia({ token }) (the server then asks them for it).`,
+    )
+  }
+
   const releaseAll = async (): Promise<void> => {
     await Promise.all(leases.splice(0).map((r) => r()))
   }
@@ -196,7 +215,10 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     async configureServer(server: ViteDevServer) {
       const logger = server.config.logger
-      if (options.sameOrigin) server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`))
+      if (options.sameOrigin) {
+        server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`, { tokenConfigured: options.token !== undefined }))
+        warnIfExposed(server.config.server.host, logger)
+      }
       // The loader: a page loaded while the server is not running says how to start it.
       server.middlewares.use((req, res, next) => {
         if (!state || (req.url ?? '').split('?')[0] !== `${publicBase}${LOADER_PATH}`) return next()
@@ -214,7 +236,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       const startHere = async () => {
         const store = await openStore({ file: storeFile })
         try {
-          const http = await startHttpServer(store, { port, host, storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root: server.config.root } })
+          const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root: server.config.root } })
           return { http, store }
         } catch (e) {
           await store.close()

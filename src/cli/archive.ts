@@ -17,7 +17,7 @@ export const archive: Command = {
     '<store dir>/archive/YYYY-MM-DD.jsonl (one JSON line per annotation, with its replies).',
     'Safe to re-run: an interrupted run is completed by the next one, nothing is duplicated.',
     'Then removes attachment files (<store dir>/attachments/) that no annotation, reply or archived',
-    'annotation references and that are older than an hour (orphans of an interrupted upload).',
+    'annotation references and that are older than 10 minutes (orphans of an interrupted upload).',
     '',
     'Options:',
     '      --older-than D  cut-off age: 30m, 12h, 7d, 2w, or 0 for every finished one (default 7d)',

@@ -16,12 +16,13 @@ import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND } from '../http/rate-limit.
 import type { TeamOptions } from '../http/options.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
+import { parseUploadFlags, UPLOAD_OPTIONS, UPLOAD_USAGE } from './upload-flags.js'
 import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
 
 export const serve: Command = {
   summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
   usage: [
-    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
     '',
     'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
     'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
@@ -46,10 +47,12 @@ export const serve: Command = {
     `      --headers-timeout MS  a request's headers must arrive within this (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
     `      --request-timeout MS  a whole request must arrive within this (default ${DEFAULT_REQUEST_TIMEOUT_MS}); open streams are not cut`,
     `      --sse-buffer BYTES drop an event-stream client that owes more than this; it resumes with Last-Event-ID (default ${DEFAULT_SSE_MAX_BUFFERED_BYTES})`,
+    ...UPLOAD_USAGE,
     '      --root DIR         the app\'s project root: inbox links open files in the editor, get_annotation shows the lines around a location',
     '      --sources FILE     a marginalia-sources.json from a sourceLocations: \'ids\' build: resolves data-mid ids to file:line',
     '      --editor NAME      editor links: vscode (default), cursor, windsurf, idea, none',
-    ...TOOL_POLICY_USAGE,
+    // The policy binds agents beyond /mcp here: said under --deny, the last of the three.
+    ...TOOL_POLICY_USAGE.flatMap((line) => (line.startsWith('      --deny ') ? [line, '                         (the policy binds agent tokens on REST and the event streams as on /mcp: 403 naming it)'] : [line])),
   ].join('\n'),
   options: {
     ...storeOption,
@@ -73,6 +76,7 @@ export const serve: Command = {
     sources: { type: 'string' },
     editor: { type: 'string' },
     ...TOOL_POLICY_OPTIONS,
+    ...UPLOAD_OPTIONS,
   },
   run,
 }
@@ -91,6 +95,7 @@ async function run(values: Values): Promise<void> {
   if (headersTimeoutMs > requestTimeoutMs) throw new UsageError(`--headers-timeout (${headersTimeoutMs}) must not be longer than --request-timeout (${requestTimeoutMs})`)
   const sseMaxBufferedBytes = integerOption(values, 'sse-buffer', DEFAULT_SSE_MAX_BUFFERED_BYTES, 1024, 1024 ** 3)
   const sources = await sourceOptions(values)
+  const uploads = parseUploadFlags(values)
   const team = teamOptions(values)
   const { assertPortFree, assertSafeBinding, startHttpServer } = await import('../http/app.js')
   const { isWildcardHost } = await import('../http/security.js')
@@ -117,6 +122,7 @@ async function run(values: Values): Promise<void> {
       headersTimeoutMs,
       requestTimeoutMs,
       sseMaxBufferedBytes,
+      uploads,
       tools: { ...policy, ...parseBurstFlag(values) },
       log,
       storeLocation: store.location,

@@ -19,8 +19,10 @@ import { PresenceTracker, reportingCalls, type Presence } from './presence.js'
 import { RateLimiter } from './rate-limit.js'
 import { sendJson } from './respond.js'
 import { createRouter } from './routes.js'
+import { describePolicy } from './tool-policy.js'
 import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
+import { Uploads } from './uploads.js'
 
 export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
@@ -49,7 +51,8 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const security = createSecurity({ host, port: () => port, token: settings.token, allowOrigins: settings.allowOrigins, allowHosts: settings.allowHosts, trustProxy: settings.trustProxy })
   const callers = new Callers(store, security, { ...settings, clock: settings.teamClock })
   const presence = new PresenceTracker(options.clock, settings.presenceDir === undefined ? {} : { storeDir: settings.presenceDir })
-  const registry = reportingCalls(createToolRegistry(store, { ...options.tools, ...(options.sources ? { sources: options.sources } : {}), validateOutput: options.validateOutput ?? false }), presence)
+  const tools = createToolRegistry(store, { ...options.tools, ...(options.sources ? { sources: options.sources } : {}), validateOutput: options.validateOutput ?? false })
+  const registry = reportingCalls(tools, presence)
   const mcp = new McpEndpoint({
     store,
     registry,
@@ -63,6 +66,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     log,
   })
   const streams = new Set<EventStream>()
+  const uploads = new Uploads(store, options.uploads, log)
   const app: App = {
     store,
     security,
@@ -71,7 +75,9 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     signIn: { appOrigins: new Set(settings.appOrigins), limiter: new RateLimiter(0.2, 10, () => settings.teamClock().getTime()), sessionTtlMs: settings.sessionTtlMs },
     presence,
     mcp,
+    tools: { exposes: (name) => tools.has(name), describe: () => describePolicy(options.tools ?? {}) },
     streams,
+    uploads,
     maxBodyBytes: settings.maxBodyBytes,
     keepAliveMs: settings.keepAliveMs,
     maxBufferedBytes: settings.maxBufferedBytes,
@@ -104,6 +110,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening)
+      uploads.stop()
       reject(bindError(error, host, port))
     }
     const onListening = (): void => {
@@ -115,6 +122,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     server.listen({ port, host, backlog: LISTEN_BACKLOG })
   })
   port = (server.address() as AddressInfo).port
+  uploads.start()
 
   let closing: Promise<void> | undefined
   return {
@@ -129,6 +137,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         for (const stream of [...streams]) stream.end()
         callers.stop()
+        uploads.stop()
         await mcp.close()
         presence.complete()
         server.closeIdleConnections()

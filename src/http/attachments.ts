@@ -2,14 +2,16 @@
  * Attachment routes: upload an image (raw body with an image content type, or multipart/form-data
  * with one file part) and read it back. The type is sniffed from the bytes: a file that is not a
  * PNG, JPEG, WebP or GIF is 415 whatever its header says; over the limit is 413. Served with its
- * sniffed type, `nosniff` and `Content-Disposition` so a browser never renders it as a page.
+ * sniffed type, `nosniff` and `Content-Disposition` so a browser never renders it as a page. An
+ * upload counts against its caller's quota until something references it (uploads.ts).
  */
-import { BlobError, SHA256, storeImage } from '../store/blobs/index.js'
+import { BlobError, SHA256, sha256Of, storeImage } from '../store/blobs/index.js'
 import { extensionOf } from '../store/blobs/sniff.js'
 import { LIMITS } from '../store/model.js'
 import { readBytes } from './body.js'
 import { HttpError } from './respond.js'
 import { defineRoute, reply, type Route } from './context.js'
+import { uploaderOf } from './uploads.js'
 
 /** Room for the multipart envelope around the largest image. */
 const ENVELOPE_BYTES = 64 * 1024
@@ -46,12 +48,18 @@ export const attachmentRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/attachments',
+    tool: 'reply',
     access: { kind: 'caller', roles: ['person', 'agent'], what: 'reply' },
     summary: 'Upload an image (raw image body, or multipart/form-data with one file part); answers its sha256 and URL',
     handler: async (ctx) => {
       const type = ctx.req.headers['content-type'] ?? ''
       const multipart = type.toLowerCase().startsWith('multipart/form-data')
       const limit = LIMITS.attachmentBytes
+      const { uploads, store } = ctx.app
+      const who = uploaderOf(ctx.caller)
+      // Before the body is read: a caller at the quota, or a disk at its floor, is refused at once.
+      const announced = Number(ctx.req.headers['content-length'])
+      await uploads.admit(who, Number.isSafeInteger(announced) && announced > 0 ? Math.min(announced, limit) : 1)
       let bytes: Buffer
       try {
         const body = await readBytes(ctx.req, ctx.res, multipart ? limit + ENVELOPE_BYTES : limit)
@@ -61,7 +69,10 @@ export const attachmentRoutes: readonly Route[] = [
         throw e
       }
       try {
-        const stored = await storeImage(ctx.app.store.blobs, bytes, limit)
+        await uploads.admit(who, bytes.length)
+        const existed = await store.blobs.has(sha256Of(bytes))
+        const stored = await storeImage(store.blobs, bytes, limit)
+        uploads.uploaded(who, stored.sha256, stored.bytes, existed)
         reply(ctx, 201, { ...stored, url: `/api/attachments/${stored.sha256}` })
       } catch (e) {
         throw asHttpError(e)

@@ -18,6 +18,8 @@ import type { Method } from './router.js'
 import type { Security } from './security.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { EventStream } from './sse.js'
+import type { ToolGate } from './tool-policy.js'
+import type { Uploads } from './uploads.js'
 
 /** The server's parts, as the handlers see them. */
 export interface App {
@@ -34,6 +36,10 @@ export interface App {
   }
   presence: PresenceTracker
   mcp: McpEndpoint
+  /** The tool policy, which binds agents on REST and the event streams as on /mcp. */
+  tools: ToolGate
+  /** Uploads nothing references yet: the per-caller quota, their removal, the free-space floor. */
+  uploads: Uploads
   /** The open event streams (so the server can end them on close). */
   streams: Set<EventStream>
   maxBodyBytes: number
@@ -106,6 +112,11 @@ export interface Route {
   readAfterWrite?: boolean
   /** An open stream: closed when its caller is revoked or signs out. */
   stream?: boolean
+  /**
+   * The tool whose power the route exercises (`reply` for posting a reply, `get_changes` for an
+   * event stream): an agent whose tool policy does not expose it gets 403 (tool-policy.ts).
+   */
+  tool?: string
   /** Errors as JSON-RPC (the MCP endpoint). */
   jsonRpcErrors?: boolean
   handler(ctx: RequestContext): Promise<void> | void

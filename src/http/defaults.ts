@@ -18,3 +18,10 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 /** An event-stream client that owes more than this is dropped (it reconnects with Last-Event-ID). */
 export const DEFAULT_SSE_MAX_BUFFERED_BYTES = 1024 * 1024
+/** Unreferenced upload bytes one caller may hold within the window (uploads.ts). */
+export const DEFAULT_UPLOAD_QUOTA_BYTES = 50 * 1024 * 1024
+export const DEFAULT_UPLOAD_WINDOW_MS = 60 * 60 * 1000
+/** An upload nothing references is removed after this. */
+export const DEFAULT_UPLOAD_GRACE_MS = 10 * 60 * 1000
+/** Uploads are refused when the disk under a file store's attachments would keep less free. */
+export const DEFAULT_MIN_FREE_BYTES = 64 * 1024 * 1024

@@ -14,6 +14,7 @@ import { isLoopbackHost, normalizeOrigin } from './security.js'
 import { DEFAULT_SSE_KEEPALIVE_MS } from './sse.js'
 import { DEFAULT_STATIC_DIR } from './static.js'
 import { storeId } from './store-id.js'
+import type { UploadOptions } from './uploads.js'
 
 /** The team inbox: sign-in, roles, rate limits, proxy. Off until the store knows someone or requireSignIn. */
 export interface TeamOptions {
@@ -75,6 +76,12 @@ export interface HttpServerOptions {
   staticDir?: string | null
   /** Check tool results against their output schemas (tests). */
   validateOutput?: boolean
+  /**
+   * Uploads nothing references yet: a quota per caller over a window (default 50 MiB per hour),
+   * their removal after a grace period (default 10 min), a free-space floor under a file store's
+   * attachments (default 64 MiB). See `UploadOptions`.
+   */
+  uploads?: UploadOptions
   /** Tool registry options for the MCP endpoint: permission profile, allow/deny, plugins, byte budget. */
   tools?: Omit<RegistryOptions, 'validateOutput'>
   /** Called with each new MCP session's server before it connects (add resources, prompts …). */

@@ -2,8 +2,9 @@
  * What every request passes, in order: a valid target (400), the Host check (403), the Origin
  * check (403), the CORS preflight; then its route (routes.ts): other processes' writes first
  * for /auth/*, the caller (401; with a bearer secret or sign-in on, after catching up with other
- * processes), the role (403), the path's parameters (400), read-after-write for a GET, stream
- * tracking (revocation closes it), and the handler, acting as the caller.
+ * processes), the role (403), the tool policy for agents (403; tool-policy.ts), the path's
+ * parameters (400), read-after-write for a GET, stream tracking (revocation closes it), and the
+ * handler, acting as the caller.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { runAs } from '../store/actor.js'
@@ -14,6 +15,7 @@ import type { App, Route } from './context.js'
 import { HttpError, sendError, sendRpcError, toErrorResponse } from './respond.js'
 import { decodeParams, isRead, type Match, type Router } from './router.js'
 import { corsHeaders, preflightHeaders } from './security.js'
+import { requireTool } from './tool-policy.js'
 
 /** Other processes' writes, when there may be any: a promise then, else nothing to wait for. */
 function catchUp(store: Store, when = true): Promise<void> | undefined {
@@ -67,6 +69,7 @@ export function createPipeline(app: App, router: Router<Route>): (req: IncomingM
       const caller = identifying instanceof Promise ? await identifying : identifying
       const need = needs(route, others, method, path)
       if (need) requireRole(caller, need.roles, need.what)
+      requireTool(app.tools, caller, route, method, path)
       const params = decodeParams(raw)
       const reading = catchUp(app.store, route.readAfterWrite === true && isRead(method) && !seen.caughtUp) // read-after-write across processes
       if (reading) await reading

@@ -128,6 +128,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/sessions',
+    tool: 'list_sessions',
     access: READ,
     readAfterWrite: true,
     summary: 'The sessions, newest first, a page at a time',
@@ -150,6 +151,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/sessions/:id',
+    tool: 'get_session',
     access: READ,
     readAfterWrite: true,
     summary: 'A session with a page of its annotations (filtered by status)',
@@ -179,6 +181,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/sessions/:id/events',
+    tool: 'get_changes',
     aliases: ['/sessions/:id/events'],
     access: READ,
     readAfterWrite: true,
@@ -189,6 +192,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/annotations',
+    tool: 'get_all_pending',
     access: READ,
     readAfterWrite: true,
     summary: 'Annotations, a page at a time; any search parameter makes it a search with totals',
@@ -232,6 +236,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/questions',
+    tool: 'get_all_pending',
     aliases: ['/questions'],
     access: READ,
     readAfterWrite: true,
@@ -245,6 +250,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/annotations/:id',
+    tool: 'get_annotation',
     access: READ,
     readAfterWrite: true,
     summary: 'One annotation with its thread',
@@ -272,6 +278,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/replies',
+    tool: 'reply',
     access: { kind: 'caller', roles: ['person', 'agent'], what: 'reply' },
     summary: "Reply in an annotation's thread (an agent's reply counts as the agent's)",
     input: { body: ReplyBody },
@@ -288,6 +295,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/events',
+    tool: 'get_changes',
     aliases: ['/events'],
     access: READ,
     readAfterWrite: true,
@@ -299,6 +307,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/acknowledge',
+    tool: 'acknowledge',
     access: AGENT,
     summary: 'The agent has seen an annotation and works on it',
     input: { body: AcknowledgeInput },
@@ -307,6 +316,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/resolve',
+    tool: 'resolve',
     access: AGENT,
     summary: 'Resolve an annotation with a summary of what was done',
     input: { body: ResolveInput },
@@ -315,6 +325,7 @@ export const restRoutes: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/annotations/:id/dismiss',
+    tool: 'dismiss',
     access: AGENT,
     summary: 'Dismiss an annotation with the reason',
     input: { body: DismissInput },

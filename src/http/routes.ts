@@ -183,6 +183,8 @@ export interface RouteInfo {
   /** The roles that may call it (admin always may); absent: every caller. */
   roles?: Role[]
   summary: string
+  /** The tool whose power the route exercises: an agent whose tool policy does not expose it gets 403. */
+  tool?: string
   input?: { query?: JsonSchema; body?: JsonSchema }
 }
 
@@ -200,6 +202,7 @@ export function describeRoutes(): RouteInfo[] {
     access: r.access.kind,
     ...(r.access.kind === 'caller' && r.access.roles ? { roles: [...r.access.roles] } : {}),
     summary: r.summary,
+    ...(r.tool ? { tool: r.tool } : {}),
     ...(r.input ? { input: { ...(r.input.query ? { query: jsonSchema(r.input.query) } : {}), ...(r.input.body ? { body: jsonSchema(r.input.body) } : {}) } } : {}),
   }))
 }

@@ -2,8 +2,8 @@
  * Safe by default, with no set-up for the overlay, which runs inside the person's dev app (e.g.
  * http://localhost:5173) and calls this server on another port, so its requests carry that
  * page's Origin:
- * - the Host header must name this machine (DNS-rebinding defence): loopback names with any
- *   port, the bound host, and the machine's own addresses when bound to every interface;
+ * - the Host header must name this machine (DNS-rebinding defence): loopback names and
+ *   addresses (localhost, 127.x.x.x, [::1]) with any port, the bound host, and the machine's own addresses when bound to every interface;
  * - an Origin, when present, must be a loopback origin (any dev server), the server's own
  *   origin, or one given with --allow-origin: a public website the person visits can never
  *   drive this server;
@@ -91,7 +91,7 @@ export function createSecurity(options: SecurityOptions): Security {
       const forwarded = options.trustProxy ? req.headers['x-forwarded-host'] : undefined
       const header = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || req.headers.host
       const name = header === undefined ? undefined : hostOf(header)
-      if (name === undefined || !hosts.has(name)) {
+      if (name === undefined || !(hosts.has(name) || isLoopbackHost(name))) {
         throw new HttpError(403, 'FORBIDDEN', `Host "${header ?? ''}" is not allowed: this server answers only to ${[...LOOPBACK_NAMES].join(', ')} and the host it is bound to (pass --allow-host to add one).`)
       }
     },
@@ -108,9 +108,9 @@ export function createSecurity(options: SecurityOptions): Security {
       const allowed =
         url !== undefined &&
         (url.protocol === 'http:' || url.protocol === 'https:') &&
-        (LOOPBACK_NAMES.has(url.hostname) || origins.has(url.origin) || (hosts.has(url.hostname) && Number(url.port || defaultPort(url)) === options.port()))
+        (isLoopbackHost(url.hostname) || origins.has(url.origin) || (hosts.has(url.hostname) && Number(url.port || defaultPort(url)) === options.port()))
       if (!allowed) {
-        throw new HttpError(403, 'FORBIDDEN', `Origin "${origin}" is not allowed: only loopback origins (http://localhost:*, http://127.0.0.1:*, http://[::1]:*), this server and --allow-origin entries may call it.`)
+        throw new HttpError(403, 'FORBIDDEN', `Origin "${origin}" is not allowed: only loopback origins (http://localhost:*, http://127.x.x.x:*, http://[::1]:*), this server and --allow-origin entries may call it.`)
       }
       return origin
     },

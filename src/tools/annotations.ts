@@ -1,7 +1,7 @@
 /** The query and command tools on sessions and annotations: one registration each, schema beside handler. */
 import { z } from 'zod'
 import { AcknowledgeInput, Annotation, AnnotationStatus, DismissInput, Id, ReplyInput, ResolveInput, Session, type Annotation as AnnotationT } from '../store/model.js'
-import { readSnippet } from '../sources/snippet.js'
+import { sourceSnippet } from '../sources/snippet.js'
 import { fitAnnotation, pageOutput } from '../views/page.js'
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js'
 import type { Store } from '../store/store.js'
@@ -14,6 +14,7 @@ const AnnotationOut = z.object({
   rev: RevOut,
   omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget'),
   sourceLines: z.string().optional().describe('A few numbered lines of annotation.source.file around its line (">" marks it), read from the project root'),
+  sourceLinesWithheld: z.string().optional().describe('Why sourceLines are absent although the file is in the project root (a dot-file or dot-folder, node_modules, a file git ignores)'),
 })
 
 /** A command's result: the annotation as it is now (trimmed to the byte budget if it must be). */
@@ -108,8 +109,8 @@ export const getAnnotation = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id }, ctx) => {
     const a = ctx.store.getAnnotation(id)
-    const sourceLines = readSnippet(a.source, ctx.sources?.root)
-    return { ...annotationResult(a, ctx), ...(sourceLines !== undefined ? { sourceLines } : {}) }
+    const snippet = sourceSnippet(a.source, ctx.sources?.root)
+    return { ...annotationResult(a, ctx), ...(snippet?.lines !== undefined ? { sourceLines: snippet.lines } : {}), ...(snippet?.withheld !== undefined ? { sourceLinesWithheld: snippet.withheld } : {}) }
   },
   content: async (result, ctx, args) => [{ type: 'text', text: JSON.stringify(result) }, ...(args.images === false ? [] : await imageContent(ctx.store, ctx.store.getAnnotation(args.id)))],
 })

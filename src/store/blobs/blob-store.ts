@@ -35,6 +35,8 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>
   list(): Promise<BlobInfo[]>
   delete(sha256: string): Promise<void>
+  /** Bytes free for new blobs where they are written (a file system's), when the backend can tell. */
+  freeBytes?(): Promise<number | undefined>
 }
 
 export const SHA256 = /^[0-9a-f]{64}$/

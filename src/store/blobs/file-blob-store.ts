@@ -103,6 +103,18 @@ export class FileBlobStore implements BlobStore {
     return out
   }
 
+  /** Free bytes on the file system under the attachments folder (or the nearest folder above it that exists). */
+  async freeBytes(): Promise<number | undefined> {
+    for (let dir = this.location; ; dir = path.dirname(dir)) {
+      try {
+        const st = await fs.statfs(dir)
+        return Number(st.bavail) * Number(st.bsize)
+      } catch {
+        if (path.dirname(dir) === dir) return undefined
+      }
+    }
+  }
+
   async delete(sha256: string): Promise<void> {
     if (sha256.endsWith('.tmp')) {
       await fs.rm(path.join(this.location, path.basename(sha256)), { force: true })

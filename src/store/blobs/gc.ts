@@ -3,7 +3,7 @@ import type { Annotation } from '../model.js'
 import type { BlobStore } from './blob-store.js'
 
 /** Blobs younger than this are kept: an upload whose annotation is about to be committed. */
-const DEFAULT_BLOB_GRACE_MS = 60 * 60 * 1000
+const DEFAULT_BLOB_GRACE_MS = 10 * 60 * 1000
 
 export function referencedBlobs(annotations: Iterable<Annotation>): Set<string> {
   const refs = new Set<string>()

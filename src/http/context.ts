@@ -18,10 +18,16 @@ import type { Method } from './router.js'
 import type { Security } from './security.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { EventStream } from './sse.js'
-import type { ToolGate } from './tool-policy.js'
 import type { Uploads } from './uploads.js'
 
 /** The server's parts, as the handlers see them. */
+/** What the HTTP server knows of the policy: which tools it exposes, and how it was set. */
+export interface ToolGate {
+  exposes(tool: string): boolean
+  /** The policy as the operator set it, e.g. `--profile read-only --deny get_changes`. */
+  describe(): string
+}
+
 export interface App {
   store: Store
   security: Security

@@ -15,6 +15,7 @@ import { DEFAULT_SSE_KEEPALIVE_MS } from './sse.js'
 import { DEFAULT_STATIC_DIR } from './static.js'
 import { storeId } from './store-id.js'
 import type { UploadOptions } from './uploads.js'
+import type { CallersOptions } from './callers.js'
 
 /** The team inbox: sign-in, roles, rate limits, proxy. Off until the store knows someone or requireSignIn. */
 export interface TeamOptions {
@@ -106,8 +107,8 @@ export function assertSafeBinding(host: string, token: string | undefined, requi
   }
 }
 
-/** The options checked, with every default filled in. */
-export interface ServerSettings {
+/** The options checked, with every default filled in (the team's: what the callers take). */
+export interface ServerSettings extends Omit<CallersOptions, 'clock'> {
   host: string
   port: number
   token: string | undefined
@@ -126,14 +127,7 @@ export interface ServerSettings {
   maxBufferedBytes: number
   staticDir: string | null
   log: (message: string) => void
-  requireSignIn: boolean
-  trustProxy: boolean
-  ratePerSecond: number
-  rateBurst: number
-  authFailuresPerSecond: number
-  authFailureBurst: number
   maxMcpSessionsPerIdentity: number
-  maxStreamsPerIdentity: number
   sessionTtlMs: number
   teamClock: () => Date
   /** Where the store lives and its id, for /health. */

@@ -12,15 +12,9 @@
  * own token (`marginalia agents add`) to bind it there too.
  */
 import type { Caller } from './callers.js'
-import type { Route } from './context.js'
+import type { Route, ToolGate } from './context.js'
 import { HttpError } from './respond.js'
 
-/** What the HTTP server knows of the policy: which tools it exposes, and how it was set. */
-export interface ToolGate {
-  exposes(tool: string): boolean
-  /** The policy as the operator set it, e.g. `--profile read-only --deny get_changes`. */
-  describe(): string
-}
 
 /** The policy as flags: `--profile read-only --deny get_changes` (`--profile default` when nothing was set). */
 export function describePolicy(policy: { profile?: string; allow?: readonly string[]; deny?: readonly string[] }): string {

@@ -186,3 +186,9 @@ export async function serve(store: Store, cleanups: Cleanups, options: HttpServe
   cleanups.push(() => server.close())
   return server
 }
+
+/** The header an identity's secret (an agent token, a session token) goes in. */
+export const bearer = (token: string): { Authorization: string } => ({ Authorization: `Bearer ${token}` })
+
+/** The one-time code of a sign-in link (`…/sign-in#code=…`). */
+export const codeOf = (link: string): string => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))

@@ -7,10 +7,9 @@ import { describe, expect, it } from 'vitest'
 import { addAgent } from '../../src/auth/identities.js'
 import { createMemoryStore } from '../../src/store/index.js'
 import { useCleanups } from '../helpers/cleanup.js'
-import { request, serve, SseClient } from '../helpers/http.js'
+import { request, serve, SseClient, bearer } from '../helpers/http.js'
 import { runAuthFlood } from './flood.js'
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 const MCP_HEADERS = { Accept: 'application/json, text/event-stream' }
 
 const cleanups = useCleanups()
@@ -32,13 +31,17 @@ async function ping(mcpUrl: string, token: string, session: string): Promise<num
   return r.status
 }
 
+/** A team server (no request rate limit) with two agents: one that takes all it can, and another. */
+async function twoAgents() {
+  const store = createMemoryStore()
+  cleanups.push(() => store.close())
+  const http = await serve(store, cleanups, { team: { ratePerSecond: 0 } })
+  return { http, greedy: (await addAgent(store, 'greedy')).token, other: (await addAgent(store, 'other')).token }
+}
+
 describe('MCP sessions per identity', () => {
   it('one agent opening 100 idle sessions ends only its own; another agent initializes and keeps its session', async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await serve(store, cleanups, { team: { ratePerSecond: 0 } })
-    const greedy = (await addAgent(store, 'greedy')).token
-    const other = (await addAgent(store, 'other')).token
+    const { http, greedy, other } = await twoAgents()
     const first = await initialize(http.mcpUrl, other)
     expect(first.status).toBe(200)
     const held: string[] = []
@@ -59,11 +62,7 @@ describe('MCP sessions per identity', () => {
   })
 
   it('one agent holding sessions with open streams gets 503 itself; another agent still initializes', async () => {
-    const store = createMemoryStore()
-    cleanups.push(() => store.close())
-    const http = await serve(store, cleanups, { team: { ratePerSecond: 0 } })
-    const greedy = (await addAgent(store, 'greedy')).token
-    const other = (await addAgent(store, 'other')).token
+    const { http, greedy, other } = await twoAgents()
     let refused = 0
     for (let i = 0; i < 100 && refused === 0; i++) {
       const r = await initialize(http.mcpUrl, greedy)

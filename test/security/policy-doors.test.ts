@@ -9,12 +9,10 @@ import { describe, expect, it } from 'vitest'
 import { addAgent, addPerson } from '../../src/auth/identities.js'
 import { createMemoryStore, type Store } from '../../src/index.js'
 import type { ToolPolicy } from '../../src/tools/policy.js'
-import { request, serve, SseClient } from '../helpers/http.js'
+import { request, serve, SseClient, bearer, codeOf } from '../helpers/http.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
-const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex')
 
 async function team(tools: ToolPolicy = { profile: 'read-only', deny: ['get_changes'] }, token?: string) {

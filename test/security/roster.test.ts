@@ -5,10 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { addAgent, addPerson } from '../../src/auth/identities.js'
 import { createMemoryStore } from '../../src/store/index.js'
 import { useCleanups } from '../helpers/cleanup.js'
-import { request, serve, SseClient, type SseEvent } from '../helpers/http.js'
+import { request, serve, SseClient, type SseEvent, bearer, codeOf } from '../helpers/http.js'
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
-const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 const ROSTER = /^(identity|credential)\./
 
 const cleanups = useCleanups()

@@ -4,12 +4,10 @@ import { addPerson } from '../../src/auth/identities.js'
 import { createMemoryStore, openStore, type Store } from '../../src/store/index.js'
 import { PG_URL, describePg, dropSchema, freshSchema } from '../postgres/pg.js'
 import { useCleanups } from '../helpers/cleanup.js'
-import { request, serve, SseClient } from '../helpers/http.js'
+import { request, serve, SseClient, bearer, codeOf } from '../helpers/http.js'
 
 const APP = 'http://app.test:5173'
 const OTHER_APP = 'http://other-app.test:5173'
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
-const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 
 const cleanups = useCleanups()
 

@@ -5,9 +5,9 @@ import { createMemoryStore, openStore, runAs, type Store, type StoreEvent } from
 import { addAgent, addPerson, Authenticator, DEFAULT_SESSION_TTL_MS, SIGN_IN_TTL_MS } from '../../src/auth/identities.js'
 import { verifySecret } from '../../src/auth/credentials.js'
 import { tempDir } from '../helpers/store.js'
+import { codeOf } from '../helpers/http.js'
 
 const PUBLIC = 'http://mg.test:4848'
-const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 
 let stores: Store[] = []
 afterEach(async () => {

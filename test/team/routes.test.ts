@@ -2,11 +2,9 @@
 import { describe, expect, it } from 'vitest'
 import { addAgent, addPerson } from '../../src/auth/identities.js'
 import { createMemoryStore } from '../../src/store/index.js'
-import { request, serve } from '../helpers/http.js'
+import { request, serve, bearer, codeOf } from '../helpers/http.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
-const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
 
 const cleanups = useCleanups()
 

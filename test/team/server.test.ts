@@ -5,12 +5,10 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/store/index.js'
 import { addAgent, addPerson } from '../../src/auth/identities.js'
 import { useCleanups } from '../helpers/cleanup.js'
-import { request, serve, SseClient } from '../helpers/http.js'
+import { request, serve, SseClient, bearer, codeOf } from '../helpers/http.js'
 import type { HttpServerOptions } from '../../src/index.js'
 
 const APP = 'http://app.test:5173'
-const codeOf = (link: string) => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 
 const cleanups = useCleanups()
 

@@ -147,12 +147,16 @@ function plan(root: string, agents: readonly Agent[], home: string = os.homedir(
 }
 
 /** `text` with the Marginalia plugin added, the same text when it is there, or null when there is no plugins array. */
-function addVitePlugin(text: string, commonjs: boolean): string | null {
+export function addVitePlugin(text: string, commonjs: boolean): string | null {
   if (text.includes('marginalia/vite')) return text
   const plugins = /plugins\s*:\s*\[/.exec(text)
   if (!plugins) return null
   const at = plugins.index + plugins[0].length
-  const withCall = `${text.slice(0, at)}marginalia(), ${text.slice(at)}`
+  const rest = text.slice(at)
+  // One plugin a line (what the starters write): a line of its own at their indent; else first in the list.
+  const ownLine = /^[ \t]*\r?\n([ \t]*)(?=\S)/.exec(rest)
+  const call = ownLine ? `\n${ownLine[1]}marginalia(),` : /^\s*\]/.test(rest) ? 'marginalia()' : 'marginalia(), '
+  const withCall = `${text.slice(0, at)}${call}${rest}`
   const line = commonjs ? "const marginalia = require('marginalia/vite').default\n" : "import marginalia from 'marginalia/vite'\n"
   const imports = [...withCall.matchAll(commonjs ? /^.*require\(.*\).*$/gm : /^import .*$/gm)]
   const last = imports.at(-1)

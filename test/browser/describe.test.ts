@@ -24,6 +24,8 @@ const FIXTURE = `<!doctype html><html><head><title>t</title></head><body>
   <div id=":r1:"><span>react id</span></div>
   <div id="a:b.c"><em>weird id</em></div>
   <div class="md:flex 1st css-1x2y3z sc-aXZVg">classes</div>
+  <p><button class="_asyncButton_1d1zu_101 _button_1d1zu_37">Pay</button></p>
+  <p class="Card_title__3xK9a">hashed by css-loader</p><p class="card__title">named by BEM</p>
   <form><input name="email"><input name="email" type="hidden"><input placeholder="Search" aria-label="Search"></form>
   <button data-testid="save">Save</button><button data-testid="save-copy">Save copy</button>
   <svg width="40" height="40"><circle cx="20" cy="20" r="10"></circle><circle cx="5" cy="5" r="2"></circle></svg>
@@ -100,6 +102,9 @@ describe.skipIf(!enabled)('element description in Chromium', () => {
         classes: d.uniqueSelector(q('.sc-aXZVg')),
         circle: d.uniqueSelector(q('circle', 1)),
         link: d.uniqueSelector(q('a', 2)),
+        viteModule: d.uniqueSelector(q('._asyncButton_1d1zu_101')),
+        nextModule: d.uniqueSelector(q('.Card_title__3xK9a')),
+        bem: d.uniqueSelector(q('.card__title')),
       }
     })
     expect(selectors.header).toBe('#top')
@@ -112,6 +117,11 @@ describe.skipIf(!enabled)('element description in Chromium', () => {
     expect(selectors.classes).not.toMatch(/css-1x2y3z|sc-aXZVg/)
     expect(selectors.circle).toMatch(/circle:nth-of-type\(2\)$/)
     expect(selectors.link).toMatch(/li:nth-of-type\(3\) > a$/)
+    // CSS modules' hashed names change with every build: Vite's (_name_hash_line) and css-loader's / Next.js's (File_name__hash).
+    expect(selectors.viteModule).not.toMatch(/_1d1zu_/)
+    expect(selectors.nextModule).not.toContain('3xK9a')
+    // A BEM class is written by a person and stays.
+    expect(selectors.bem).toContain('card__title')
   })
 
   it('describes an element within the store limits: path, tag, snippet, trimmed HTML, rect', async () => {

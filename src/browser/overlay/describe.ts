@@ -25,6 +25,8 @@ function looksGenerated(token: string): boolean {
     /\d{4,}/.test(token) || // long numbers
     /^(css|sc|jsx|svelte|emotion|styled)-[a-z0-9]+$/i.test(token) ||
     /^_?[a-zA-Z]+_[a-zA-Z0-9]{5,}$/.test(token) || // CSS modules: name_hash
+    /^_?[a-zA-Z][\w-]*_[a-zA-Z0-9]{5,}_\d+$/.test(token) || // Vite's CSS modules in dev: _name_hash_line
+    /^[a-zA-Z][\w-]*__(?=[\w-]*\d|[a-z\d_-]*[A-Z])[\w-]{5,}$/.test(token) || // css-loader, Next.js: File_name__hash (not BEM's block__element)
     /^[a-z0-9]{6,}$/i.test(token) && /\d/.test(token) && /[a-z]/i.test(token) // a bare hash
   )
 }

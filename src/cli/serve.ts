@@ -1,10 +1,14 @@
 /** `marginalia serve`: REST, live events, the overlay and MCP over HTTP (what `npm start` runs). */
 // The HTTP server is loaded only when this command runs (a dynamic import): `mcp` starts faster without it.
 import {
+  DEFAULT_AUTH_FAILURE_BURST,
+  DEFAULT_AUTH_FAILURES_PER_SECOND,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_MCP_SESSIONS,
+  DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY,
+  DEFAULT_MAX_STREAMS_PER_IDENTITY,
   DEFAULT_PORT,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SSE_MAX_BUFFERED_BYTES,
@@ -22,7 +26,7 @@ import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_
 export const serve: Command = {
   summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
   usage: [
-    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--sessions-per-identity N] [--streams-per-identity N] [--auth-failures N] [--auth-failure-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
     '',
     'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
     'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
@@ -40,6 +44,10 @@ export const serve: Command = {
     '      --trust-proxy      behind a reverse proxy: use X-Forwarded-For/-Host (only when the proxy sets them)',
     `      --rate-limit N     requests per second per identity, sustained (default ${DEFAULT_RATE_PER_SECOND}; 0 = no limit); over it: 429 + Retry-After`,
     `      --rate-burst N     requests per identity at once on top of the rate (default ${DEFAULT_RATE_BURST})`,
+    `      --sessions-per-identity N  MCP sessions one person or agent keeps at once; a new one ends their own oldest idle one (default ${DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY})`,
+    `      --streams-per-identity N  event streams and MCP requests one identity has open at once; over it: 429 (default ${DEFAULT_MAX_STREAMS_PER_IDENTITY})`,
+    `      --auth-failures N  failed authentications per client address per second, sustained, before 429 and no key derivation (default ${DEFAULT_AUTH_FAILURES_PER_SECOND}; 0 = no limit)`,
+    `      --auth-failure-burst N  failed authentications per client address at once on top of that (default ${DEFAULT_AUTH_FAILURE_BURST})`,
     '      --session-ttl D    how long a person\'s browser session works, e.g. 12h (default 12h)',
     '      --allow-host H     also accept this Host name (repeatable)',
     `      --max-body BYTES   largest request body (default ${DEFAULT_MAX_BODY_BYTES})`,
@@ -65,6 +73,10 @@ export const serve: Command = {
     'trust-proxy': { type: 'boolean' },
     'rate-limit': { type: 'string' },
     'rate-burst': { type: 'string' },
+    'sessions-per-identity': { type: 'string' },
+    'streams-per-identity': { type: 'string' },
+    'auth-failures': { type: 'string' },
+    'auth-failure-burst': { type: 'string' },
     'session-ttl': { type: 'string' },
     'allow-host': { type: 'string', multiple: true },
     'max-body': { type: 'string' },
@@ -152,8 +164,8 @@ async function run(values: Values): Promise<void> {
   )
 }
 
-/** --require-sign-in, --public-url, --trust-proxy, --rate-limit, --rate-burst, --session-ttl. */
-function teamOptions(values: Values): TeamOptions {
+/** --require-sign-in, --public-url, --trust-proxy, the per-identity and per-address limits, --session-ttl. */
+export function teamOptions(values: Values): TeamOptions {
   const team: TeamOptions = { requireSignIn: values['require-sign-in'] === true, trustProxy: values['trust-proxy'] === true }
   const publicUrl = values['public-url'] as string | undefined
   if (publicUrl !== undefined) {
@@ -167,6 +179,10 @@ function teamOptions(values: Values): TeamOptions {
   }
   team.ratePerSecond = integerOption(values, 'rate-limit', DEFAULT_RATE_PER_SECOND, 0, 1_000_000)
   team.rateBurst = integerOption(values, 'rate-burst', DEFAULT_RATE_BURST, 1, 1_000_000)
+  team.maxMcpSessionsPerIdentity = integerOption(values, 'sessions-per-identity', DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY, 1, 100_000)
+  team.maxStreamsPerIdentity = integerOption(values, 'streams-per-identity', DEFAULT_MAX_STREAMS_PER_IDENTITY, 1, 100_000)
+  team.authFailuresPerSecond = integerOption(values, 'auth-failures', DEFAULT_AUTH_FAILURES_PER_SECOND, 0, 1_000_000)
+  team.authFailureBurst = integerOption(values, 'auth-failure-burst', DEFAULT_AUTH_FAILURE_BURST, 1, 1_000_000)
   const ttl = values['session-ttl'] as string | undefined
   if (ttl !== undefined) {
     try {

@@ -13,6 +13,10 @@ const AnnotationOut = z.object({
   annotation: Annotation,
   rev: RevOut,
   omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget'),
+})
+
+/** get_annotation's answer: the record, and the source lines around it (only it reads them: a mutation's answer never has them). */
+const AnnotationWithSourceOut = AnnotationOut.extend({
   sourceLines: z.string().optional().describe('A few numbered lines of annotation.source.file around its line (">" marks it), read from the project root'),
   sourceLinesWithheld: z.string().optional().describe('Why sourceLines are absent although the file is in the project root (a dot-file or dot-folder, node_modules, a file git ignores)'),
 })
@@ -105,7 +109,7 @@ export const getAnnotation = defineTool({
   title: 'Get one annotation in full',
   description: 'The whole record of one annotation: HTML, position, source location, attachments, every reply.',
   input: z.strictObject({ id: AnnotationId, images: z.boolean().optional().describe('Include screenshots and images as image content (default true)') }),
-  output: AnnotationOut,
+  output: AnnotationWithSourceOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id }, ctx) => {
     const a = ctx.store.getAnnotation(id)

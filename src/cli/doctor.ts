@@ -11,6 +11,8 @@ import { envPort, integerOption, isDatabaseUrl, storeFile, storeOption, STORE_US
 import type { Command, Values } from './command.js'
 import { fetchHealth, servesStore } from '../http/health.js'
 import { gitTrackedWarning } from './git-tracked.js'
+import { detectFramework, readProject } from './frameworks/index.js'
+import type { Framework } from './frameworks/types.js'
 import { projectRoot } from './project.js'
 
 type CheckStatus = 'ok' | 'warn' | 'fail'
@@ -36,7 +38,7 @@ export const doctor: Command = {
     'Options:',
     `  -s, --store FILE   ${STORE_USAGE}`,
     '  -p, --port PORT    the server\'s port (default $MARGINALIA_PORT or 4848)',
-    '      --origin URL   your app\'s origin (default http://localhost:5173, Vite\'s)',
+    '      --origin URL   your app\'s origin (default: your framework\'s dev server, e.g. http://localhost:5173 for Vite)',
     '      --url URL      also check this page\'s Content-Security-Policy allows the overlay',
     '      --json         print the checks as JSON',
   ].join('\n'),
@@ -47,11 +49,14 @@ export const doctor: Command = {
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' }
 
 async function run(values: Values): Promise<void> {
+  const root = projectRoot()
+  const framework = detectFramework(readProject(root))
   const checks = await diagnose({
     store: storeFile(values),
     port: integerOption(values, 'port', envPort(), 1, 65_535),
-    origin: (values.origin as string | undefined) ?? 'http://localhost:5173',
-    root: projectRoot(),
+    root,
+    origin: (values.origin as string | undefined) ?? framework.devOrigin,
+    framework,
     ...(values.url !== undefined ? { url: String(values.url) } : {}),
   })
   if (values.json === true) process.stdout.write(JSON.stringify({ ok: checks.every((c) => c.status !== 'fail'), checks }, null, 2) + '\n')
@@ -64,6 +69,8 @@ export interface DoctorInput {
   port: number
   origin: string
   root: string
+  /** The framework the project is built with: its dev server and whether that server starts ours. */
+  framework?: Framework
   url?: string
 }
 
@@ -75,6 +82,14 @@ export async function diagnose(input: DoctorInput): Promise<Check[]> {
       ? { name: 'package', status: 'ok', detail: `marginalia ${VERSION} on Node ${process.versions.node}` }
       : { name: 'package', status: 'fail', detail: `Node ${process.versions.node} is too old`, fix: 'use Node 20 or newer' },
   )
+  const project = readProject(input.root)
+  const framework = input.framework ?? detectFramework(project)
+  const unsupported = framework.unsupported?.(project)
+  checks.push(
+    unsupported === undefined
+      ? { name: 'framework', status: 'ok', detail: `${framework.name} (dev server ${framework.devOrigin})` }
+      : { name: 'framework', status: 'fail', detail: unsupported },
+  )
   checks.push(storeCheck(input.store))
   const tracked = isDatabaseUrl(input.store) ? undefined : gitTrackedWarning(input.store)
   if (tracked) checks.push({ name: 'git', status: 'warn', ...tracked })
@@ -82,7 +97,7 @@ export async function diagnose(input: DoctorInput): Promise<Check[]> {
   const base = `http://127.0.0.1:${input.port}`
   const health = await fetchHealth(base)
   if (!health) {
-    checks.push({ name: 'server', status: 'fail', detail: `nothing answers on port ${input.port}`, fix: 'start your Vite dev server (the plugin starts the server) or run `npx --no-install marginalia serve`' })
+    checks.push({ name: 'server', status: 'fail', detail: `nothing answers on port ${input.port}`, fix: framework.startsServer ? `start your ${framework.name} dev server (it starts the Marginalia server) or run \`npx --no-install marginalia serve\`` : 'run `npx --no-install marginalia serve` beside your dev server' })
   } else if (!servesStore(health, input.store)) {
     const other = health.store?.location
     checks.push({

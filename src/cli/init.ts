@@ -9,9 +9,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline/promises'
-import { DEFAULT_PORT } from '../http/defaults.js'
 import { listOption } from './args.js'
 import { UsageError, type Command, type Values } from './command.js'
+import { detectFramework, readProject } from './frameworks/index.js'
 import { projectRoot } from './project.js'
 
 /** Agents whose config `init` can write. Project files first; `codex` and `windsurf` live in your home directory. */
@@ -46,27 +46,6 @@ export const init: Command = {
     'dry-run': { type: 'boolean' },
   },
   run,
-}
-
-interface Detected {
-  framework: 'vite' | 'next' | 'other'
-  packageManager: 'npm' | 'pnpm' | 'yarn' | 'bun'
-  viteConfig?: string
-}
-
-function detect(root: string): Detected {
-  const pkg = readJson(path.join(root, 'package.json')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } | undefined
-  const deps = { ...pkg?.dependencies, ...pkg?.devDependencies }
-  const viteConfig = ['ts', 'mts', 'js', 'mjs', 'cjs', 'cts'].map((e) => path.join(root, `vite.config.${e}`)).find((f) => existsSync(f))
-  const framework = viteConfig || 'vite' in deps ? 'vite' : 'next' in deps ? 'next' : 'other'
-  const packageManager = existsSync(path.join(root, 'pnpm-lock.yaml'))
-    ? 'pnpm'
-    : existsSync(path.join(root, 'yarn.lock'))
-      ? 'yarn'
-      : existsSync(path.join(root, 'bun.lockb')) || existsSync(path.join(root, 'bun.lock'))
-        ? 'bun'
-        : 'npm'
-  return viteConfig ? { framework, packageManager, viteConfig } : { framework, packageManager }
 }
 
 /** The command an agent runs: the project's own install (never a download), pinned to the store. */
@@ -109,16 +88,12 @@ function plan(root: string, agents: readonly Agent[], home: string = os.homedir(
     change(file, next, what)
   }
 
-  // The app side.
-  const d = detect(root)
-  if (d.viteConfig) {
-    const text = readFileSync(d.viteConfig, 'utf8')
-    const next = addVitePlugin(text, d.viteConfig.endsWith('.cjs') || d.viteConfig.endsWith('.cts'))
-    if (next === null) notes.push(`could not find "plugins: [" in ${rel(root, d.viteConfig)}: add  import marginalia from 'marginalia/vite'  and  marginalia()  to its plugins yourself`)
-    else change(d.viteConfig, next, 'the Vite plugin (starts the server and injects the overlay in dev)')
-  } else {
-    notes.push(`no vite.config.* here: run \`npx --no-install marginalia serve\` beside your dev server and paste into your page: <script src="http://127.0.0.1:${DEFAULT_PORT}/overlay.js" defer data-marginalia></script>`)
-  }
+  // The app side: the framework's own set-up, dev only.
+  const project = readProject(root)
+  const framework = detectFramework(project)
+  const unsupported = framework.unsupported?.(project)
+  if (unsupported !== undefined) throw new UsageError(unsupported)
+  framework.setUp(project, { change, note: (text) => notes.push(text) })
 
   // The store directory, so every command started anywhere in the project finds it.
   const gitignore = path.join(root, '.gitignore')
@@ -146,25 +121,6 @@ function plan(root: string, agents: readonly Agent[], home: string = os.homedir(
   return { changes, notes }
 }
 
-/** `text` with the Marginalia plugin added, the same text when it is there, or null when there is no plugins array. */
-export function addVitePlugin(text: string, commonjs: boolean): string | null {
-  if (text.includes('marginalia/vite')) return text
-  const plugins = /plugins\s*:\s*\[/.exec(text)
-  if (!plugins) return null
-  const at = plugins.index + plugins[0].length
-  const rest = text.slice(at)
-  // One plugin a line (what the starters write): a line of its own at their indent; else first in the list.
-  const ownLine = /^[ \t]*\r?\n([ \t]*)(?=\S)/.exec(rest)
-  const call = ownLine ? `\n${ownLine[1]}marginalia(),` : /^\s*\]/.test(rest) ? 'marginalia()' : 'marginalia(), '
-  const withCall = `${text.slice(0, at)}${call}${rest}`
-  const line = commonjs ? "const marginalia = require('marginalia/vite').default\n" : "import marginalia from 'marginalia/vite'\n"
-  const imports = [...withCall.matchAll(commonjs ? /^.*require\(.*\).*$/gm : /^import .*$/gm)]
-  const last = imports.at(-1)
-  if (!last) return line + withCall
-  const end = last.index + last[0].length + 1
-  return withCall.slice(0, end) + line + withCall.slice(end)
-}
-
 /** A line-by-line view of a change: the lines removed (-) and added (+). */
 function showChange(c: Change, root: string): string {
   const head = `${c.before === undefined ? 'create' : 'change'} ${rel(root, c.file)} — ${c.what}`
@@ -190,8 +146,9 @@ async function run(values: Values): Promise<void> {
     return a === '' ? dflt : a.startsWith('y')
   }
   try {
-    const d = detect(root)
-    out(`project: ${root}\nframework: ${d.framework}${d.viteConfig ? ` (${rel(root, d.viteConfig)})` : ''}   package manager: ${d.packageManager}\nstore: ${path.join(root, '.marginalia', 'store.json')}\n`)
+    const project = readProject(root)
+    const framework = detectFramework(project)
+    out(`project: ${root}\nframework: ${framework.name} (${framework.id})   package manager: ${project.packageManager}\nstore: ${path.join(root, '.marginalia', 'store.json')}\n`)
     let agents: Agent[]
     if (asked.length > 0) agents = asked as Agent[]
     else if (rl) {
@@ -216,8 +173,8 @@ async function run(values: Values): Promise<void> {
     if (values['dry-run'] !== true) mkdirSync(path.join(root, '.marginalia'), { recursive: true })
     for (const n of notes) out(`note: ${n}\n`)
     out(changes.length === 0 ? 'nothing to change: Marginalia is already set up here.\n' : values['dry-run'] === true ? 'dry run: nothing written.\n' : `wrote ${done.join(', ') || 'nothing'}.\n`)
-    const run = d.packageManager === 'npm' ? 'npm run dev' : `${d.packageManager} dev`
-    out(`next: ${d.framework === 'vite' ? `start your dev server (${run}), open the app and click the Marginalia button` : `run \`npx --no-install marginalia serve\`, add the <script> tag above`}; restart your agent so it loads the MCP config; check everything with \`npx --no-install marginalia doctor\`.\n`)
+    const run = project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`
+    out(`next: ${framework.startsServer ? `start your dev server (${run}), open the app and click the Marginalia button` : `run \`npx --no-install marginalia serve\` beside your dev server (${run})`}; restart your agent so it loads the MCP config; check everything with \`npx --no-install marginalia doctor\`.\n`)
   } finally {
     rl?.close()
   }
@@ -230,12 +187,4 @@ function out(text: string): void {
 function rel(root: string, file: string): string {
   const r = path.relative(root, file)
   return r.startsWith('..') ? file : r
-}
-
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'))
-  } catch {
-    return undefined
-  }
 }

@@ -1,6 +1,6 @@
 /** `marginalia init` adds the Vite plugin the way the config is written: one plugin a line, or inline. */
 import { describe, expect, it } from 'vitest'
-import { addVitePlugin } from '../../src/cli/init.js'
+import { addVitePlugin } from '../../src/cli/frameworks/vite.js'
 
 describe('init: the Vite plugin line', () => {
   it("puts marginalia() on a line of its own in a list written one plugin a line (create-vue's), with no trailing space", () => {

@@ -128,6 +128,7 @@ describe('marginalia doctor', () => {
     const out = JSON.parse(ok.stdout) as DoctorJson
     expect(out.checks.map((c) => [c.name, c.status])).toEqual([
       ['package', 'ok'],
+      ['framework', 'ok'],
       ['store', 'ok'],
       ['server', 'ok'],
       ['overlay', 'ok'],
@@ -160,7 +161,7 @@ describe('marginalia init', () => {
     expect(first.code).toBe(0)
     expect(first.stdout).toContain('change .mcp.json')
     expect(first.stdout).toContain('skipped codex')
-    expect(first.stdout).toContain('no vite.config.* here')
+    expect(first.stdout).toContain('no supported framework found here')
     expect(existsSync(path.join(p.home, '.codex'))).toBe(false)
     const mcp = JSON.parse(readFileSync(path.join(p.dir, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args?: string[] }> }
     expect(mcp.mcpServers.other).toEqual({ command: 'other' })

@@ -46,7 +46,7 @@ chmodSync('dist/marginalia.mjs', 0o755)
 // (lowdb, steno, magic-string), which require() cannot load on every Node 20 — and whose default
 // export a require() of the ESM build would hand over as the module namespace, not the class.
 const cjsShim = "const __marginaliaImportMetaUrl = require('node:url').pathToFileURL(__filename).href;"
-for (const entry of ['index', 'vite', 'webpack', 'loader']) {
+for (const entry of ['index', 'vite', 'webpack', 'loader', 'next']) {
   await build({
     entryPoints: [`dist/${entry}.js`],
     outfile: `dist/${entry}.cjs`,

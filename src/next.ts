@@ -82,14 +82,14 @@ function mergeFragments(projectDir: string, distDir: string): void {
 }
 
 /** `config` with Marginalia set up for `phase` (see the module comment). */
-function apply<C extends NextConfigLike>(config: C, phase: string, options: MarginaliaNextOptions): C {
+function apply(config: NextConfigLike, phase: string, options: MarginaliaNextOptions): NextConfigLike {
   const ids = options.sourceLocations === 'ids' || (options.sourceLocations === undefined && process.env.MARGINALIA_SOURCES === 'ids')
   const dev = phase === PHASE_DEV
   const preview = phase === PHASE_BUILD && ids
   // `next start` and a plain `next build` get the config as it is, with the overlay's URL empty:
   // instrumentation-client.ts's block is then dead code and leaves the bundle.
   if (!dev && !preview) return { ...config, env: { ...config.env, MARGINALIA_OVERLAY: '' } }
-  const out: C = { ...config, env: { ...config.env, MARGINALIA_OVERLAY: overlayUrl(options) } }
+  const out: NextConfigLike = { ...config, env: { ...config.env, MARGINALIA_OVERLAY: overlayUrl(options) } }
   const marks = options.sourceLocations !== false
   if (!marks) return out
   const distDir = config.distDir ?? '.next'
@@ -129,8 +129,11 @@ function apply<C extends NextConfigLike>(config: C, phase: string, options: Marg
  * Wrap a Next.js config: `export default withMarginalia(nextConfig)`. Returns a function of the
  * phase, as Next.js accepts, so dev and preview builds get Marginalia and a plain build does not.
  */
-export function withMarginalia<C extends NextConfigLike>(config: ConfigInput<C> = {} as C, options: MarginaliaNextOptions = {}): (phase: string, context: { defaultConfig: C }) => Promise<C> {
-  return async (phase, context) => apply(typeof config === 'function' ? await config(phase, context) : config, phase, options)
+export function withMarginalia<C extends object>(config: ConfigInput<C> = {} as C, options: MarginaliaNextOptions = {}): (phase: string, context: { defaultConfig: C }) => Promise<C> {
+  return async (phase, context) => {
+    const resolved = typeof config === 'function' ? await config(phase, context) : config
+    return apply(resolved as NextConfigLike, phase, options) as C
+  }
 }
 
 export default withMarginalia

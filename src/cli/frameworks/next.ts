@@ -60,7 +60,10 @@ export function wrapNextConfig(text: string, file: string): string | null {
   }
   if (!target) return null
   const wrapped = `${text.slice(0, target.start)}withMarginalia(${text.slice(target.start, target.end)})${text.slice(target.end)}`
-  const line = commonjs ? "const { withMarginalia } = require('marginalia/next')\n" : "import { withMarginalia } from 'marginalia/next'\n"
+  // In the file's own style: its quotes, and semicolons when it ends its statements with them.
+  const q = /^(?:import|const) [^\n]*"[^\n]*$/m.test(text) ? '"' : "'"
+  const semi = /;\s*$/.test(text.slice(target.end)) ? ';' : ''
+  const line = commonjs ? `const { withMarginalia } = require(${q}marginalia/next${q})${semi}\n` : `import { withMarginalia } from ${q}marginalia/next${q}${semi}\n`
   const imports = body.filter((s) => (commonjs ? s.type === 'VariableDeclaration' && /\brequire\(/.test(text.slice(s.start, s.end)) : s.type === 'ImportDeclaration'))
   const last = imports.at(-1)
   if (!last) return line + (wrapped.startsWith('\n') ? '' : '\n') + wrapped

@@ -164,11 +164,16 @@ async function agentReads(c: Cleanups, dir: string, comments: string[]): Promise
   await client.connect(new StdioClientTransport({ command, args, cwd: dir, stderr: 'pipe' }))
   c.push(() => client.close())
   const found = new Map<string, AgentSource | undefined>()
+  const ids = new Map<string, string>()
   await eventually(async () => {
-    const result = (await client.callTool({ name: 'get_all_pending', arguments: {} })) as { structuredContent?: { annotations?: { comment: string; source?: AgentSource }[] } }
-    for (const a of result.structuredContent?.annotations ?? []) if (comments.includes(a.comment)) found.set(a.comment, a.source)
-    return found.size
+    const result = (await client.callTool({ name: 'get_all_pending', arguments: {} })) as { structuredContent?: { annotations?: { id: string; comment: string }[] } }
+    for (const a of result.structuredContent?.annotations ?? []) if (comments.includes(a.comment)) ids.set(a.comment, a.id)
+    return ids.size
   }, 20_000).toBe(comments.length)
+  for (const [comment, id] of ids) {
+    const result = (await client.callTool({ name: 'get_annotation', arguments: { id } })) as { structuredContent?: { annotation?: { source?: AgentSource } } }
+    found.set(comment, result.structuredContent?.annotation?.source)
+  }
   return found
 }
 

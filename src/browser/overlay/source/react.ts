@@ -52,7 +52,7 @@ const LIBRARY = /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|jsx-runtim
 function appPosition(stack: string): { file: string; line: number; column: number } | undefined {
   for (const line of stack.split('\n').slice(1)) {
     // A Server Component's frame may hold parentheses in its URL (`…?id=…+(ecmascript)?17:38:264`).
-    const m = /\(?((?:https?|file):\/\/\S+?):(\d+):(\d+)\)?\s*$/.exec(line)
+    const m = /\(?((?:https?|file|webpack-internal):\/\/\S+?):(\d+):(\d+)\)?\s*$/.exec(line)
     if (!m || LIBRARY.test(m[1]!)) continue
     const pos = originalPosition(m[1]!, Number(m[2]), Number(m[3]))
     if (pos && !LIBRARY.test(pos.file)) return pos

@@ -4,8 +4,9 @@
  * Vite serves it, or beside it), decoded for the one line asked. Index maps (`sections`, as
  * Turbopack writes them for its chunks) are read section by section. Read synchronously at click
  * time, cached per module. A frame of a Server Component names a file on the server
- * (`file:///…/.next/dev/server/chunks/ssr/….js`), which a page may not load: on a Next.js dev
- * server its map comes from Next's own `/__nextjs_source-map` endpoint, elsewhere it is skipped.
+ * (`file:///…/.next/dev/server/chunks/ssr/….js`), and webpack's eval'd modules a
+ * `webpack-internal:///` URL, neither of which a page may load: on a Next.js dev server their maps
+ * come from Next's own `/__nextjs_source-map` endpoint; elsewhere such frames are skipped.
  */
 interface RawMap {
   sources: string[]
@@ -41,24 +42,28 @@ function getText(url: string): string | undefined {
   return xhr.status >= 200 && xhr.status < 300 ? xhr.responseText : undefined
 }
 
-/** The Next.js dev server's map of a server chunk (App Router pages carry `self.__next_f`). */
-function serverChunkMap(url: string): string | undefined {
-  if (!url.includes('/.next/') || !('__next_f' in self)) return undefined
+/**
+ * The map of a module the page cannot load itself, from the Next.js dev server (its pages carry
+ * `self.next`, App Router pages `self.__next_f`): a Server Component's chunk on the server, or a
+ * webpack-internal:/// module webpack evaluated in the page (`next dev --webpack`).
+ */
+function nextDevMap(url: string): string | undefined {
+  if (!(url.startsWith('webpack-internal:') || url.includes('/.next/')) || !('next' in self || '__next_f' in self)) return undefined
   const base = (document.querySelector('script[src*="/_next/"]') as HTMLScriptElement | null)?.src.replace(/\/_next\/.*$/, '') ?? location.origin
   // A prerendered component's frame is encoded once more (%255B for %5B).
-  const file = url.replace(/\?.*$/, '').replace(/%25/g, '%')
+  const file = url.startsWith('webpack-internal:') ? url : url.replace(/\?.*$/, '').replace(/%25/g, '%')
   return getText(`${base}/__nextjs_source-map?filename=${encodeURIComponent(file)}`)
 }
 
 function loadMap(href: string): Section[] | null {
   // A server chunk's frames differ only by a query (`….js?14`): one map for them all.
-  const url = /^https?:/.test(href) ? href : href.replace(/\?.*$/, '')
+  const url = /^(?:https?|webpack-internal):/.test(href) ? href : href.replace(/\?.*$/, '')
   const cached = maps.get(url)
   if (cached !== undefined) return cached
   let entry: Section[] | null = null
   try {
     if (!/^https?:/.test(url)) {
-      const json = serverChunkMap(url)
+      const json = nextDevMap(url)
       entry = json ? sectionsOf(JSON.parse(json) as RawMap | IndexMap) : null
       maps.set(url, entry)
       return entry

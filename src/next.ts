@@ -25,6 +25,7 @@ interface NextConfigLike {
   env?: Record<string, string | undefined>
   turbopack?: { rules?: Record<string, unknown>; [key: string]: unknown }
   webpack?: ((config: WebpackConfigLike, context: { dev: boolean; [key: string]: unknown }) => WebpackConfigLike) | null
+  experimental?: object
   compiler?: { runAfterProductionCompile?: (metadata: { projectDir: string; distDir: string }) => Promise<void>; [key: string]: unknown }
   [key: string]: unknown
 }
@@ -113,6 +114,11 @@ function apply(config: NextConfigLike, phase: string, options: MarginaliaNextOpt
     return result
   }
   if (preview) {
+    // The loader writes each module's ids as it marks it: a module served from a build cache
+    // (Turbopack's on disk, webpack's in .next/cache) would be missing from the manifest.
+    out.experimental = { ...(config.experimental as Record<string, unknown> | undefined), turbopackFileSystemCacheForBuild: false }
+    const marking = out.webpack
+    out.webpack = (webpackConfig, context) => ({ ...marking(webpackConfig, context), cache: false })
     const after = config.compiler?.runAfterProductionCompile
     out.compiler = {
       ...config.compiler,

@@ -221,7 +221,7 @@ describe('init and withMarginalia on Next.js (no server)', () => {
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg))
     const old = await runCli(['init', '--yes'], dir)
     expect(old.code).not.toBe(0)
-    expect(old.stderr).toContain('Next.js 14.2.0 is older than Next.js 15.3')
+    expect(old.stderr).toContain('Next.js 14.2.0 is older than Next.js 16.0')
   })
 
   it('doctor knows Next.js: its dev server on :3000, the overlay checked from there, no word of Vite', async () => {
@@ -253,9 +253,12 @@ describe('init and withMarginalia on Next.js (no server)', () => {
     const { dir } = testDir(cleanups, 'marginalia-next-ids-')
     let userHook = false
     const user = { compiler: { runAfterProductionCompile: () => Promise.resolve(void (userHook = true)) } }
-    const preview = (await withMarginalia(user, { sourceLocations: 'ids' })('phase-production-build', { defaultConfig: user })) as unknown as { compiler: { runAfterProductionCompile: (m: { projectDir: string; distDir: string }) => Promise<void> }; turbopack: { rules: Record<string, { loaders: { options: unknown }[] }> }; env: Record<string, string> }
+    const preview = (await withMarginalia(user, { sourceLocations: 'ids' })('phase-production-build', { defaultConfig: user })) as unknown as { experimental: object; webpack: (c: object, ctx: { dev: boolean }) => { cache?: unknown }; compiler: { runAfterProductionCompile: (m: { projectDir: string; distDir: string }) => Promise<void> }; turbopack: { rules: Record<string, { loaders: { options: unknown }[] }> }; env: Record<string, string> }
     expect(preview.env.MARGINALIA_OVERLAY).toBe('http://127.0.0.1:4848/overlay.js')
     expect(preview.turbopack.rules['*.{js,jsx,tsx}']!.loaders[0]!.options).toEqual({ sourceLocations: 'ids', fragments: path.join('.next', 'marginalia-sources') })
+    // No module may come from a build cache: it would not be marked again, and would miss from the manifest.
+    expect(preview.experimental).toEqual({ turbopackFileSystemCacheForBuild: false })
+    expect(preview.webpack({ module: { rules: [] } }, { dev: false }).cache).toBe(false)
     mkdirSync(path.join(dir, '.next/marginalia-sources'), { recursive: true })
     writeFileSync(path.join(dir, '.next/marginalia-sources/b.json'), JSON.stringify({ file: 'app/b.tsx', ids: { zz01: 'app/b.tsx:3:5' } }))
     writeFileSync(path.join(dir, '.next/marginalia-sources/a.json'), JSON.stringify({ file: 'app/a.tsx', ids: { aa01: 'app/a.tsx:1:1' } }))

@@ -10,8 +10,8 @@ import type { Framework, Project } from './types.js'
 
 const CONFIGS = ['ts', 'mts', 'mjs', 'js', 'cjs', 'cts'].map((e) => `next.config.${e}`)
 
-/** The oldest Next.js with top-level `turbopack` rules and instrumentation-client (15.3). */
-const MIN_NEXT: readonly [number, number] = [15, 3]
+/** The oldest Next.js init sets up: rule conditions in top-level `turbopack` rules, Turbopack by default (16.0; tested on 16.4). */
+const MIN_NEXT: readonly [number, number] = [16, 0]
 
 /** The lines instrumentation-client.* gets: they load the overlay when next.config's withMarginalia set its URL. */
 const CLIENT_BLOCK = `// Marginalia's overlay, in \`next dev\` only (and in a preview build made with MARGINALIA_SOURCES=ids):
@@ -79,7 +79,7 @@ export const next: Framework = {
   unsupported: (p) => {
     const v = versionOf(p.deps.next)
     return v !== undefined && (v[0] < MIN_NEXT[0] || (v[0] === MIN_NEXT[0] && v[1] < MIN_NEXT[1]))
-      ? `Next.js ${p.deps.next} is older than Next.js ${MIN_NEXT.join('.')}, the oldest init sets up (top-level turbopack rules, instrumentation-client): upgrade Next.js, or add the <script> tag and the marginalia/loader rule by hand (see docs/guide/frameworks.md, "Next.js")`
+      ? `Next.js ${p.deps.next} is older than Next.js ${MIN_NEXT.join('.')}, the oldest init sets up: upgrade Next.js, or add the <script> tag and the marginalia/loader rule by hand (see docs/guide/frameworks.md, "Next.js")`
       : undefined
   },
   devOrigin: 'http://localhost:3000',

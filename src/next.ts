@@ -141,5 +141,3 @@ export function withMarginalia<C extends object>(config: ConfigInput<C> = {} as 
     return apply(resolved as NextConfigLike, phase, options) as C
   }
 }
-
-export default withMarginalia

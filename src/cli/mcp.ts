@@ -41,7 +41,7 @@ async function run(values: Values): Promise<void> {
   createServer(store, serverOptions)
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
-  const transport = observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('the stdio transport closed')))
+  const transport = observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed')))
   // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
   // 2026-07-28 client's server/discover (or first request) pins a stateless one.
   const handle = serveStdio(({ era }) => createServer(store, { ...serverOptions, era }), {

@@ -52,7 +52,8 @@ export function registerPrompts(mcp: McpServer, store: Store, toolNames: readonl
         'Start working through the annotations: watch for new ones, acknowledge one, fix the code, then resolve, reply ' +
         'or dismiss, and watch again. Give sessionId to work on one page only.',
       argsSchema: z.object({
-        sessionId: completable(z.string().min(1).optional().describe('Only this session (default: every session)'), (value) => completeSessionIds(store, value ?? undefined)),
+        // Completable inside optional: the SDK unwraps the optional to find the completer.
+        sessionId: completable(z.string().min(1), (value) => completeSessionIds(store, value)).optional().describe('Only this session (default: every session)'),
       }),
     },
     ({ sessionId }) =>

@@ -4,6 +4,8 @@ import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/s
 import type { Transport } from '@modelcontextprotocol/server'
 import { announceStdioAgent } from '../http/presence.js'
 import { createServer } from '../mcp/server.js'
+import { TaskTable } from '../mcp/tasks.js'
+import { createToolRegistry } from '../tools/registry.js'
 import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
@@ -36,9 +38,10 @@ async function run(values: Values): Promise<void> {
   const store = await openStore({ file })
   releaseLoadGarbage(store)
   if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
-  const serverOptions = { ...policy, ...burst, ...(values.lean === true ? { outputSchemas: false } : {}) }
-  // Fails here on bad options, before the connection opens (the entry builds its instances later).
-  createServer(store, serverOptions)
+  // Built here, so bad options fail before the connection opens (the entry builds its instances later).
+  const registry = createToolRegistry(store, { ...policy, ...burst })
+  const tasks = new TaskTable({ isWait: (name) => registry.tool(name)?.listening === true })
+  const serverOptions = { registry, tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
   const transport = observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed')))
@@ -60,7 +63,10 @@ async function run(values: Values): Promise<void> {
     },
   })
   // On the way out, a transport that fails to close must not keep the store from being flushed.
-  const stop = stopper(store, () => handle.close().catch(() => {}))
+  const stop = stopper(store, () => {
+    tasks.close()
+    return handle.close().catch(() => {})
+  })
   process.stdin.on('end', () => void stop('stdin closed'))
   process.stdin.on('close', () => void stop('stdin closed'))
   process.on('SIGTERM', () => void stop('SIGTERM'))

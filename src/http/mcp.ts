@@ -18,6 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server'
 import type { Subscription } from 'rxjs'
 import { createServer } from '../mcp/server.js'
+import { TaskTable } from '../mcp/tasks.js'
 import { urisChangedBy } from '../mcp/resources.js'
 import type { Store } from '../store/store.js'
 import type { ToolService } from '../tools/registry.js'
@@ -49,6 +50,8 @@ export interface McpEndpointOptions {
    * for it. When all of the owner's are busy, its initialize is refused with 503.
    */
   maxSessionsPerOwner: number
+  /** Whether a tool is a wait (runs as a task for a 2025-11-25 client that asks for one). */
+  isWait?: (name: string) => boolean
   /** Called with each server instance (a session's, or a stateless request's) before it connects. */
   extendServer?: (server: McpServer) => void
   log: (message: string) => void
@@ -83,6 +86,8 @@ export class McpEndpoint {
   private readonly modern: McpHttpHandler
   /** Store changes → the stateless side's subscriptions/listen streams. */
   private readonly changes: Subscription | undefined
+  /** The waits run as tasks by 2025 sessions of this process. */
+  private readonly tasks: TaskTable | undefined
 
   constructor(private readonly options: McpEndpointOptions) {
     if (options.idleTimeoutMs > 0) {
@@ -96,6 +101,7 @@ export class McpEndpoint {
       maxRequestBodySize: options.maxBodyBytes,
       onerror: (error) => options.log(`MCP: ${error.message}`),
     })
+    this.tasks = options.isWait ? new TaskTable({ isWait: options.isWait }) : undefined
     const notify = this.modern.notify
     this.changes = options.store.closed
       ? undefined
@@ -206,9 +212,10 @@ export class McpEndpoint {
     await writeResponse(res, await session.transport.handleRequest(request, body === undefined ? {} : { parsedBody: body }))
   }
 
-  /** A server instance for `era`: the shared registry, then the embedder's hook. */
-  private instance(era: 'legacy' | 'modern', resourceEvents: boolean): McpServer {
-    const server = createServer(this.options.store, { registry: this.options.registry, era, resourceEvents })
+  /** A server instance for `era`: the shared registry, then the embedder's hook. Tasks are their owner's (the identity, else the session). */
+  private instance(era: 'legacy' | 'modern', resourceEvents: boolean, taskOwner?: string): McpServer {
+    const tasks = era === 'legacy' && taskOwner !== undefined ? { tasks: this.tasks, taskOwner } : {}
+    const server = createServer(this.options.store, { registry: this.options.registry, era, resourceEvents, ...tasks })
     this.options.extendServer?.(server)
     return server
   }
@@ -260,6 +267,7 @@ export class McpEndpoint {
     this.closing = true
     if (this.sweeper) clearInterval(this.sweeper)
     this.changes?.unsubscribe()
+    this.tasks?.close()
     await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})))
     await this.modern.close().catch(() => {})
     this.sessions.clear()
@@ -295,7 +303,7 @@ export class McpEndpoint {
       }
     }
     // One server per session (the SDK binds a server to one transport); the registry is shared.
-    await this.instance('legacy', true).connect(transport)
+    await this.instance('legacy', true, owner ?? `session:${randomUUID()}`).connect(transport)
     return session
   }
 

@@ -15,6 +15,7 @@ import type { ToolError } from '../tools/result.js'
 import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
+import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
 
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
 const ERROR_META_KEY = 'marginalia/error'
@@ -56,6 +57,13 @@ export interface ServerOptions extends RegistryOptions {
    * feeds every listen stream instead.
    */
   resourceEvents?: boolean
+  /**
+   * Run the waits as tasks for a 2025-11-25 client that asks (tools/call with `task`): declared
+   * in the capabilities and on each wait's listing (`execution.taskSupport: "optional"`).
+   */
+  tasks?: TaskTable
+  /** Whose tasks this instance sees (an identity, a session); default: one owner for every client. */
+  taskOwner?: string
 }
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
@@ -66,11 +74,14 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   const registry = options.registry ?? createToolRegistry(store, options)
   const info = registry.serverInfo()
   const { tools, ...capabilities } = info.capabilities
+  // Tasks are a 2025-11-25 session feature here: the 2026-07-28 revision moved them to an extension.
+  const tasks = options.era === 'modern' ? undefined : options.tasks
+  const owner = options.taskOwner ?? ''
   // Tools are declared after construction: declared here, McpServer would install its own tool handlers.
   const mcp = new McpServer(
     { name: options.name ?? info.name, title: info.title, version: info.version },
     {
-      capabilities,
+      capabilities: tasks ? { ...capabilities, tasks: TASKS_CAPABILITY } : capabilities,
       instructions: instructionsFor(info.tools),
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },
@@ -90,11 +101,25 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       inputSchema: t.inputSchema as { type: 'object' },
       ...(options.outputSchemas === false ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
       annotations: t.annotations,
+      ...(tasks?.supports(t.name) ? { execution: { taskSupport: 'optional' as const } } : {}),
     })),
   }))
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const params = request.params
+    const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(params.name)
+    const taskWish = (params as { task?: { ttl?: unknown } }).task
+    if (tasks && taskWish !== undefined && tasks.supports(params.name)) {
+      // Answered at once with the task; the wait runs on, its progress kept as the task's status message.
+      const ttl = typeof taskWish.ttl === 'number' ? taskWish.ttl : undefined
+      const created = tasks.start(owner, ttl, async (signal, progress) => {
+        const outcome = await registry.call(params.name, params.arguments ?? {}, { signal, onProgress: (p, message) => progress(message ?? `progress ${p}`) })
+        return server.projectCallToolResult(toCallToolResult(outcome), outputSchema)
+      })
+      // The SDK checks every tools/call answer against CallToolResult (content, loose): an empty
+      // content list lets the task answer (CreateTaskResult: { task }) through unchanged.
+      return { content: [], ...created }
+    }
     const progressToken = ctx.mcpReq._meta?.progressToken
     const outcome = await registry.call(params.name, params.arguments ?? {}, {
       signal: ctx.mcpReq.signal,
@@ -109,10 +134,10 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
                 .catch(() => {})
             },
     })
-    const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(params.name)
     return server.projectCallToolResult(toCallToolResult(outcome), outputSchema)
   })
 
+  tasks?.register(server, () => owner)
   return mcp
 }
 

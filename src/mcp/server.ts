@@ -21,13 +21,13 @@ import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
 const ERROR_META_KEY = 'marginalia/error'
 
 /** The stateless revision: no initialize, the revision in every request's `_meta`. */
-export const MODERN_PROTOCOL_VERSION = '2026-07-28'
+const MODERN_PROTOCOL_VERSION = '2026-07-28'
 
 /** Every revision this server negotiates, newest first: the stateless one, then the session ones. */
-export const PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS]
+const PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS]
 
 /** Which wire generation an instance serves: `legacy` = 2025 sessions, `modern` = 2026-07-28 stateless requests. */
-export type Era = 'legacy' | 'modern'
+type Era = 'legacy' | 'modern'
 
 /**
  * Registry options (tool policy `profile`/`allow`/`deny`, `plugins`, `name`, …) plus an optional
@@ -160,7 +160,7 @@ function mcpCallContext(ctx: ServerContext): McpCallContext {
  * the tool's own content blocks). Failure: `isError`, the message as text, and the error `{ code, message, details? }` as
  * `_meta["marginalia/error"]`, for clients that read the code.
  */
-export function toCallToolResult(outcome: CallOutcome): CallToolResult {
+function toCallToolResult(outcome: CallOutcome): CallToolResult {
   if (!outcome.ok) {
     const { code, message, details } = outcome.error
     const error: ToolError = details ? { code, message, details } : { code, message }

@@ -98,13 +98,27 @@ describe('MCP 2026-07-28 over stdio (marginalia mcp)', () => {
     await agentSession(c, person, session.id)
   })
 
-  it('a client in auto mode negotiates 2026-07-28', async () => {
+  it('a client in auto mode negotiates 2026-07-28; subscriptions/listen carries the changes of the URIs it names', async () => {
     const { dir } = testDir(cleanups)
+    const person = await openStore({ file: path.join(dir, '.marginalia', 'store.json') })
+    cleanups.push(() => person.close())
+    const session = await person.createSession({ url: 'http://localhost:5173/' })
+    const other = await person.createSession({ url: 'http://localhost:5173/other' })
     const c = client('auto')
     await c.connect(stdioTransport(dir))
     cleanups.push(() => c.close())
     expect(c.getNegotiatedProtocolVersion()).toBe(MODERN)
-    expect((await c.callTool({ name: 'list_sessions', arguments: {} })).structuredContent).toMatchObject({ count: 0 })
+    expect((await c.callTool({ name: 'list_sessions', arguments: {} })).structuredContent).toMatchObject({ count: 2 })
+
+    const updated: string[] = []
+    c.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri))
+    const uri = `marginalia://sessions/${session.id}`
+    const subscription = await c.listen({ resourceSubscriptions: [uri] })
+    cleanups.push(() => subscription.close())
+    await person.addAnnotation({ sessionId: other.id, comment: 'Not listened to' })
+    await person.addAnnotation({ sessionId: session.id, comment: 'Heard by the listener' })
+    await until(() => updated.includes(uri), 'notifications/resources/updated on the listen stream')
+    expect(updated.every((u) => u === uri)).toBe(true)
   })
 })
 
@@ -120,6 +134,13 @@ describe('MCP 2026-07-28 over Streamable HTTP (/mcp)', () => {
     await c.connect(transport)
     cleanups.push(() => c.close())
     expect(c.getNegotiatedProtocolVersion()).toBe(MODERN)
+    // Presence is per agent: a stateless client inside a wait shows as listening.
+    const watching = c.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 10_000 } })
+    await until(() => server.presence().watching === 1, 'the watch to start')
+    expect(server.presence()).toMatchObject({ connected: true, sessions: 0, agents: 1, watching: 1 })
+    await store.addAnnotation({ sessionId: session.id, comment: 'Seen while listening' })
+    expect((await watching).structuredContent).toMatchObject({ status: 'annotations' })
+    await c.callTool({ name: 'acknowledge', arguments: { id: store.getAllPending()[0]!.id } })
     await agentSession(c, store, session.id)
     expect(transport.sessionId).toBeUndefined()
     // Stateless: no MCP session was opened; the agent still counts as present.

@@ -3,12 +3,13 @@
  * behind a round-robin proxy with no stickiness. A client pinned to 2026-07-28 runs an agent
  * session through the proxy, its requests alternating between the processes; a watch on one
  * process wakes on an annotation written through the other. A 2025 client keeps its session on
- * one process.
+ * one process. A wait run as a task on one process wakes on a write through the other.
  */
 import { expect, it } from 'vitest'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client'
 import { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as Transport2025 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { openStore } from '../../src/index.js'
@@ -96,5 +97,32 @@ suite('two serve processes on one PostgreSQL schema behind a round-robin proxy',
     await old.connect(new Transport2025(new URL(`${a.url}/mcp`)))
     cleanups.push(() => old.close())
     expect((await old.callTool({ name: 'list_sessions', arguments: {} })).structuredContent).toMatchObject({ count: 1 })
+  })
+
+  it('a wait as a task outlives a 400 ms client timeout on process A and wakes on an annotation written through process B', async () => {
+    const schema = freshSchema()
+    cleanups.push(() => dropSchema(schema))
+    const t = tempDir()
+    cleanups.push(t.cleanup)
+    const url = new URL(PG_URL)
+    url.searchParams.set('schema', schema)
+    const a = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const b = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const sessionId = ((await request(`${b.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })).json as { id: string }).id
+
+    // A 2025-11-25 session (tasks there are a session feature) on A.
+    const client = new Client({ name: 'tasks-on-a', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`)))
+    cleanups.push(() => client.close())
+    const tasks = createTaskSessionFromClient(client, { endpointId: 'process-a' })
+    cleanups.push(() => tasks.close())
+    const execution = await tasks.callTool('watch_annotations', { timeoutMs: 20_000 }, { requestTimeoutMs: 400, task: { preference: 'require' } })
+    expect(execution.kind).toBe('task')
+    // The same wait as a plain call dies at that timeout; only then is the annotation written, through B.
+    await expect(client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 20_000 } }, { timeout: 400 })).rejects.toThrow(/timed out|timeout/i)
+    const posted = (await request(`${b.url}/api/sessions/${sessionId}/annotations`, { method: 'POST', body: { comment: 'Written through B' } })).json as { id: string }
+    const result = resultFromTaskOutcome((await execution.settle()).outcome) as { isError?: boolean; structuredContent?: unknown }
+    expect(result.isError).toBeFalsy()
+    expect(result.structuredContent).toMatchObject({ status: 'annotations', annotations: [{ id: posted.id, comment: 'Written through B' }] })
   })
 })

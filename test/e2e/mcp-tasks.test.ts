@@ -16,6 +16,7 @@ import { memoryStore, testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { CLI } from '../helpers/cli.js'
 import { serve } from '../helpers/http.js'
+import { until } from '../helpers/eventually.js'
 
 const cleanups = useCleanups()
 /** The client's request timeout in this test: every request must answer within it. */
@@ -66,7 +67,7 @@ describe('waits as tasks (2025-11-25 sessions)', () => {
     await waitOutlivesTimeout(client, person, s.id)
   })
 
-  it('over HTTP: the same; another session does not see the task', async () => {
+  it('over HTTP: the same; another session does not see the task; tasks/cancel stops the wait', async () => {
     const store = memoryStore()
     cleanups.push(() => store.close())
     const server = await serve(store, cleanups)
@@ -82,5 +83,18 @@ describe('waits as tasks (2025-11-25 sessions)', () => {
     cleanups.push(() => other.close())
     expect((await other.request({ method: 'tasks/list', params: {} }, ListTasksResultV1Schema)).tasks).toEqual([])
     await expect(other.request({ method: 'tasks/get', params: { taskId: mine.tasks[0]!.taskId } }, GetTaskResultV1Schema)).rejects.toMatchObject({ code: -32602 })
+
+    // Cancelled: the task says so, and the wait stops (the agent no longer counts as listening).
+    for (const a of store.getAllPending()) await store.acknowledge(a.id) // else the watch answers at once
+    const third = new Client({ name: 'cancels', version: '1.0.0' })
+    await third.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)))
+    cleanups.push(() => third.close())
+    const session = createTaskSessionFromClient(third, { endpointId: 'marginalia-test-cancel' })
+    cleanups.push(() => session.close())
+    const waiting = await session.callTool('watch_annotations', { timeoutMs: 20_000 }, { requestTimeoutMs: TIMEOUT_MS, task: { preference: 'require' } })
+    await until(() => server.presence().watching === 1, 'the task to be waiting')
+    await waiting.cancel()
+    expect(await third.request({ method: 'tasks/get', params: { taskId: waiting.handle!.taskId } }, GetTaskResultV1Schema)).toMatchObject({ status: 'cancelled' })
+    await until(() => server.presence().watching === 0, 'the wait to stop')
   })
 })

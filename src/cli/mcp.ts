@@ -1,8 +1,11 @@
 /** `marginalia mcp`: the MCP tools over stdio, which is what an agent launches. */
 import path from 'node:path'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import type { Transport } from '@modelcontextprotocol/server'
 import { announceStdioAgent } from '../http/presence.js'
 import { createServer } from '../mcp/server.js'
+import { TaskTable } from '../mcp/tasks.js'
+import { createToolRegistry } from '../tools/registry.js'
 import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
@@ -35,16 +38,39 @@ async function run(values: Values): Promise<void> {
   const store = await openStore({ file })
   releaseLoadGarbage(store)
   if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
-  const server = createServer(store, { ...policy, ...burst, ...(values.lean === true ? { outputSchemas: false } : {}) })
-  const transport = new StdioServerTransport()
+  // Built here, so bad options fail before the connection opens (the entry builds its instances later).
+  const registry = createToolRegistry(store, { ...policy, ...burst })
+  const tasks = new TaskTable({ isWait: (name) => registry.tool(name)?.listening === true })
+  const serverOptions = { registry, tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
+  let reason: string | undefined
+  // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
+  const transport = observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed')))
+  // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
+  // 2026-07-28 client's server/discover (or first request) pins a stateless one.
+  const handle = serveStdio(({ era }) => createServer(store, { ...serverOptions, era }), {
+    transport,
+    onerror: (error) => {
+      const message = error instanceof Error ? error.message : String(error)
+      if (message.includes(STDIO_LIMIT_TEXT)) {
+        reason = 'a message over 10 MiB was received; the MCP SDK closed the connection'
+        const reply = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Message too large: over 10 MiB; the connection is closed.' } }
+        process.stdout.write(`${JSON.stringify(reply)}\n`)
+        log(reason)
+      } else if (/transport|stdout|stdin|EPIPE/i.test(message)) {
+        reason ??= `stdio transport error: ${message}`
+        log(reason)
+      } else log(`MCP: ${message}`)
+    },
+  })
   // On the way out, a transport that fails to close must not keep the store from being flushed.
-  const stop = stopper(store, () => server.close().catch(() => {}))
+  const stop = stopper(store, () => {
+    tasks.close()
+    return handle.close().catch(() => {})
+  })
   process.stdin.on('end', () => void stop('stdin closed'))
   process.stdin.on('close', () => void stop('stdin closed'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
-  watchTransport(server.server, (why) => void stop(why, 1))
-  await server.connect(transport)
   if (!isDatabaseUrl(file)) {
     announceStdioAgent(path.dirname(file)) // the overlay of a `serve` on this store shows this agent
     void warnIfOtherStore(store.location)
@@ -66,21 +92,41 @@ async function warnIfOtherStore(file: string): Promise<void> {
 const STDIO_LIMIT_TEXT = 'ReadBuffer exceeded maximum size'
 
 /**
- * When the stdio transport errors or closes on its own (a message over the SDK's 10 MiB limit
- * closes it), log the reason on stderr, answer a JSON-RPC error where the client can still read
- * it, and stop through the normal path (flush, close the store) with a non-zero exit code —
- * never a process that lingers answering nothing, or exits 0 without a word.
+ * `transport` with `onClose` called when it closes on its own or is closed (a message over the
+ * SDK's 10 MiB limit closes it): the CLI then stops through the normal path (flush, close the
+ * store) with a non-zero exit code — never a process that lingers answering nothing.
  */
-function watchTransport(protocol: { onerror?: (error: Error) => void; onclose?: () => void }, stop: (why: string) => void): void {
-  let reason: string | undefined
-  protocol.onerror = (error) => {
-    const message = error instanceof Error ? error.message : String(error)
-    if (message.includes(STDIO_LIMIT_TEXT)) {
-      reason = 'a message over 10 MiB was received; the MCP SDK closed the connection'
-      const reply = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Message too large: over 10 MiB; the connection is closed.' } }
-      process.stdout.write(`${JSON.stringify(reply)}\n`)
-    } else reason ??= `stdio transport error: ${message}`
-    log(reason)
+function observeClose(transport: StdioServerTransport, onClose: () => void): Transport {
+  let closed = false
+  const closedOnce = (): void => {
+    if (closed) return
+    closed = true
+    onClose()
   }
-  protocol.onclose = () => stop(reason ? `the stdio transport closed: ${reason}` : 'the stdio transport closed')
+  return {
+    start: () => transport.start(),
+    send: (message) => transport.send(message),
+    close: () => transport.close(),
+    get onmessage() {
+      return transport.onmessage
+    },
+    set onmessage(handler) {
+      transport.onmessage = handler
+    },
+    get onerror() {
+      return transport.onerror
+    },
+    set onerror(handler) {
+      transport.onerror = handler
+    },
+    get onclose() {
+      return transport.onclose
+    },
+    set onclose(handler) {
+      transport.onclose = () => {
+        handler?.()
+        closedOnce()
+      }
+    },
+  }
 }

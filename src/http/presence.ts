@@ -1,11 +1,13 @@
 /**
- * Agent presence, as the server sees it: MCP sessions over HTTP, how many calls are waiting for the
- * person right now (inside a tool tagged `listening`: watch_annotations, watch_changes, ask,
- * await_reply), and stdio agents (`marginalia mcp`) in other processes, which leave a presence file
- * beside the store. The overlay shows it ("agent listening").
+ * Agent presence, as the server sees it: agents over HTTP (counted per agent, its identity with
+ * sign-in or the client it names, not per MCP session: a 2026-07-28 client has no session), how
+ * many calls are waiting for the person right now (inside a tool tagged `listening`:
+ * watch_annotations, watch_changes, ask, await_reply), and stdio agents (`marginalia mcp`) in other
+ * processes, which leave a presence file beside the store. The overlay shows it ("agent listening").
  *
- * Honest: an HTTP session counts as connected only while it has an open request or stream, or made
- * a request in the last RECENT_MS; a session a client left without DELETE stops counting after that.
+ * Honest: an HTTP agent counts as connected only while it has an open request or stream, or made
+ * a request in the last RECENT_MS; an agent that ended all its sessions (DELETE) stops counting at
+ * once, one that left without a word stops counting RECENT_MS after its last request.
  */
 import { closeSync, constants as fsc, readdirSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
@@ -13,7 +15,7 @@ import { ensureDirectorySync, openNoFollowSync } from '../store/fs/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
 import type { ToolRegistry, ToolService } from '../tools/registry.js'
 
-/** An HTTP MCP session with nothing open counts as connected this long after its last request. */
+/** An HTTP agent with nothing open counts as connected this long after its last request. */
 export const PRESENCE_RECENT_MS = 60_000
 /** How often the presence files of stdio agents are looked at. */
 const STDIO_POLL_MS = 5_000
@@ -21,8 +23,10 @@ const STDIO_POLL_MS = 5_000
 export interface Presence {
   /** An agent is connected now: an MCP session with an open stream or a recent request, or a running stdio agent. */
   connected: boolean
-  /** Open MCP sessions over HTTP (including idle ones not counted as connected). */
+  /** Open MCP sessions over HTTP, 2025 revisions (including idle ones not counted as connected). */
   sessions: number
+  /** Agents over HTTP counted as connected now (each identity or client once, however many sessions or requests). */
+  agents: number
   /** Calls currently waiting for the person (inside a listening tool). */
   watching: number
   /** `marginalia mcp` processes (stdio agents) running on this store. */
@@ -36,10 +40,22 @@ export interface PresenceOptions {
   storeDir?: string
 }
 
+/** One agent over HTTP: its sessions (2025), its requests and streams open now, when it was last heard. */
+interface AgentState {
+  sessions: number
+  open: number
+  lastSeenMs: number
+  /** It spoke without a session (2026-07-28): only recency and open requests say it is there. */
+  stateless: boolean
+}
+
+/** The agent key of callers that name nothing (no sign-in, no client name). */
+const ANONYMOUS = ''
+
 export class PresenceTracker {
   private sessions = 0
   private watching = 0
-  private open = 0
+  private readonly agentStates = new Map<string, AgentState>()
   private stdio = 0
   private lastSeenMs: number | undefined
   private staleTimer: ReturnType<typeof setTimeout> | undefined
@@ -53,7 +69,7 @@ export class PresenceTracker {
     private readonly options: PresenceOptions = {},
   ) {
     this.subject = new BehaviorSubject(this.current())
-    this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.connected === b.connected && a.sessions === b.sessions && a.watching === b.watching && a.stdio === b.stdio))
+    this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.connected === b.connected && a.sessions === b.sessions && a.agents === b.agents && a.watching === b.watching && a.stdio === b.stdio))
     if (options.storeDir !== undefined) {
       this.stdio = countStdioAgents(options.storeDir)
       this.pollTimer = setInterval(() => {
@@ -68,9 +84,14 @@ export class PresenceTracker {
   }
 
   current(): Presence {
-    const recent = this.lastSeenMs !== undefined && this.clock().getTime() - this.lastSeenMs < PRESENCE_RECENT_MS
-    const http = this.sessions > 0 && (this.open > 0 || this.watching > 0 || recent)
-    const p: Presence = { connected: http || this.stdio > 0, sessions: this.sessions, watching: this.watching }
+    const now = this.clock().getTime()
+    let agents = 0
+    for (const [key, a] of this.agentStates) {
+      const recent = now - a.lastSeenMs < PRESENCE_RECENT_MS
+      if (a.open > 0 || (recent && (a.sessions > 0 || a.stateless))) agents++
+      else if (a.sessions === 0 && !recent) this.agentStates.delete(key) // gone: forget it
+    }
+    const p: Presence = { connected: agents > 0 || this.stdio > 0, sessions: this.sessions, agents, watching: this.watching }
     if (this.options.storeDir !== undefined) p.stdio = this.stdio
     if (this.lastSeenMs !== undefined) p.lastSeenAt = new Date(this.lastSeenMs).toISOString()
     return p
@@ -85,28 +106,51 @@ export class PresenceTracker {
     if (!this.subject.value.connected) this.emit()
   }
 
-  sessionOpened(): void {
+  private agent(key: string): AgentState {
+    let a = this.agentStates.get(key)
+    if (!a) this.agentStates.set(key, (a = { sessions: 0, open: 0, lastSeenMs: this.clock().getTime(), stateless: false }))
+    return a
+  }
+
+  /** A 2025 MCP session of `agent` began (initialize). */
+  sessionOpened(agent: string = ANONYMOUS): void {
     this.sessions++
-    this.seen()
+    this.agent(agent).sessions++
+    this.agentSeen(agent)
     this.emit()
   }
 
-  sessionClosed(): void {
+  /** A session of `agent` ended: with its last one, the agent no longer counts (unless a request is open). */
+  sessionClosed(agent: string = ANONYMOUS): void {
     this.sessions = Math.max(0, this.sessions - 1)
+    const a = this.agentStates.get(agent)
+    if (a) a.sessions = Math.max(0, a.sessions - 1)
     this.emit()
   }
 
-  /** An MCP request or stream opened (it counts as connected while open). */
-  streamOpened(): void {
-    this.open++
-    this.seen()
+  /**
+   * A request or stream of `agent` opened (it counts as connected while open). `stateless`: it came
+   * without a session (2026-07-28), so the agent counts for RECENT_MS after it too.
+   */
+  streamOpened(agent: string = ANONYMOUS, stateless = false): void {
+    const a = this.agent(agent)
+    a.open++
+    if (stateless) a.stateless = true
+    this.agentSeen(agent)
     this.emit()
   }
 
-  streamClosed(): void {
-    this.open = Math.max(0, this.open - 1)
-    this.seen()
+  streamClosed(agent: string = ANONYMOUS): void {
+    const a = this.agentStates.get(agent)
+    if (a) a.open = Math.max(0, a.open - 1)
+    this.agentSeen(agent)
     this.emit()
+  }
+
+  private agentSeen(agent: string): void {
+    const a = this.agentStates.get(agent)
+    if (a) a.lastSeenMs = this.clock().getTime()
+    this.seen()
   }
 
   watchStarted(): void {

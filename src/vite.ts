@@ -13,6 +13,7 @@ import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE, openStore } from './store/open.js'
 import { fetchHealth } from './http/health.js'
 import { DEFAULT_STATIC_DIR } from './http/static.js'
+import { CONNECT_AGENT } from './http/connect.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
@@ -256,7 +257,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
           state = { url: base, mode: 'reused', storeFile }
           logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
-          logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${base}/mcp`)
+          logger.info(`  marginalia: ${CONNECT_AGENT}`)
           await warnIfOtherStore(base, storeFile, (m) => logger.warn(m))
           return
         }
@@ -281,7 +282,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       }
       state = { url: lease.http.url, mode: 'started', storeFile }
       logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(server.config.root, storeFile) || storeFile}`)
-      logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
+      logger.info(`  marginalia: ${CONNECT_AGENT}`)
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
       else leases.push(drop)

@@ -1,6 +1,7 @@
 /**
  * `marginalia init`: set Marginalia up in the user's project. Detects the framework and package
- * manager, adds the Vite plugin to vite.config.* (or prints the script tag), writes MCP configs for
+ * manager, sets it up dev only (src/cli/frameworks: the Vite plugin in vite.config.*, Angular's
+ * development index.html with the head snippet, or the head snippet printed), writes MCP configs for
  * the agents picked — each pinned to this project's store so agent and browser share one — adds
  * `.marginalia/` to .gitignore, and says what it did. Every change to an existing file is shown
  * before it is written; running it again changes nothing.
@@ -23,14 +24,16 @@ const HOME_AGENTS: readonly Agent[] = ['windsurf', 'codex']
 
 export const init: Command = {
   oneShot: true,
-  summary: 'Set Marginalia up in this project: Vite plugin, agent MCP configs, .gitignore',
+  summary: 'Set Marginalia up in this project: the framework (dev only), agent MCP configs, .gitignore',
   usage: [
     'marginalia init [--yes] [--agent NAME ...] [--home-config] [--dir DIR] [--dry-run]',
     '',
-    'Run in your app. Detects the framework and package manager; adds the Vite plugin line to',
-    'vite.config.* (or prints the <script> tag for other setups); writes the MCP config of each',
-    'agent you pick, pinned to this project\'s store; adds .marginalia/ to .gitignore. A change to an',
-    'existing file is shown before it is written; running init again changes nothing.',
+    'Run in your app. Detects the framework and package manager and sets it up, dev only: the Vite',
+    'plugin line in vite.config.*; for Angular, an index.html with the head snippet for ng serve\'s',
+    'development configuration; for anything else (Rails, Django, Laravel, plain HTML) it prints the',
+    'head snippet to paste. Writes the MCP config of each agent you pick (`marginalia mcp` over stdio,',
+    'on this project\'s store and root); adds .marginalia/ to .gitignore. A change to an existing file',
+    'is shown before it is written; running init again changes nothing.',
     '',
     'Options:',
     '  -y, --yes            do not ask: project configs for Claude Code, Cursor and VS Code',

@@ -40,7 +40,7 @@ const SECRET = /token|key|secret|passw|auth|session|sig|credential|code/i
 /** A registered symbol, not a name: the overlay adds no global but `window.Marginalia`. */
 const INSTALLED = Symbol.for('marginalia.pageLog')
 /** The contract's version (see above). */
-export const PAGE_LOG_VERSION = 1
+const PAGE_LOG_VERSION = 1
 
 /** The log as the overlay and any other reader see it: the contract above. */
 export interface PageLogHandle {
@@ -87,7 +87,7 @@ function stackOf(value: unknown): string | undefined {
 
 type NewEntry = Omit<PageEntry, 'at' | 'message'> & { message: string }
 
-export class PageLog implements PageLogHandle {
+class PageLog implements PageLogHandle {
   readonly version = PAGE_LOG_VERSION
   private readonly entries: PageEntry[] = []
   private readonly ignored: ((url: string) => boolean)[] = []

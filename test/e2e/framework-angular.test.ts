@@ -5,7 +5,7 @@
  * and `ng serve` run side by side; Chromium annotates the button by the keyboard; an MCP client
  * started from the .mcp.json init wrote gets the component, its chain and the file of its class
  * (Angular's dev debug info) with the source lines around it (`--root`). Nothing Marginalia adds
- * logs an error in the page.
+ * logs an error in the page; `doctor` knows Angular's dev server; `ng build` carries nothing of it.
  */
 import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
@@ -90,5 +90,15 @@ describe.skipIf(!enabled)('Angular, set up by init', () => {
     expect(full.annotation.source).toMatchObject({ component: 'Counter', components: ['App', 'Counter'], file: 'src/app/counter.ts', line: 10, via: 'angular', exact: false })
     expect(full.sourceLines).toContain('> 10 | export class Counter {')
     expect(errors).toEqual([])
+
+    // doctor knows Angular's dev server; a production build carries nothing of Marginalia.
+    const doctor = await runCli(['doctor', '--json'], dir, env)
+    const checks = JSON.parse(doctor.stdout) as { checks: { name: string; status: string; detail: string }[] }
+    expect(checks.checks.find((c) => c.name === 'framework')).toMatchObject({ status: 'ok', detail: 'Angular (dev server http://localhost:4200)' })
+    const build = spawnNode(cleanups, [path.join(dir, 'node_modules/@angular/cli/bin/ng.js'), 'build'], { cwd: dir, env })
+    expect(await build.exited(120_000), build.stderr()).toBe(0)
+    const built = readFileSync(path.join(dir, 'dist/angular/browser/index.html'), 'utf8')
+    expect(built).toContain('<app-root>')
+    expect(built).not.toContain('marginalia')
   })
 })

@@ -168,4 +168,27 @@ describe.skipIf(!enabled)('the page log from the first line', () => {
     expect(entries.filter((e) => e.kind === 'network').map((e) => [e.url, e.status])).toEqual([[`${app}/api/cart?token=REDACTED`, 500]])
     expect(errors).toEqual([])
   })
+
+  it('the contract: the overlay takes over any compatible log at Symbol.for("marginalia.pageLog") (version 1, recent, ignore), and replaces an unknown version', { timeout: 60_000 }, async () => {
+    const { store, http } = await startMarginalia(cleanups)
+    // What another release's early script (the browser extension's) leaves: only the contract.
+    const foreign = (version: number) =>
+      `<script>window[Symbol.for('marginalia.pageLog')] = { version: ${version}, recent: function () { return [{ kind: 'console.warn', at: new Date().toISOString(), message: 'kept by the extension' }] }, ignore: function (test) { window.ignoredOverlay = test('${http.url}/api/sessions') } }</script>`
+    let version = 1
+    const app = await serveApp(cleanups, () => `<!doctype html><html><head><title>Shop</title>${foreign(version)}</head><body>${BODY}<script src="${http.url}/overlay.js" defer data-marginalia></script></body></html>`)
+    const { page } = await chromium.newPage()
+    const errors = foreignErrors(page)
+    await page.goto(`${app}/`)
+    const entries = await annotateBuy(page, store)
+    expect(entries.map((e) => [e.kind, e.message])).toEqual([['console.warn', 'kept by the extension']])
+    expect(await page.evaluate(() => (window as unknown as { ignoredOverlay?: boolean }).ignoredOverlay)).toBe(true)
+
+    // A version the overlay does not know: it installs its own log in its place.
+    version = 99
+    await page.goto(`${app}/`)
+    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+    await page.evaluate(() => console.error('Boom at load: after the overlay'))
+    expect(await page.evaluate(() => (window as unknown as Record<symbol, { version: number; recent(): { message: string }[] }>)[Symbol.for('marginalia.pageLog')]!.recent().map((e) => e.message))).toEqual(['Boom at load: after the overlay'])
+    expect(errors).toEqual([])
+  })
 })

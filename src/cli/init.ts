@@ -183,7 +183,7 @@ async function run(values: Values): Promise<void> {
     if (values['dry-run'] !== true) mkdirSync(path.join(root, '.marginalia'), { recursive: true })
     for (const n of notes) out(`note: ${n}\n`)
     out(changes.length === 0 ? 'nothing to change: Marginalia is already set up here.\n' : values['dry-run'] === true ? 'dry run: nothing written.\n' : `wrote ${done.join(', ') || 'nothing'}.\n`)
-    const run = project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`
+    const run = framework.devCommand ?? (project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`)
     out(`agents: ${agents.length > 0 ? `${agents.join(', ')} connect over stdio (\`marginalia mcp\`, this project's store and root): restart them so they load the config` : `none configured; ${CONNECT_AGENT.charAt(0).toLowerCase()}${CONNECT_AGENT.slice(1)}`}.\n`)
     out(`next: ${framework.startsServer ? `start your dev server (${run}), open the app and click the Marginalia button` : `run \`npx --no-install marginalia serve\` beside your dev server (${run})`}; check everything with \`npx --no-install marginalia doctor\`.\n`)
   } finally {

@@ -1,5 +1,6 @@
 /**
- * Any other set-up — server-rendered apps (Rails, Django, Laravel …) and plain HTML:
+ * Any other set-up — plain HTML, and server-rendered apps init does not recognise (PHP, Go,
+ * Phoenix …; Rails, Django and Laravel have their own module, server-rendered.ts):
  * `marginalia serve` beside the app, and the head snippet first in the page's <head>, in
  * development only (the snippet is printed; where the layout lives is the app's own business).
  */
@@ -17,7 +18,7 @@ export const scriptTag: Framework = {
     plan.note(
       [
         `no build plugin for this set-up: run \`${SERVE_COMMAND}\` beside your dev server, and paste this first in your layout's <head>, in development only`,
-        '(Rails: `<% if Rails.env.development? %>` in app/views/layouts/application.html.erb; Django: `{% if debug %}` in your base template; Laravel: `@env(\'local\')` in your layout; see docs/guide/frameworks.md):',
+        '(wrapped in your templates\' development-only condition; see docs/guide/frameworks.md):',
         projectHeadSnippet(),
       ].join('\n'),
     )

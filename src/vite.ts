@@ -232,6 +232,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
             const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}) })
             res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
           })
+          .catch((e: unknown) => next(e))
       })
       const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)

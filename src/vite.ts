@@ -5,12 +5,15 @@
  * `npx marginalia serve`) or starts one inside the Vite process on the project's store file,
  * closing it when Vite's server closes.
  */
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
 import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
 import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE, openStore } from './store/open.js'
 import { fetchHealth } from './http/health.js'
+import { DEFAULT_STATIC_DIR } from './http/static.js'
+import { CONNECT_AGENT } from './http/connect.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
@@ -222,7 +225,14 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       // The loader: a page loaded while the server is not running says how to start it.
       server.middlewares.use((req, res, next) => {
         if (!state || (req.url ?? '').split('?')[0] !== `${publicBase}${LOADER_PATH}`) return next()
-        res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(state.url).port || String(port)) }))
+        const { url } = state
+        void readFile(path.join(DEFAULT_STATIC_DIR, 'early.js'), 'utf8')
+          .catch(() => undefined)
+          .then((early) => {
+            const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}) })
+            res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
+          })
+          .catch((e: unknown) => next(e))
       })
       const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
@@ -248,7 +258,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
           state = { url: base, mode: 'reused', storeFile }
           logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
-          logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${base}/mcp`)
+          logger.info(`  marginalia: ${CONNECT_AGENT}`)
           await warnIfOtherStore(base, storeFile, (m) => logger.warn(m))
           return
         }
@@ -273,7 +283,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       }
       state = { url: lease.http.url, mode: 'started', storeFile }
       logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(server.config.root, storeFile) || storeFile}`)
-      logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
+      logger.info(`  marginalia: ${CONNECT_AGENT}`)
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
       else leases.push(drop)

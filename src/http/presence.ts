@@ -9,7 +9,7 @@
  * a request in the last RECENT_MS; an agent that ended all its sessions (DELETE) stops counting at
  * once, one that left without a word stops counting RECENT_MS after its last request.
  */
-import { closeSync, constants as fsc, readdirSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, constants as fsc, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { ensureDirectorySync, openNoFollowSync } from '../store/fs/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
@@ -57,6 +57,8 @@ export class PresenceTracker {
   private watching = 0
   private readonly agentStates = new Map<string, AgentState>()
   private stdio = 0
+  /** Listening calls of stdio agents, from their presence files. */
+  private stdioWatching = 0
   private lastSeenMs: number | undefined
   private staleTimer: ReturnType<typeof setTimeout> | undefined
   private pollTimer: ReturnType<typeof setInterval> | undefined
@@ -71,11 +73,12 @@ export class PresenceTracker {
     this.subject = new BehaviorSubject(this.current())
     this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.connected === b.connected && a.sessions === b.sessions && a.agents === b.agents && a.watching === b.watching && a.stdio === b.stdio))
     if (options.storeDir !== undefined) {
-      this.stdio = countStdioAgents(options.storeDir)
+      ;({ agents: this.stdio, watching: this.stdioWatching } = readStdioAgents(options.storeDir))
       this.pollTimer = setInterval(() => {
-        const n = countStdioAgents(options.storeDir!)
-        if (n !== this.stdio) {
-          this.stdio = n
+        const { agents, watching } = readStdioAgents(options.storeDir!)
+        if (agents !== this.stdio || watching !== this.stdioWatching) {
+          this.stdio = agents
+          this.stdioWatching = watching
           this.emit()
         }
       }, STDIO_POLL_MS)
@@ -91,7 +94,7 @@ export class PresenceTracker {
       if (a.open > 0 || (recent && (a.sessions > 0 || a.stateless))) agents++
       else if (a.sessions === 0 && !recent) this.agentStates.delete(key) // gone: forget it
     }
-    const p: Presence = { connected: agents > 0 || this.stdio > 0, sessions: this.sessions, agents, watching: this.watching }
+    const p: Presence = { connected: agents > 0 || this.stdio > 0, sessions: this.sessions, agents, watching: this.watching + this.stdioWatching }
     if (this.options.storeDir !== undefined) p.stdio = this.stdio
     if (this.lastSeenMs !== undefined) p.lastSeenAt = new Date(this.lastSeenMs).toISOString()
     return p
@@ -176,6 +179,8 @@ export class PresenceTracker {
   }
 }
 
+const STARTED_AT = new Date().toISOString()
+
 /** Whether process `pid` is running. */
 function alive(pid: number): boolean {
   try {
@@ -188,45 +193,84 @@ function alive(pid: number): boolean {
 
 /** Running stdio agents with a presence file in `<storeDir>/presence/` (files of dead processes are removed). */
 export function countStdioAgents(storeDir: string): number {
+  return readStdioAgents(storeDir).agents
+}
+
+/**
+ * Running stdio agents, and their calls waiting for the person: each file may say `watching: n`
+ * (`marginalia mcp` rewrites it when a listening call starts or ends), so a stdio agent that
+ * waits reads "listening" as an HTTP one does.
+ */
+function readStdioAgents(storeDir: string): { agents: number; watching: number } {
   let names: string[]
   try {
     names = readdirSync(path.join(storeDir, 'presence'))
   } catch {
-    return 0
+    return { agents: 0, watching: 0 }
   }
-  let n = 0
+  let agents = 0
+  let watching = 0
   for (const name of names) {
     const pid = Number(/^(\d+)\.json$/.exec(name)?.[1])
     if (!Number.isInteger(pid) || pid <= 0) continue
-    if (alive(pid)) n++
-    else rmSync(path.join(storeDir, 'presence', name), { force: true })
+    const file = path.join(storeDir, 'presence', name)
+    if (!alive(pid)) {
+      rmSync(file, { force: true })
+      continue
+    }
+    agents++
+    watching += watchingIn(file)
   }
-  return n
+  return { agents, watching }
+}
+
+/** The `watching` count a presence file states (0 when absent or unreadable; never through a link). */
+function watchingIn(file: string): number {
+  try {
+    const fd = openNoFollowSync(file, fsc.O_RDONLY)
+    try {
+      const n = (JSON.parse(readFileSync(fd, 'utf8')) as { watching?: unknown }).watching
+      return typeof n === 'number' && Number.isInteger(n) && n > 0 ? Math.min(n, 1000) : 0
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return 0
+  }
 }
 
 /**
  * Announce this process as a stdio agent on the store in `storeDir` until the returned function is
- * called (or the process exits). Best effort: a store directory that cannot be written is skipped.
- * The file is created afresh (O_EXCL, never through a link: a link left in its place is skipped).
+ * called (or the process exits); `watching` (default 0): its calls waiting for the person now —
+ * call again with the new count to update the file. Best effort: a store directory that cannot be
+ * written is skipped. The file is never written through a link (a link left in its place is skipped).
  */
-export function announceStdioAgent(storeDir: string): () => void {
+export function announceStdioAgent(storeDir: string, watching = 0): () => void {
   const file = path.join(storeDir, 'presence', `${process.pid}.json`)
   try {
     ensureDirectorySync(storeDir)
     ensureDirectorySync(path.dirname(file))
     const fd = openNoFollowSync(file, fsc.O_WRONLY | fsc.O_TRUNC, { create: true })
     try {
-      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n')
+      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: STARTED_AT, ...(watching > 0 ? { watching } : {}) }) + '\n')
     } finally {
       closeSync(fd)
     }
   } catch {
     return () => {}
   }
-  const remove = (): void => rmSync(file, { force: true })
-  process.once('exit', remove)
+  let remove = removers.get(file)
+  if (!remove) {
+    const once = (): void => rmSync(file, { force: true })
+    removers.set(file, once)
+    process.once('exit', once)
+    remove = once
+  }
   return remove
 }
+
+/** One exit hook per presence file, however often it is rewritten. */
+const removers = new Map<string, () => void>()
 
 /**
  * `registry` as `serve` offers it: every call reported to `presence`. A call of a tool tagged

@@ -86,15 +86,53 @@ function svelteSource(el: Element): SourceLocation | undefined {
   return undefined
 }
 
+type AngularDebug = { className?: unknown; filePath?: unknown; lineNumber?: unknown }
+type AngularDev = {
+  getComponent?: (e: Element) => unknown
+  getOwningComponent?: (e: Element) => unknown
+  getHostElement?: (c: unknown) => Element | null
+}
+
+/** A component instance's class name and, in dev mode, where its class is written (`ɵcmp.debugInfo`). */
+function angularClass(instance: unknown): { name: string; file?: string; line?: number } | undefined {
+  const ctor = (instance as { constructor?: { name?: string; ɵcmp?: { debugInfo?: AngularDebug } } } | null)?.constructor
+  if (!ctor) return undefined
+  const info = ctor.ɵcmp?.debugInfo
+  const name = typeof info?.className === 'string' ? info.className : typeof ctor.name === 'string' ? ctor.name.replace(/^_+/, '') : ''
+  if (!name) return undefined
+  const out: { name: string; file?: string; line?: number } = { name: name.slice(0, 200) }
+  if (typeof info?.filePath === 'string' && info.filePath) out.file = info.filePath.slice(0, 1000)
+  if (typeof info?.lineNumber === 'number' && Number.isInteger(info.lineNumber) && info.lineNumber > 0) out.line = info.lineNumber
+  return out
+}
+
+/**
+ * Angular in dev mode (the `ng` global): the component whose template writes the element
+ * (`getOwningComponent`; a root component's own host: `getComponent`), the chain of components
+ * around it through their host elements, and the file and line of the component's class from its
+ * dev debug info — the class, not the element's line in the template (`exact: false`).
+ */
 function angularSource(el: Element): SourceLocation | undefined {
-  const ng = (window as unknown as { ng?: { getComponent?: (e: Element) => unknown; getOwningComponent?: (e: Element) => unknown } }).ng
+  const ng = (window as unknown as { ng?: AngularDev }).ng
   if (!ng?.getOwningComponent) return undefined
-  for (let n: Element | null = el; n; n = n.parentElement) {
-    const c = ng.getComponent?.(n) ?? ng.getOwningComponent(n)
-    const name = (c as { constructor?: { name?: string } } | null)?.constructor?.name
-    if (name) return { component: name.replace(/^_+/, '').slice(0, 200), via: 'angular', exact: false }
+  let owner: unknown
+  for (let n: Element | null = el; n && !owner; n = n.parentElement) owner = ng.getOwningComponent(n) ?? ng.getComponent?.(n)
+  const own = angularClass(owner)
+  if (!own) return undefined
+  const names = [own.name]
+  let at = owner
+  for (let i = 1; i < MAX_COMPONENTS && ng.getHostElement; i++) {
+    const host = ng.getHostElement(at)
+    const outer = host ? ng.getOwningComponent(host) : null
+    const cls = outer ? angularClass(outer) : undefined
+    if (!cls || outer === at) break
+    names.unshift(cls.name)
+    at = outer
   }
-  return undefined
+  const out: SourceLocation = { component: own.name, components: names, via: 'angular', exact: false }
+  if (own.file !== undefined) out.file = own.file
+  if (own.line !== undefined) out.line = own.line
+  return out
 }
 
 /** The best source location the page offers for `el`, or undefined. Never throws. */

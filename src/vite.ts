@@ -251,6 +251,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       root = config.root
       publicBase = config.base.endsWith('/') ? config.base : `${config.base}/`
       building = config.command === 'build'
+      // vite-plugin-solid: Solid's components leave nothing in the DOM, so their call sites are stamped at compile time.
+      if (config.plugins.some((p) => p.name === 'solid')) markOptions.jsx = 'solid'
     },
 
     async transform(code, id) {

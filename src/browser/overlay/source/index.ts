@@ -2,10 +2,14 @@
  * Where the clicked element comes from in the app's source, best first: a
  * compile-time mark (`data-marginalia-source`, from `marginalia/vite` or `marginalia/webpack`)
  * on the element or its nearest marked ancestor; else what the framework's dev runtime knows —
- * React fibers, Vue 3 component instances, Svelte 5 `__svelte_meta`, Angular's `ng` global.
+ * React fibers, Vue 3 component instances, Svelte 5 `__svelte_meta`, Angular's `ng` global. A
+ * mark is completed with the component chain and, for a shared UI component, its call site: from
+ * React's fibers, Preact's virtual tree, Vue's instances or the compile-time call sites of Solid
+ * (`data-marginalia-call`) and Vue (`__marginaliaCall`, set by the template's vnode hook).
  * Each result says how it was found (`via`) and whether file:line is the element itself (`exact`).
  */
 import type { SourceLocation, SourcePoint } from '../../../store/source-location.js'
+import { preactFacts } from './preact.js'
 import { reactCallSite, reactSource } from './react.js'
 
 const SOURCE_ATTR = 'data-marginalia-source'
@@ -125,15 +129,17 @@ function fromMark(el: Element): SourceLocation | undefined {
   const raw = marked.getAttribute(SOURCE_ATTR)
   const here: SourceLocation = raw ? { ...parseMark(raw), via: 'mark', exact: marked === el } : { file: `#${marked.getAttribute(ID_ATTR) ?? ''}`, via: 'manifest', exact: marked === el }
   if (raw && here.file === undefined) return undefined
+  const shared = (f: string) => SHARED_UI.test(f)
+  const preact = here.file && !here.file.startsWith('#') ? preactFacts(marked, here.file, shared, MAX_COMPONENTS) : undefined
   if (here.file && !here.file.startsWith('#')) {
-    const names = markedComponents(marked, here.file)
+    const names = markedComponents(marked, here.file) ?? preact?.components
     if (names) {
       here.components = names
       here.component = names.at(-1)!
     }
   }
   if (here.file && SHARED_UI.test(here.file)) {
-    const exact = reactCallSite(marked, (f) => SHARED_UI.test(f)) ?? markedCallSite(marked, (f) => SHARED_UI.test(f))
+    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? preact?.callSite
     if (exact) {
       here.callSite = exact
       return here

@@ -235,7 +235,15 @@ interface VueNode {
   branches?: VueNode[]
 }
 
-/** Mark every element of a Vue SFC's `<template>` (plain elements only: never a component, slot or <template>). */
+/** Vue's own components: never given a call site. */
+const VUE_BUILTINS = new Set(['transition', 'transitiongroup', 'keepalive', 'teleport', 'suspense', 'component'])
+
+/**
+ * Mark every element of a Vue SFC's `<template>` (plain elements only: never a component, slot or
+ * <template>). Each component tag gets a vnode hook that records where it is used on its instance
+ * (`__marginaliaCall = "Name@file:line:column"`): nothing reaches the DOM or the component's props,
+ * so no attribute falls through and Vue warns of nothing.
+ */
 async function markVue(m: Marker, root: string): Promise<void> {
   const sfc = await loadVue(root)
   if (!sfc) return
@@ -247,6 +255,14 @@ async function markVue(m: Marker, root: string): Promise<void> {
     if (n.type === 1 && n.tagType === 0 && n !== ast && n.tag && !n.props?.some((p) => p.name === SOURCE_ATTR)) {
       const start = n.loc.start.offset
       m.mark(start, start + 1 + n.tag.length)
+    }
+    // ElementTypes.COMPONENT = 1.
+    if (n.type === 1 && n.tagType === 1 && n.tag && !VUE_BUILTINS.has(n.tag.replace(/-/g, '').toLowerCase()) && m.mode === 'paths') {
+      const start = n.loc.start.offset
+      const { line, column } = m.at(start)
+      const name = n.tag.replace(/(?:^|-)([a-z])/g, (_, c: string) => c.toUpperCase())
+      const call = `${name}@${m.rel}:${line}:${column}`.replace(/[\\']/g, '').replace(/"/g, '&quot;')
+      m.s.appendLeft(start + 1 + n.tag.length, ` @vue:mounted="(v) => { if (v.component) v.component.__marginaliaCall = '${call}' }"`)
     }
     for (const c of n.children ?? []) walk(c)
     for (const b of n.branches ?? []) walk(b)

@@ -70,7 +70,8 @@ export async function freePort(): Promise<number> {
  */
 export function runBin(cleanups: Cleanups, dir: string, bin: string, args: string[], env: Record<string, string>): Spawned {
   const script = realpathSync(path.join(dir, 'node_modules', '.bin', bin))
-  const proc = spawnNode(cleanups, [script, ...args], { cwd: dir, env: { BROWSER: 'none', NO_COLOR: '1', ...env } })
+  // As from a terminal: not the test runner's NODE_ENV=test and VITEST (dev plugins turn themselves off or half off under them).
+  const proc = spawnNode(cleanups, [script, ...args], { cwd: dir, env: { NODE_ENV: '', VITEST: '', VITEST_MODE: '', VITEST_POOL_ID: '', VITEST_WORKER_ID: '', TEST: '', BROWSER: 'none', NO_COLOR: '1', ...env } })
   cleanups.push(async () => {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) return
     proc.child.kill('SIGTERM')
@@ -86,6 +87,9 @@ export function pageErrors(page: Page): string[] {
     if (m.type() === 'error') errors.push(m.text())
   })
   page.on('pageerror', (e) => errors.push(String(e)))
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`)
+  })
   return errors
 }
 
@@ -109,12 +113,24 @@ export async function untilHydrated(page: Page, selector: string, done: (text: s
     .toBe(true)
 }
 
-/** Annotate `selector` by the keyboard only: focus it, Alt+Shift+A, Enter, type, Ctrl+Enter. */
+/**
+ * Annotate `selector` by the keyboard only: focus it, Alt+Shift+A (annotate mode), Enter, type,
+ * Ctrl+Enter. A dev server may reload the page once while it optimizes dependencies on a cold
+ * start: then the overlay comes back and the keyboard goes again (three tries at most).
+ */
 export async function annotateByKeyboard(page: Page, selector: string, comment: string): Promise<void> {
-  await page.locator(selector).focus()
-  await page.keyboard.press('Alt+Shift+A')
-  await page.keyboard.press('Enter')
-  await ui(page, '.composer textarea').waitFor()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await overlayReady(page)
+      await page.locator(selector).focus()
+      if ((await ui(page, '.annotate').getAttribute('aria-pressed')) !== 'true') await page.keyboard.press('Alt+Shift+A')
+      await page.keyboard.press('Enter')
+      await ui(page, '.composer textarea').waitFor({ timeout: 10_000 })
+      break
+    } catch (e) {
+      if (attempt === 3) throw e
+    }
+  }
   await page.keyboard.type(comment)
   await page.keyboard.press('Control+Enter')
   await ui(page, '.composer textarea').waitFor({ state: 'hidden' })

@@ -106,15 +106,19 @@ function markedCallSite(marked: Element, shared: (file: string) => boolean): Sou
   const dom = domCalls(marked)
   const i = dom.findIndex((d) => !shared(d.call.at.file))
   if (i >= 0) {
-    // Its component: the next one out, whose element is around it.
-    const owner = dom[i + 1]?.call.name
+    // Its component: the one out whose element is written in the call site's file (not a component it is handed to as children).
+    const file = dom[i]!.call.at.file
+    const owner = (dom.slice(i + 1).find((d) => parseMark(d.el.getAttribute(SOURCE_ATTR) ?? '')?.file === file) ?? dom[i + 1])?.call.name
     return { ...dom[i]!.call.at, ...(owner ? { component: owner } : {}) }
   }
   const insts = vueInstances(marked)
   for (let k = 0; k < insts.length; k++) {
     const call = parseCall(insts[k]![CALL_KEY])
     if (call && !shared(call.at.file)) {
-      const owner = insts[k + 1] && vueName(insts[k + 1]!)
+      // Slot content: the instance around it may be the component it was handed to; its owner is the one written in the call site's file.
+      const around = insts.slice(k + 1)
+      const by = around.find((i) => sameFile(vueFile(i), call.at.file)) ?? around[0]
+      const owner = by && vueName(by)
       return { ...call.at, ...(owner ? { component: owner } : {}) }
     }
   }

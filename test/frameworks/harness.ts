@@ -23,7 +23,7 @@ const REPO = path.resolve(import.meta.dirname, '../..')
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'frameworks')
 
 /** Whether fixture `name` is installed (`npm run fixtures <name>`), with this package linked in. */
-export function fixtureReady(name: string): boolean {
+function fixtureReady(name: string): boolean {
   return existsSync(path.join(FIXTURES, name, 'node_modules', '.marginalia-fixture-stamp')) && existsSync(path.join(FIXTURES, name, 'node_modules', 'marginalia'))
 }
 

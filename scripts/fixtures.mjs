@@ -46,5 +46,12 @@ for (const name of apps) {
     mkdirSync(path.dirname(link), { recursive: true })
     symlinkSync(path.relative(path.dirname(link), root), link, 'dir')
   }
+  // Its command, as an install puts it: the agent configs init writes run `npx --no-install marginalia`.
+  const bin = path.join(app, 'node_modules', '.bin', 'marginalia')
+  if (!existsSync(bin)) {
+    mkdirSync(path.dirname(bin), { recursive: true })
+    rmSync(bin, { force: true })
+    symlinkSync(path.relative(path.dirname(bin), path.join(root, 'dist', 'marginalia.mjs')), bin)
+  }
 }
 if (apps.length > 0) process.stderr.write(`fixtures: ${apps.length} app(s) ready: ${apps.join(', ')}\n`)

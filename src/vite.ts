@@ -16,6 +16,7 @@ import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
 import { PROXY_PREFIX, marginaliaProxy } from './plugin/proxy.js'
 import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
+import { htmlInjector } from './plugin/inject-html.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -36,6 +37,12 @@ export interface MarginaliaViteOptions {
    * beside the build (for `marginalia serve --sources`); false turns marking off.
    */
   sourceLocations?: 'paths' | 'ids' | false
+  /**
+   * The project root: source paths are relative to it, and the store file and the server's
+   * source root are resolved from it (default: Vite's root). For frameworks whose Vite root is a
+   * source folder (Nuxt's `app/`).
+   */
+  root?: string
   /** Globs (relative to the root) of files to mark (default: all app source outside node_modules). */
   include?: string[]
   /** Globs of files never to mark. */
@@ -184,6 +191,10 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     )
   }
 
+  /** The same two tags as HTML, for pages rendered outside transformIndexHtml: loader and overlay, first in <head>. */
+  const headTags = (): string =>
+    `<script src="${escapeAttr(`${publicBase}${LOADER_PATH}`)}" data-marginalia-loader></script><script src="${escapeAttr(overlaySrc())}" defer data-marginalia${options.shortcut ? ` data-shortcut="${escapeAttr(options.shortcut)}"` : ''}></script>`
+
   const releaseAll = async (): Promise<void> => {
     await Promise.all(leases.splice(0).map((r) => r()))
   }
@@ -196,7 +207,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     marginalia: () => state,
 
     configResolved(config) {
-      root = config.root
+      root = options.root ?? config.root
       publicBase = config.base.endsWith('/') ? config.base : `${config.base}/`
       building = config.command === 'build'
     },
@@ -224,7 +235,9 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         if (!state || (req.url ?? '').split('?')[0] !== `${publicBase}${LOADER_PATH}`) return next()
         res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(state.url).port || String(port)) }))
       })
-      const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
+      // Pages rendered by a framework's own middleware (SvelteKit, Astro …) never pass through transformIndexHtml.
+      server.middlewares.use(htmlInjector(() => (state ? headTags() : undefined)))
+      const storeFile = path.resolve(root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
       const base = `http://${displayHost}:${port}`
       if (!shouldStart) {
@@ -236,7 +249,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       const startHere = async () => {
         const store = await openStore({ file: storeFile })
         try {
-          const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root: server.config.root } })
+          const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root } })
           return { http, store }
         } catch (e) {
           await store.close()
@@ -272,7 +285,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         return release(key, lease).catch((e: unknown) => logger.error(`marginalia: closing the server failed: ${e instanceof Error ? e.message : String(e)}`))
       }
       state = { url: lease.http.url, mode: 'started', storeFile }
-      logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(server.config.root, storeFile) || storeFile}`)
+      logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
       logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
@@ -297,5 +310,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   }
   return plugin
 }
+
+const escapeAttr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
 
 export { marginalia }

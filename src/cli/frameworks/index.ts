@@ -5,10 +5,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { scriptTag } from './script-tag.js'
+import { sveltekit } from './sveltekit.js'
 import type { Framework, Project } from './types.js'
 import { vite } from './vite.js'
 
-const FRAMEWORKS: readonly Framework[] = [vite, scriptTag]
+const FRAMEWORKS: readonly Framework[] = [sveltekit, vite, scriptTag]
 
 /** The project at `root`, as the frameworks read it. */
 export function readProject(root: string): Project {

@@ -30,7 +30,7 @@ function fromMark(el: Element): SourceLocation | undefined {
   const here: SourceLocation = raw ? { ...parseMark(raw), via: 'mark', exact: marked === el } : { file: `#${marked.getAttribute(ID_ATTR) ?? ''}`, via: 'manifest', exact: marked === el }
   if (raw && here.file === undefined) return undefined
   if (here.file && SHARED_UI.test(here.file)) {
-    const exact = reactCallSite(marked, (f) => SHARED_UI.test(f))
+    const exact = reactCallSite(marked, (f) => SHARED_UI.test(f)) ?? svelteCallSite(marked)
     if (exact) {
       here.callSite = exact
       return here
@@ -73,6 +73,33 @@ function vueSource(el: Element): SourceLocation | undefined {
   return undefined
 }
 
+interface SvelteFrame {
+  type?: unknown
+  file?: unknown
+  line?: unknown
+  column?: unknown
+  parent?: SvelteFrame | null
+}
+
+/** Svelte 5 dev: the component tag, outside the shared folder, that renders `el` (its `__svelte_meta` parent frames). */
+function svelteCallSite(el: Element): SourcePoint | undefined {
+  let frame = ((el as unknown as Props).__svelte_meta as { parent?: SvelteFrame | null } | undefined)?.parent
+  for (let depth = 0; frame && depth < 64; frame = frame.parent, depth++) {
+    if (frame.type === 'component' && typeof frame.file === 'string' && !SHARED_UI.test(frame.file) && typeof frame.line === 'number') {
+      const point: SourcePoint = { file: frame.file.slice(0, 1000), line: frame.line }
+      if (typeof frame.column === 'number') point.column = frame.column + 1
+      return point
+    }
+  }
+  return undefined
+}
+
+/** The component a file defines when its name is the component's (Svelte, Astro, Vue single-file components). */
+function componentOfFile(file: string | undefined): string | undefined {
+  const m = /([^/]+)\.(?:svelte|astro|vue)$/.exec(file ?? '')
+  return m?.[1]
+}
+
 function svelteSource(el: Element): SourceLocation | undefined {
   for (let n: Element | null = el; n; n = n.parentElement) {
     const meta = (n as unknown as Props).__svelte_meta as { loc?: { file?: string; line?: number; column?: number } } | undefined
@@ -109,6 +136,9 @@ export function findSource(el: Element): SourceLocation | undefined {
           if (names?.components) {
             found.components = names.components
             found.component = names.component!
+          } else {
+            const own = componentOfFile(found.file)
+            if (own) found.component = own
           }
         }
         return found

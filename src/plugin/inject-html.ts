@@ -1,0 +1,90 @@
+/**
+ * Tags put into HTML pages a server renders itself: SvelteKit's and Astro's dev servers render
+ * their pages in their own middleware, where Vite's `transformIndexHtml` never runs. A middleware
+ * placed before theirs wraps the response of each page request and writes the tags right after
+ * `<head…>` of an HTML response (first in the head, before any script of the page). Anything that
+ * is not HTML, is encoded (gzip …) or already carries the tags passes through untouched.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** Whether the tags are already in `html` (the page went through `transformIndexHtml`). */
+const MARKER = 'data-marginalia-loader'
+const HEAD_OPEN = /<head(?:\s[^>]*)?>/i
+
+/** `html` with `tags` inserted right after its `<head>` (or before everything when it has none); unchanged when they are there. */
+export function injectIntoHead(html: string, tags: string): string {
+  if (html.includes(MARKER)) return html
+  const head = HEAD_OPEN.exec(html)
+  if (!head) return html
+  const at = head.index + head[0].length
+  return html.slice(0, at) + tags + html.slice(at)
+}
+
+type Next = (error?: unknown) => void
+
+/**
+ * A connect middleware: page requests (GET/HEAD accepting text/html) get `tags()` injected into
+ * the HTML their handler answers. `tags()` undefined: nothing to inject (the server is not up).
+ */
+export function htmlInjector(tags: () => string | undefined): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+  return (req, res, next) => {
+    const accept = req.headers.accept ?? ''
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !accept.includes('text/html') || tags() === undefined) return next()
+    wrap(res, () => tags() ?? '')
+    next()
+  }
+}
+
+function wrap(res: ServerResponse, tags: () => string): void {
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
+  /** undefined: not decided yet; true: an HTML page whose head has not passed yet; false: pass through. */
+  let html: boolean | undefined
+  let held = ''
+  const decide = (): boolean => {
+    if (html === undefined) {
+      const type = String(res.getHeader('content-type') ?? '')
+      html = /text\/html/i.test(type) && !res.getHeader('content-encoding')
+      if (html && !res.headersSent) res.removeHeader('content-length')
+    }
+    return html
+  }
+  const toText = (chunk: unknown, encoding: unknown): string =>
+    typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : String(chunk)
+  // writeHead may carry the headers itself (content-type, content-length): look at them before they go.
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    const headers = rest.find((r) => typeof r === 'object' && r !== null) as Record<string, unknown> | unknown[] | undefined
+    if (headers && !Array.isArray(headers)) {
+      for (const [k, v] of Object.entries(headers)) if (v !== undefined) res.setHeader(k, v as string)
+      const message = rest.find((r) => typeof r === 'string')
+      decide()
+      return writeHead(status, ...(message !== undefined ? [message] : []))
+    }
+    decide()
+    return writeHead(status, ...rest)
+  }) as typeof res.writeHead
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (!decide() || chunk === undefined || chunk === null) return write(chunk, ...rest)
+    held += toText(chunk, rest[0])
+    if (!HEAD_OPEN.test(held) && held.length < 64 * 1024) {
+      const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined
+      callback?.()
+      return true
+    }
+    html = false
+    const out = injectIntoHead(held, tags())
+    held = ''
+    return write(out, 'utf8', ...rest.filter((r) => typeof r === 'function'))
+  }) as typeof res.write
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args
+    if (!decide()) return end(...args)
+    const callback = args.find((r) => typeof r === 'function')
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') held += toText(chunk, args[1])
+    html = false
+    const out = injectIntoHead(held, tags())
+    held = ''
+    return callback ? end(out, 'utf8', callback) : end(out, 'utf8')
+  }) as typeof res.end
+}

@@ -48,10 +48,10 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** The environment of the app's processes: no Marginalia or test variables from this process, no telemetry. */
+/** The environment of the app's processes: no Marginalia or test variables from this process (with TEST or NODE_ENV=test Nuxt logs nothing), no telemetry. */
 export function appEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MARGINALIA_') && !k.startsWith('VITEST') && k !== 'NODE_ENV') env[k] = v
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MARGINALIA_') && !k.startsWith('VITEST') && k !== 'NODE_ENV' && k !== 'TEST') env[k] = v
   return { ...env, NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', BROWSER: 'none', CI: '1', ...extra }
 }
 

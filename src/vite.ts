@@ -5,6 +5,7 @@
  * `npx marginalia serve`) or starts one inside the Vite process on the project's store file,
  * closing it when Vite's server closes.
  */
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
 import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
@@ -212,8 +213,18 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       building = config.command === 'build'
     },
 
+    // Astro compiles .astro files in its own transform, which runs first: they are marked as they load.
+    async load(id) {
+      if (sourceLocations === false || !id.endsWith('.astro') || !path.isAbsolute(id)) return undefined
+      const code = await readFile(id, 'utf8').catch(() => undefined)
+      const out = code === undefined ? undefined : await markModule(code, id, root, markOptions)
+      if (!out) return undefined
+      if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)
+      return { code: out.code, map: out.map }
+    },
+
     async transform(code, id) {
-      if (sourceLocations === false) return undefined
+      if (sourceLocations === false || id.split('?')[0]!.endsWith('.astro')) return undefined
       const out = await markModule(code, id, root, markOptions)
       if (!out) return undefined
       if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)

@@ -12,7 +12,7 @@ const MARKER = 'data-marginalia-loader'
 const HEAD_OPEN = /<head(?:\s[^>]*)?>/i
 
 /** `html` with `tags` inserted right after its `<head>` (or before everything when it has none); unchanged when they are there. */
-export function injectIntoHead(html: string, tags: string): string {
+function injectIntoHead(html: string, tags: string): string {
   if (html.includes(MARKER)) return html
   const head = HEAD_OPEN.exec(html)
   if (!head) return html

@@ -6,7 +6,7 @@
  * keyboard in Chromium, and the agent started exactly as the config `init` wrote says.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -33,6 +33,25 @@ export function copyFixture(cleanups: Cleanups, name: string): string {
   const skip = new Set(['node_modules', '.nuxt', '.output', '.svelte-kit', '.astro', 'dist', '.marginalia', 'marginalia-sources.json'])
   cpSync(from, dir, { recursive: true, filter: (src) => src === from || !skip.has(path.relative(from, src).split(path.sep)[0]!) })
   symlinkSync(path.join(from, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+  return dir
+}
+
+/**
+ * The installed fixture itself, for a framework whose dev server serves files only from inside the
+ * app (Astro answers 403 for its own dev toolbar when node_modules is a link out of the app): its
+ * files are saved now and put back by `cleanups` (what the test added is removed). One test at a
+ * time per fixture.
+ */
+export function fixtureInPlace(cleanups: Cleanups, name: string): string {
+  const dir = path.join(FIXTURES, name)
+  const saved = mkdtempSync(path.join(os.tmpdir(), `marginalia-${name}-saved-`))
+  const entries = readdirSync(dir).filter((e) => e !== 'node_modules')
+  for (const e of entries) cpSync(path.join(dir, e), path.join(saved, e), { recursive: true })
+  cleanups.push(() => {
+    for (const e of readdirSync(dir)) if (e !== 'node_modules') rmSync(path.join(dir, e), { recursive: true, force: true })
+    for (const e of entries) cpSync(path.join(saved, e), path.join(dir, e), { recursive: true })
+    rmSync(saved, { recursive: true, force: true })
+  })
   return dir
 }
 
@@ -126,17 +145,20 @@ export function pageErrors(page: Page): string[] {
   return errors
 }
 
-/** Annotate `selector` by the keyboard: focus it, Alt+Shift+A, Enter, type, Ctrl+Enter; resolves when the note is sent. */
+/** Annotate `selector` by the keyboard: focus it, Alt+Shift+A (unless annotate mode is on), Enter, type, Ctrl+Enter; resolves when the note is sent. */
 export async function annotateByKeyboard(page: Page, selector: string, comment: string): Promise<void> {
-  await page.locator('marginalia-overlay .annotate').waitFor({ timeout: 30_000 })
+  const annotate = page.locator('marginalia-overlay .annotate')
+  await annotate.waitFor({ timeout: 30_000 })
+  const sent = page.locator('marginalia-overlay .pin:not([data-waiting])')
+  const before = await sent.count()
   await page.locator(selector).focus()
-  await page.keyboard.press('Alt+Shift+A')
+  if ((await annotate.getAttribute('aria-pressed')) !== 'true') await page.keyboard.press('Alt+Shift+A')
   await page.locator(selector).focus()
   await page.keyboard.press('Enter')
   await page.locator('marginalia-overlay .composer textarea').waitFor({ timeout: 10_000 })
   await page.keyboard.type(comment)
   await page.keyboard.press('Control+Enter')
-  await page.locator('marginalia-overlay .pin:not([data-waiting])').first().waitFor({ timeout: 15_000 })
+  await sent.nth(before).waitFor({ timeout: 15_000 })
 }
 
 export interface AgentAnnotation {

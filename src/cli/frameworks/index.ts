@@ -4,13 +4,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { astro } from './astro.js'
 import { nuxt } from './nuxt.js'
 import { scriptTag } from './script-tag.js'
 import { sveltekit } from './sveltekit.js'
 import type { Framework, Project } from './types.js'
 import { vite } from './vite.js'
 
-const FRAMEWORKS: readonly Framework[] = [nuxt, sveltekit, vite, scriptTag]
+const FRAMEWORKS: readonly Framework[] = [nuxt, sveltekit, astro, vite, scriptTag]
 
 /** The project at `root`, as the frameworks read it. */
 export function readProject(root: string): Project {

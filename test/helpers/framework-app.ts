@@ -16,7 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Page } from 'playwright-core'
 import type { Cleanups } from './cleanup.js'
 
-export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/frameworks')
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/frameworks')
 
 /** Whether the fixture is installed (`npm run fixtures <name>`); the framework's tests skip, saying so, when not. */
 export function fixtureInstalled(name: string): boolean {
@@ -68,7 +68,7 @@ export function freePort(): Promise<number> {
 }
 
 /** The environment of the app's processes: no Marginalia or test variables from this process (with TEST or NODE_ENV=test Nuxt logs nothing), no telemetry. */
-export function appEnv(extra: Record<string, string> = {}): Record<string, string> {
+function appEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MARGINALIA_') && !k.startsWith('VITEST') && k !== 'NODE_ENV' && k !== 'TEST') env[k] = v
   return { ...env, NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', BROWSER: 'none', CI: '1', ...extra }

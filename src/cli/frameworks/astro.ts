@@ -30,7 +30,7 @@ export const astro: Framework = {
 }
 
 /** `text` with marginalia() first in its integrations (the list added when there is none) and its import, the same text when it is there, or null. */
-function addAstroIntegration(text: string): string | null {
+export function addAstroIntegration(text: string): string | null {
   if (text.includes('marginalia/astro')) return text
   let withCall: string
   const list = /\bintegrations\s*:\s*\[/.exec(text)

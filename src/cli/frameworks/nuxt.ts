@@ -30,7 +30,7 @@ export const nuxt: Framework = {
 }
 
 /** `text` with 'marginalia/nuxt' first in its modules (the list added when there is none), the same text when it is there, or null. */
-function addNuxtModule(text: string): string | null {
+export function addNuxtModule(text: string): string | null {
   if (text.includes('marginalia/nuxt')) return text
   const modules = /\bmodules\s*:\s*\[/.exec(text)
   if (modules) {

@@ -11,13 +11,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 const MARKER = 'data-marginalia-loader'
 const HEAD_OPEN = /<head(?:\s[^>]*)?>/i
 
-/** `html` with `tags` inserted right after its `<head>` (or before everything when it has none); unchanged when they are there. */
-function injectIntoHead(html: string, tags: string): string {
-  if (html.includes(MARKER)) return html
-  const head = HEAD_OPEN.exec(html)
-  if (!head) return html
+/**
+ * `page` (bytes) with `tags` inserted right after its `<head…>`; unchanged when it has no head or
+ * has the tags. Searched in Latin-1, where a byte is a character, so a UTF-8 page is never re-encoded.
+ */
+function injectIntoHead(page: Buffer, tags: string): Buffer {
+  const text = page.toString('latin1')
+  if (text.includes(MARKER)) return page
+  const head = HEAD_OPEN.exec(text)
+  if (!head) return page
   const at = head.index + head[0].length
-  return html.slice(0, at) + tags + html.slice(at)
+  return Buffer.concat([page.subarray(0, at), Buffer.from(tags, 'utf8'), page.subarray(at)])
 }
 
 type Next = (error?: unknown) => void
@@ -41,7 +45,12 @@ function wrap(res: ServerResponse, tags: () => string): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
   /** undefined: not decided yet; true: an HTML page whose head has not passed yet; false: pass through. */
   let html: boolean | undefined
-  let held = ''
+  let held: Buffer[] = []
+  const take = (): Buffer => {
+    const all = Buffer.concat(held)
+    held = []
+    return all
+  }
   const decide = (): boolean => {
     if (html === undefined) {
       const type = String(res.getHeader('content-type') ?? '')
@@ -50,8 +59,8 @@ function wrap(res: ServerResponse, tags: () => string): void {
     }
     return html
   }
-  const toText = (chunk: unknown, encoding: unknown): string =>
-    typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : String(chunk)
+  const toBytes = (chunk: unknown, encoding: unknown): Buffer =>
+    typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : chunk instanceof Uint8Array ? Buffer.from(chunk) : Buffer.from(String(chunk))
   // writeHead may carry the headers itself (content-type, content-length): look at them before they go.
   res.writeHead = ((status: number, ...rest: unknown[]) => {
     const headers = rest.find((r) => typeof r === 'object' && r !== null) as Record<string, unknown> | unknown[] | undefined
@@ -66,25 +75,24 @@ function wrap(res: ServerResponse, tags: () => string): void {
   }) as typeof res.writeHead
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     if (!decide() || chunk === undefined || chunk === null) return write(chunk, ...rest)
-    held += toText(chunk, rest[0])
-    if (!HEAD_OPEN.test(held) && held.length < 64 * 1024) {
+    held.push(toBytes(chunk, rest[0]))
+    const sofar = Buffer.concat(held)
+    held = [sofar]
+    if (!HEAD_OPEN.test(sofar.toString('latin1')) && sofar.length < 64 * 1024) {
       const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined
       callback?.()
       return true
     }
     html = false
-    const out = injectIntoHead(held, tags())
-    held = ''
-    return write(out, 'utf8', ...rest.filter((r) => typeof r === 'function'))
+    return write(injectIntoHead(take(), tags()), ...rest.filter((r) => typeof r === 'function'))
   }) as typeof res.write
   res.end = ((...args: unknown[]) => {
     const [chunk] = args
     if (!decide()) return end(...args)
     const callback = args.find((r) => typeof r === 'function')
-    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') held += toText(chunk, args[1])
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') held.push(toBytes(chunk, args[1]))
     html = false
-    const out = injectIntoHead(held, tags())
-    held = ''
-    return callback ? end(out, 'utf8', callback) : end(out, 'utf8')
+    const out = injectIntoHead(take(), tags())
+    return callback ? end(out, callback) : end(out)
   }) as typeof res.end
 }

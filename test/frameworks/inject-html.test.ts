@@ -36,12 +36,15 @@ describe('htmlInjector', () => {
   it('finds the head across streamed chunks and injects once', async () => {
     const url = await serve((_req, res) => {
       res.setHeader('Content-Type', 'text/html')
-      res.write('<!doctype html><html lang="en"><he')
+      // "é" split between two chunks before the head is found: its bytes stay whole.
+      const e = Buffer.from('é')
+      res.write(Buffer.concat([Buffer.from('<!doctype html><!-- caf'), e.subarray(0, 1)]))
+      res.write(Buffer.concat([e.subarray(1), Buffer.from(' --><html lang="en"><he')]))
       res.write(Buffer.from('ad data-x="1"><title>T</title></head><body>'))
       res.write('<p>streamed</p>')
       res.end('</body></html>')
     })
-    expect(await (await page(url)).text()).toBe(`<!doctype html><html lang="en"><head data-x="1">${TAGS}<title>T</title></head><body><p>streamed</p></body></html>`)
+    expect(await (await page(url)).text()).toBe(`<!doctype html><!-- café --><html lang="en"><head data-x="1">${TAGS}<title>T</title></head><body><p>streamed</p></body></html>`)
   })
 
   it('leaves alone what is not an HTML page: JSON, a request that does not accept HTML, a page that has the tags, no tags to give', async () => {

@@ -183,6 +183,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
   /** `vite --host` (or a server.host beyond loopback) without a token: said once, on the dev server's log. */
   let warnedExposed = false
+  /** The server URL this plugin last announced on the dev server's log. */
+  let announced: string | undefined
   const warnIfExposed = (devHost: string | boolean | undefined, logger: { warn(message: string): void }): void => {
     const exposed = devHost === true || (typeof devHost === 'string' && devHost !== '' && !isLoopbackHost(devHost))
     if (!exposed || options.token !== undefined || warnedExposed) return
@@ -296,8 +298,12 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         return release(key, lease).catch((e: unknown) => logger.error(`marginalia: closing the server failed: ${e instanceof Error ? e.message : String(e)}`))
       }
       state = { url: lease.http.url, mode: 'started', storeFile }
-      logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
-      logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
+      // Said once per plugin: Nuxt gives the same plugin to its client and its server dev servers.
+      if (announced !== lease.http.url) {
+        announced = lease.http.url
+        logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
+        logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
+      }
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
       else leases.push(drop)

@@ -1,0 +1,97 @@
+// Build the browser extension from the overlay's sources (src/browser/extension, src/browser/overlay):
+//   dist/extension/chromium/  — unpacked, Manifest V3 with a service worker (load it in chrome://extensions)
+//   dist/extension/firefox/   — unpacked, Manifest V3 with background scripts (about:debugging)
+//   dist/extension/marginalia-<browser>-<version>.zip — each zipped by web-ext (the stores take these)
+// The scripts are esbuild IIFE bundles like overlay.js: page.js runs in the page's own world,
+// relay.js in the extension's isolated world, background.js is the service worker.
+import { build, transform } from 'esbuild'
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import webExt from 'web-ext'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const src = path.join(root, 'src/browser/extension')
+const out = path.join(root, 'dist', 'extension')
+const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+
+/**
+ * The public half of the extension's signing key: with it the unpacked Chromium build has the
+ * same ID everywhere (chrome-extension://fkdilionbgjppppfmpgbfakpiamkedhg), the origin a team
+ * server allows with --allow-origin. Only the public key is here; nothing is signed with it.
+ */
+const CHROMIUM_KEY =
+  'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAx9FRrCuKuQ/plc8jifI5uY3aXFNvQi3R/guHu3XDa0TtwMfBTconDo+waFlEZfn5HS420ZzRFOLx0hKNAf7FcJ8osxDIHitBU9lYAkhv2inNhQ/qXsIoFqwqqMZ1AaHGh8sZ/6Ri5B+p9OVB6RnMJFcIX8H7cVWx7yOBvS740axei92rAbduKIRZjUVObLP29/aQe/acRWPN1lxNMAM4JdOy+e71VLbM3tUBr+BHB7u69sx29YXMmpKFfAE7lh2rsVXZi7nRQ5g8qfbADHpMYQ5klmpHxVl2jA4pnwI4sanuHDx9FXiORWZRb665KZoi9TLD1jJhtXZCFsOxxIsr9QIDAQAB'
+const GECKO_ID = 'extension@marginalia.dev'
+const TARGET = { chromium: ['chrome111'], firefox: ['firefox128'] }
+
+const minifiedCss = {
+  name: 'minified-css-text',
+  setup(b) {
+    b.onLoad({ filter: /\.css$/ }, async (args) => {
+      const { code } = await transform(readFileSync(args.path, 'utf8'), { loader: 'css', minify: true })
+      return { contents: `export default ${JSON.stringify(code.trim())}`, loader: 'js' }
+    })
+  },
+}
+
+/** The manifest of one browser's build: the same permissions, each browser's own background and extras. */
+export function manifest(browser) {
+  const common = {
+    manifest_version: 3,
+    name: 'Marginalia',
+    version: version.replace(/[-+].*$/, ''),
+    description: 'Annotate any web page for your AI coding agent: point at an element, say what is wrong, and the agent sees it through your Marginalia server.',
+    permissions: ['storage', 'scripting', 'activeTab'],
+    // Asked for one site at a time, when the person turns the overlay on for it; never all sites up front.
+    optional_host_permissions: ['http://*/*', 'https://*/*'],
+    action: { default_title: 'Marginalia', default_popup: 'popup.html' },
+    options_ui: { page: 'options.html', open_in_tab: true },
+  }
+  if (browser === 'chromium') {
+    return { ...common, key: CHROMIUM_KEY, minimum_chrome_version: '111', background: { service_worker: 'background.js' }, storage: { managed_schema: 'managed_schema.json' } }
+  }
+  return {
+    ...common,
+    background: { scripts: ['background.js'] },
+    browser_specific_settings: { gecko: { id: GECKO_ID, strict_min_version: '128.0', data_collection_permissions: { required: ['websiteContent'] } } },
+  }
+}
+
+/** What an organisation may preset (Chromium's managed storage; Firefox reads the same keys from its policies). */
+const MANAGED_SCHEMA = {
+  type: 'object',
+  properties: {
+    server: { title: 'Marginalia server', description: 'The server URL, e.g. https://marginalia.example.com (a person cannot change it).', type: 'string' },
+    sites: { title: 'Sites', description: 'Origins where the overlay is always on, e.g. https://staging.example.com.', type: 'array', items: { type: 'string' } },
+  },
+}
+
+async function buildOne(browser) {
+  const dir = path.join(out, browser)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  await build({
+    entryPoints: ['background', 'relay', 'page', 'popup', 'options'].map((name) => ({ in: path.join(src, `${name}.ts`), out: name })),
+    outdir: dir,
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: TARGET[browser],
+    tsconfig: path.join(root, 'tsconfig.overlay.json'),
+    minify: true,
+    legalComments: 'none',
+    define: { __MARGINALIA_VERSION__: JSON.stringify(version), __MARGINALIA_BROWSER__: JSON.stringify(browser) },
+    banner: { js: `/* Marginalia extension ${version} */` },
+    plugins: [minifiedCss],
+    logLevel: 'warning',
+  })
+  for (const file of ['popup.html', 'options.html', 'extension.css']) copyFileSync(path.join(src, file), path.join(dir, file))
+  writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest(browser), null, 2)}\n`)
+  if (browser === 'chromium') writeFileSync(path.join(dir, 'managed_schema.json'), `${JSON.stringify(MANAGED_SCHEMA, null, 2)}\n`)
+  await webExt.cmd.build({ sourceDir: dir, artifactsDir: out, filename: `marginalia-${browser}-${version}.zip`, overwriteDest: true }, { shouldExitProgram: false, showReadyMessage: false })
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const browser of ['chromium', 'firefox']) await buildOne(browser)
+}

@@ -1,0 +1,91 @@
+/**
+ * The browser extension in real Chromium: on a plain site with no Marginalia code the person
+ * annotates by the keyboard and the agent gets the URL, a screenshot, and the console error and
+ * failed request of the page's first script; a site with `default-src 'self'` works the same;
+ * a site that is not listed gets nothing at all.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { browserTestsEnabled } from '../../helpers/chromium.js'
+import { useCleanups } from '../../helpers/cleanup.js'
+import { eventually } from '../../helpers/eventually.js'
+import { startMarginalia } from '../../helpers/page.js'
+import { EXTENSION_ORIGIN, configure, launchWithExtension, registeredMatches, serveSite } from './helpers.js'
+
+const enabled = browserTestsEnabled()
+const cleanups = useCleanups()
+
+const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
+
+const HTML = { 'Content-Type': 'text/html; charset=utf-8' }
+const JS = { 'Content-Type': 'text/javascript' }
+const STRICT = { ...HTML, 'Content-Security-Policy': "default-src 'self'" }
+/** What the page's very first script does: an error on the console and a request that fails. */
+const FIRST_SCRIPT = "console.error('Boom before the app started'); fetch('/api/missing.json').catch(() => {})"
+const body = (title: string, head: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body style="font:16px sans-serif;margin:40px"><h1>${title}</h1><button id="buy" style="background:#0a7;color:#fff;padding:12px 20px;border:0">Buy now</button></body></html>`
+
+/** Annotate #buy by the keyboard: focus it, the annotate shortcut, Enter, write, Ctrl+Enter. */
+async function annotateByKeyboard(page: Page, text: string): Promise<void> {
+  await ui(page, '.annotate').waitFor({ timeout: 15_000 })
+  await page.focus('#buy')
+  await page.keyboard.press('Alt+Shift+A')
+  await page.keyboard.press('Enter')
+  await ui(page, '.composer textarea').waitFor()
+  await page.keyboard.type(text)
+  await page.keyboard.press('Control+Enter')
+}
+
+describe.skipIf(!enabled)('the browser extension in Chromium', () => {
+  it('on a listed plain site and a listed strict-CSP site: the agent gets the URL, a screenshot, the first script\'s console error and failed request; an unlisted site gets nothing', { timeout: 90_000 }, async () => {
+    const { store, http } = await startMarginalia(cleanups, { allowOrigins: [EXTENSION_ORIGIN] })
+    const site = await serveSite(cleanups, {
+      '/': [HTML, body('Plain shop', `<script>${FIRST_SCRIPT}</script>`)],
+      '/strict': [STRICT, body('Strict shop', '<script src="/first.js"></script>')],
+      '/first.js': [JS, FIRST_SCRIPT],
+    })
+    const other = await serveSite(cleanups, { '/': [HTML, body('Not listed', '')] })
+    const { context, worker } = await launchWithExtension(cleanups, ['http://127.0.0.1/*'])
+    await configure(worker, { server: http.url, sites: [site.origin] })
+    await eventually(() => registeredMatches(worker)).toEqual([`${site.origin}/*`])
+
+    // 1. A plain site: nothing of Marginalia in it.
+    const page = await context.newPage()
+    await page.goto(`${site.origin}/`)
+    await annotateByKeyboard(page, 'The button should be blue')
+    await eventually(() => store.getAllPending().length).toBe(1)
+    const [a] = store.getAllPending()
+    const session = store.getSession(a!.sessionId)
+    expect(session?.url).toBe(`${site.origin}/`)
+    expect(a!.comment).toBe('The button should be blue')
+    expect(a!.element?.selector).toContain('buy')
+    const messages = a!.context?.entries.map((e) => e.message) ?? []
+    expect(messages).toContain('Boom before the app started')
+    expect(messages.some((m) => m.includes('/api/missing.json') && m.includes('404'))).toBe(true)
+    const shot = a!.attachments?.find((x) => x.kind === 'screenshot')
+    expect(shot, 'a screenshot').toBeDefined()
+    expect((await store.blobs.get(shot!.sha256))?.bytes.length).toBeGreaterThan(100)
+    // The page has no script of ours: the overlay came in through the extension.
+    expect(site.requests.map((r) => r.path)).not.toContain('/overlay.js')
+
+    // 2. A strict Content-Security-Policy (default-src 'self'): the same, the server is reached through the extension.
+    const strict = await context.newPage()
+    const violations: string[] = []
+    strict.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) violations.push(m.text())
+    })
+    await strict.goto(`${site.origin}/strict`)
+    await annotateByKeyboard(strict, 'Strict page, still works')
+    await eventually(() => store.getAllPending().length).toBe(2)
+    const b = store.getAllPending().find((x) => x.comment === 'Strict page, still works')!
+    expect(store.getSession(b.sessionId)?.url).toBe(`${site.origin}/strict`)
+    expect(b.context?.entries.map((e) => e.message)).toContain('Boom before the app started')
+    expect(violations.filter((v) => v.includes(new URL(http.url).host))).toEqual([])
+
+    // 3. A site that is not listed: no element, no script of ours, no page log.
+    const unlisted = await context.newPage()
+    await unlisted.goto(`${other.origin}/`)
+    await unlisted.waitForLoadState('load')
+    expect(await unlisted.evaluate(() => ({ overlay: document.querySelector('marginalia-overlay') !== null, api: 'Marginalia' in window, log: Object.getOwnPropertySymbols(window).map(String) }))).toEqual({ overlay: false, api: false, log: [] })
+  })
+})

@@ -1,6 +1,6 @@
 // Build the browser extension from the overlay's sources (src/browser/extension, src/browser/overlay):
 //   dist/extension/chromium/  — unpacked, Manifest V3 with a service worker (load it in chrome://extensions)
-//   dist/extension/firefox/   — unpacked, Manifest V3 with background scripts (about:debugging)
+//   dist/extension/firefox/   — unpacked, Manifest V3 with background scripts (about:debugging), Firefox 140+
 //   dist/extension/marginalia-<browser>-<version>.zip — each zipped by web-ext (the stores take these)
 // The scripts are esbuild IIFE bundles like overlay.js: page.js runs in the page's own world,
 // relay.js in the extension's isolated world, background.js is the service worker.
@@ -23,7 +23,7 @@ const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'ut
 const CHROMIUM_KEY =
   'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAx9FRrCuKuQ/plc8jifI5uY3aXFNvQi3R/guHu3XDa0TtwMfBTconDo+waFlEZfn5HS420ZzRFOLx0hKNAf7FcJ8osxDIHitBU9lYAkhv2inNhQ/qXsIoFqwqqMZ1AaHGh8sZ/6Ri5B+p9OVB6RnMJFcIX8H7cVWx7yOBvS740axei92rAbduKIRZjUVObLP29/aQe/acRWPN1lxNMAM4JdOy+e71VLbM3tUBr+BHB7u69sx29YXMmpKFfAE7lh2rsVXZi7nRQ5g8qfbADHpMYQ5klmpHxVl2jA4pnwI4sanuHDx9FXiORWZRb665KZoi9TLD1jJhtXZCFsOxxIsr9QIDAQAB'
 const GECKO_ID = 'extension@marginalia.dev'
-const TARGET = { chromium: ['chrome111'], firefox: ['firefox128'] }
+const TARGET = { chromium: ['chrome111'], firefox: ['firefox140'] }
 
 const minifiedCss = {
   name: 'minified-css-text',
@@ -54,7 +54,8 @@ export function manifest(browser) {
   return {
     ...common,
     background: { scripts: ['background.js'] },
-    browser_specific_settings: { gecko: { id: GECKO_ID, strict_min_version: '128.0', data_collection_permissions: { required: ['websiteContent'] } } },
+    // 140: the first Firefox (an ESR) that reads data_collection_permissions; what is sent is the page's content, to the person's own server.
+    browser_specific_settings: { gecko: { id: GECKO_ID, strict_min_version: '140.0', data_collection_permissions: { required: ['websiteContent'] } }, gecko_android: { strict_min_version: '142.0' } },
   }
 }
 

@@ -55,8 +55,9 @@ async function render(): Promise<void> {
     toggle.textContent = on ? 'On for this site' : 'Off'
     toggle.className = on ? 'on' : ''
     toggle.setAttribute('aria-pressed', String(on))
-    toggle.disabled = settings.managed.sites.includes(site)
-    $('site-note').textContent = settings.managed.sites.includes(site) ? 'Turned on by your organisation.' : on ? 'Click to turn it off.' : listed ? 'Listed, but the browser has not allowed it yet: click to allow.' : 'Click to annotate this site.'
+    // A site the organisation lists stays on; the person may still have to allow it once.
+    toggle.disabled = on && settings.managed.sites.includes(site)
+    $('site-note').textContent = on && settings.managed.sites.includes(site) ? 'Turned on by your organisation.' : on ? 'Click to turn it off.' : listed ? 'Listed, but the browser has not allowed it yet: click to allow.' : 'Click to annotate this site.'
     toggle.onclick = () => void flip(site, on, tab?.id)
   }
 

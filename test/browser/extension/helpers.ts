@@ -12,7 +12,7 @@ import { chromium, type BrowserContext, type Worker } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '../../helpers/chromium.js'
 import type { Cleanups } from '../../helpers/cleanup.js'
 
-export const BUILT = path.resolve(import.meta.dirname, '../../../dist/extension/chromium')
+const BUILT = path.resolve(import.meta.dirname, '../../../dist/extension/chromium')
 /** The ID the manifest's key gives the unpacked Chromium build. */
 export const EXTENSION_ID = 'fkdilionbgjppppfmpgbfakpiamkedhg'
 export const EXTENSION_ORIGIN = `chrome-extension://${EXTENSION_ID}`

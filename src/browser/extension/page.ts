@@ -7,7 +7,7 @@ import './early.js'
 import type { Auth, SignedIn } from '../shared/auth.js'
 import { Overlay } from '../overlay/overlay.js'
 import { publicApi } from '../overlay/public-api.js'
-import { ask, bridgeTransport } from './bridge.js'
+import { ask, bridgeTransport, listen } from './bridge.js'
 import { BRIDGE, type RelayMessage, type Who } from './messages.js'
 
 /** Who is signed in, as the extension says (its session stays in the extension; the page sees only the name). */
@@ -68,7 +68,7 @@ async function capture(port: MessagePort, box: DOMRect, exclude: Element | undef
 function start(port: MessagePort): void {
   let auth: ExtensionAuth | undefined
   let overlay: Overlay | undefined
-  port.onmessage = (e: MessageEvent) => {
+  listen(port, (e: MessageEvent) => {
     const m = e.data as RelayMessage
     if (m.type === 'config' && !auth) {
       const server = m.server
@@ -98,7 +98,7 @@ function start(port: MessagePort): void {
         }
       }
     }
-  }
+  })
 }
 
 const onBridge = (e: MessageEvent): void => {

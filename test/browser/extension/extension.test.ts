@@ -10,6 +10,7 @@ import { browserTestsEnabled } from '../../helpers/chromium.js'
 import { useCleanups } from '../../helpers/cleanup.js'
 import { eventually } from '../../helpers/eventually.js'
 import { startMarginalia } from '../../helpers/page.js'
+import { decodePng } from '../../context/png.js'
 import { EXTENSION_ORIGIN, configure, launchWithExtension, registeredMatches, serveSite } from './helpers.js'
 
 const enabled = browserTestsEnabled()
@@ -87,5 +88,28 @@ describe.skipIf(!enabled)('the browser extension in Chromium', () => {
     await unlisted.goto(`${other.origin}/`)
     await unlisted.waitForLoadState('load')
     expect(await unlisted.evaluate(() => ({ overlay: document.querySelector('marginalia-overlay') !== null, api: 'Marginalia' in window, log: Object.getOwnPropertySymbols(window).map(String) }))).toEqual({ overlay: false, api: false, log: [] })
+  })
+
+  it('a strict-CSP page gets its screenshot from the browser\'s own picture of the tab, cut to the element, when the extension may take it', { timeout: 60_000 }, async () => {
+    const { store, http } = await startMarginalia(cleanups, { allowOrigins: [EXTENSION_ORIGIN] })
+    // Styles from a file: the policy blocks the style attributes too.
+    const site = await serveSite(cleanups, { '/strict': [STRICT, body('Strict shop', '<link rel="stylesheet" href="/shop.css">')], '/shop.css': [{ 'Content-Type': 'text/css' }, '#buy { background: #0a7 !important; padding: 12px 20px; border: 0 }'] })
+    // What a click on the toolbar button grants for the tab (activeTab) is given here at install: <all_urls>.
+    const { context, worker } = await launchWithExtension(cleanups, ['<all_urls>'])
+    await configure(worker, { server: http.url, sites: [site.origin] })
+    await eventually(() => registeredMatches(worker)).toEqual([`${site.origin}/*`])
+    const page = await context.newPage()
+    await page.goto(`${site.origin}/strict`)
+    await annotateByKeyboard(page, 'Green should be blue')
+    await eventually(() => store.getAllPending().length).toBe(1)
+    const shot = store.getAllPending()[0]!.attachments?.find((x) => x.kind === 'screenshot')
+    expect(shot, 'a screenshot although img-src blocks data: images').toBeDefined()
+    const png = decodePng(Buffer.from((await store.blobs.get(shot!.sha256))!.bytes))
+    const box = (await page.locator('#buy').boundingBox())!
+    // The element with a 16 px margin: about its size, and its colour in the middle.
+    expect(png.width).toBeGreaterThanOrEqual(Math.floor(box.width))
+    expect(png.width).toBeLessThanOrEqual(Math.ceil(box.width + 40))
+    const [r, g, b] = png.pixel(Math.floor(png.width / 2), Math.floor(png.height / 2) - 4)
+    expect([r, g, b]).toEqual([0, 170, 119])
   })
 })

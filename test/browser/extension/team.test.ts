@@ -2,14 +2,14 @@
  * The browser extension and a team server in real Chromium: the person opens their sign-in link,
  * signs in from the extension's options page (the server's popup hands a session to the
  * extension's exact origin, which the server was told to trust), annotates a site as themselves,
- * and signing out from the overlay ends the session on the server. The toolbar popup says the
+ * and signing out from the overlay ends the session on the server; a revocation ends it too. The toolbar popup says the
  * server's state, that the site is on, and who is signed in.
  */
 import { describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { addPerson } from '../../../src/auth/identities.js'
+import { addPerson, newSignInLink } from '../../../src/auth/identities.js'
 import { browserTestsEnabled } from '../../helpers/chromium.js'
 import { useCleanups } from '../../helpers/cleanup.js'
 import { eventually } from '../../helpers/eventually.js'
@@ -23,8 +23,15 @@ const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${
 const HTML = { 'Content-Type': 'text/html; charset=utf-8' }
 const SHOP = '<!doctype html><html><head><meta charset="utf-8"><title>Staging shop</title></head><body style="font:16px sans-serif;margin:40px"><h1>Staging shop</h1><button id="buy">Buy now</button></body></html>'
 
+/** The server's sign-in popup hands the session over and closes; what it says otherwise is the failure. */
+async function closed(popup: Page, which = ''): Promise<void> {
+  await popup.waitForEvent('close', { timeout: 15_000 }).catch(async (e: unknown) => {
+    throw new Error(`the sign-in popup ${which} stayed open (${String(e)}), saying: ${await popup.locator('body').innerText()}`)
+  })
+}
+
 describe.skipIf(!enabled)('the browser extension with a team server in Chromium', () => {
-  it('signs in from the extension, annotates as the person, the popup says who; signing out ends the session on the server', { timeout: 90_000 }, async () => {
+  it('signs in from the extension, annotates as the person, the popup says who; signing out ends the session on the server; so does revocation', { timeout: 90_000 }, async () => {
     const { store, http } = await startMarginalia(cleanups, { allowOrigins: [EXTENSION_ORIGIN] })
     const alice = await addPerson(store, 'Alice Martin', { publicUrl: http.url })
     const site = await serveSite(cleanups, { '/': [HTML, SHOP] })
@@ -44,7 +51,7 @@ describe.skipIf(!enabled)('the browser extension with a team server in Chromium'
     await options.locator('#who').filter({ hasText: 'Not signed in' }).waitFor({ timeout: 15_000 })
     expect(await options.locator('#allow').textContent()).toBe(`marginalia serve --allow-origin chrome-extension://${EXTENSION_ID}`)
     const [popup] = await Promise.all([options.waitForEvent('popup'), options.locator('#sign-in').click()])
-    await popup.waitForEvent('close', { timeout: 15_000 })
+    await closed(popup)
     await options.locator('#who').filter({ hasText: 'as Alice Martin' }).waitFor({ timeout: 15_000 })
     const token = (await worker.evaluate('chrome.storage.local.get("session").then((s) => s.session.token)')) as string
     expect(token.length).toBeGreaterThan(20)
@@ -80,6 +87,22 @@ describe.skipIf(!enabled)('the browser extension with a team server in Chromium'
     await ui(page, '.signed-in .sign-out').click()
     await ui(page, '.signed-in .sign-in').waitFor({ timeout: 15_000 })
     await eventually(async () => (await fetch(`${http.url}/api/annotations`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401)
+    await eventually(() => worker.evaluate('chrome.storage.local.get("session").then((s) => s.session ?? null)')).toBeNull()
+
+    // 6. Signed in again (signing out ended the whole sign-in: a new link), then revoked by the operator:
+    //    the open page hears it and the extension forgets the session.
+    const second = await context.newPage()
+    await second.goto((await newSignInLink(store, alice.identity.id, { publicUrl: http.url })).link)
+    await second.getByText('Signed in as Alice Martin').waitFor({ timeout: 15_000 })
+    await second.close()
+    await options.bringToFront()
+    await options.reload()
+    await options.locator('#who').filter({ hasText: 'Not signed in' }).waitFor({ timeout: 15_000 })
+    const [again] = await Promise.all([options.waitForEvent('popup'), options.locator('#sign-in').click()])
+    await closed(again, 'again')
+    await ui(page, '.who-name').filter({ hasText: 'Signed in as Alice Martin' }).waitFor({ timeout: 15_000 })
+    await store.identities.revoke(alice.identity.id)
+    await ui(page, '.signed-in .sign-in').waitFor({ timeout: 20_000 })
     await eventually(() => worker.evaluate('chrome.storage.local.get("session").then((s) => s.session ?? null)')).toBeNull()
   })
 })

@@ -24,7 +24,7 @@ const STRICT = { ...HTML, 'Content-Security-Policy': "default-src 'self'" }
 /** What the page's very first script does: an error on the console and a request that fails. */
 const FIRST_SCRIPT = "console.error('Boom before the app started'); fetch('/api/missing.json').catch(() => {})"
 const body = (title: string, head: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body style="font:16px sans-serif;margin:40px"><h1>${title}</h1><button id="buy" style="background:#0a7;color:#fff;padding:12px 20px;border:0">Buy now</button></body></html>`
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${head}</head><body style="font:16px sans-serif;margin:40px"><h1>${title}</h1><button id="buy" data-mid="k3f9" style="background:#0a7;color:#fff;padding:12px 20px;border:0">Buy now</button></body></html>`
 
 /** Annotate #buy by the keyboard: focus it, the annotate shortcut, Enter, write, Ctrl+Enter. */
 async function annotateByKeyboard(page: Page, text: string): Promise<void> {
@@ -38,8 +38,9 @@ async function annotateByKeyboard(page: Page, text: string): Promise<void> {
 }
 
 describe.skipIf(!enabled)('the browser extension in Chromium', () => {
-  it('on a listed plain site and a listed strict-CSP site: the agent gets the URL, a screenshot, the first script\'s console error and failed request; an unlisted site gets nothing', { timeout: 90_000 }, async () => {
-    const { store, http } = await startMarginalia(cleanups, { allowOrigins: [EXTENSION_ORIGIN] })
+  it('on a listed plain site and a listed strict-CSP site: the agent gets the URL, file:line, a screenshot, the first script\'s console error and failed request; an unlisted site gets nothing, nor one taken off the list', { timeout: 90_000 }, async () => {
+    // The site is a preview build: its elements carry ids the server resolves through the build's manifest.
+    const { store, http } = await startMarginalia(cleanups, { allowOrigins: [EXTENSION_ORIGIN], sources: { manifest: { k3f9: 'src/Shop.tsx:12:7' } } })
     const site = await serveSite(cleanups, {
       '/': [HTML, body('Plain shop', `<script>${FIRST_SCRIPT}</script>`)],
       '/strict': [STRICT, body('Strict shop', '<script src="/first.js"></script>')],
@@ -60,6 +61,7 @@ describe.skipIf(!enabled)('the browser extension in Chromium', () => {
     expect(session?.url).toBe(`${site.origin}/`)
     expect(a!.comment).toBe('The button should be blue')
     expect(a!.element?.selector).toContain('buy')
+    expect(a!.source).toMatchObject({ file: 'src/Shop.tsx', line: 12, column: 7 })
     const messages = a!.context?.entries.map((e) => e.message) ?? []
     expect(messages).toContain('Boom before the app started')
     expect(messages.some((m) => m.includes('/api/missing.json') && m.includes('404'))).toBe(true)
@@ -87,7 +89,15 @@ describe.skipIf(!enabled)('the browser extension in Chromium', () => {
     const unlisted = await context.newPage()
     await unlisted.goto(`${other.origin}/`)
     await unlisted.waitForLoadState('load')
-    expect(await unlisted.evaluate(() => ({ overlay: document.querySelector('marginalia-overlay') !== null, api: 'Marginalia' in window, log: Object.getOwnPropertySymbols(window).map(String) }))).toEqual({ overlay: false, api: false, log: [] })
+    const injected = () => ({ overlay: document.querySelector('marginalia-overlay') !== null, api: 'Marginalia' in window, log: Object.getOwnPropertySymbols(window).map(String) })
+    expect(await unlisted.evaluate(injected)).toEqual({ overlay: false, api: false, log: [] })
+
+    // 4. Taken off the list: its pages get nothing from the next load on.
+    await configure(worker, { sites: [] })
+    await eventually(() => registeredMatches(worker)).toEqual([])
+    await page.reload()
+    await page.waitForLoadState('load')
+    expect(await page.evaluate(injected)).toEqual({ overlay: false, api: false, log: [] })
   })
 
   it('a strict-CSP page gets its screenshot from the browser\'s own picture of the tab, cut to the element, when the extension may take it', { timeout: 60_000 }, async () => {

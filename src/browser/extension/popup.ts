@@ -68,9 +68,9 @@ async function render(): Promise<void> {
 }
 
 /** Turn the overlay on (the browser asks for this one site) or off for a site; the tab reloads so it starts from the page's first moment. */
-async function flip(site: string, on: boolean, tabId: number | undefined): Promise<void> {
+async function flip(site: string, wasOn: boolean, tabId: number | undefined): Promise<void> {
   const pattern = matchPattern(site, PORTLESS)
-  if (!on) {
+  if (wasOn) {
     const { sites } = await chrome.storage.sync.get('sites')
     await chrome.storage.sync.set({ sites: (Array.isArray(sites) ? sites : []).filter((s) => s !== site) })
     await chrome.permissions.remove({ origins: [pattern] }).catch(() => false)

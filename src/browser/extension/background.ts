@@ -178,14 +178,18 @@ async function status(settings: Settings): Promise<unknown> {
   try {
     const response = await fetch(`${settings.server}/health`, { headers: session ? { Authorization: `Bearer ${session.token}` } : {}, credentials: 'omit', cache: 'no-store', signal: AbortSignal.timeout(5_000) })
     const body = (await response.json().catch(() => ({}))) as { signIn?: boolean; error?: { message?: string } }
+    if (response.status === 403) return { server: settings.server, state: 'refused', message: `start it with --allow-origin ${self.location.origin} to let this extension in.`, who: null }
     if (!response.ok) return { server: settings.server, state: 'refused', message: body.error?.message ?? `HTTP ${response.status}`, who: null }
+    // A POST carries the extension's origin (a GET may not): the server's answer says whether it lets the extension in, and who the session is.
+    const me = await fetch(`${settings.server}/auth/me`, { method: 'POST', headers: session ? { Authorization: `Bearer ${session.token}` } : {}, credentials: 'omit', cache: 'no-store' })
+    if (me.status === 403) {
+      const refusal = ((await me.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? 'HTTP 403'
+      return { server: settings.server, state: 'refused', message: refusal.startsWith('Origin') ? `start it with --allow-origin ${self.location.origin} to let this extension in.` : refusal, who: null }
+    }
     let who = session ? { name: session.name } : null
-    if (session) {
-      const me = await fetch(`${settings.server}/auth/me`, { headers: { Authorization: `Bearer ${session.token}` }, credentials: 'omit', cache: 'no-store' })
-      if (me.status === 401) {
-        await forget(session)
-        who = null
-      }
+    if (session && me.status === 401) {
+      await forget(session)
+      who = null
     }
     return { server: settings.server, state: 'up', signIn: body.signIn === true, who }
   } catch {

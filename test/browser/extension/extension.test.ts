@@ -152,5 +152,11 @@ describe.skipIf(!enabled)('the browser extension in Chromium', () => {
     await Promise.all([page.waitForEvent('load'), popup.locator('#toggle').click()])
     await popup.locator('#toggle').filter({ hasText: 'On for this site' }).waitFor()
     expect(await worker.evaluate('chrome.storage.sync.get("sites")')).toEqual({ sites: [site.origin] })
+
+    // A server that was not told about the extension: the popup says how to let it in.
+    const { http } = await startMarginalia(cleanups)
+    await configure(worker, { server: http.url })
+    await popup.reload()
+    await popup.locator('#state').filter({ hasText: `It refused: start it with --allow-origin ${EXTENSION_ORIGIN}` }).waitFor({ timeout: 15_000 })
   })
 })

@@ -5,6 +5,10 @@
  * a site that is not listed gets nothing at all.
  */
 import { describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { structured } from '../../helpers/mcp.js'
 import type { Page } from 'playwright-core'
 import { browserTestsEnabled } from '../../helpers/chromium.js'
 import { useCleanups } from '../../helpers/cleanup.js'
@@ -62,12 +66,22 @@ describe.skipIf(!enabled)('the browser extension in Chromium', () => {
     expect(a!.comment).toBe('The button should be blue')
     expect(a!.element?.selector).toContain('buy')
     expect(a!.source).toMatchObject({ file: 'src/Shop.tsx', line: 12, column: 7 })
+    expect(a!.element?.fingerprint).toMatchObject({ tag: 'button', text: 'Buy now', attributes: { id: 'buy' } })
+    expect(a!.element?.styles?.['background-color']).toBe('rgb(0, 170, 119)')
     const messages = a!.context?.entries.map((e) => e.message) ?? []
     expect(messages).toContain('Boom before the app started')
     expect(messages.some((m) => m.includes('/api/missing.json') && m.includes('404'))).toBe(true)
     const shot = a!.attachments?.find((x) => x.kind === 'screenshot')
     expect(shot, 'a screenshot').toBeDefined()
     expect((await store.blobs.get(shot!.sha256))?.bytes.length).toBeGreaterThan(100)
+    // What the agent gets over MCP.
+    const agent = new Client({ name: 'test-agent', version: '1.0.0' })
+    await agent.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
+    cleanups.push(() => agent.close())
+    const got = structured<{ annotation: { url?: string; comment: string; source?: unknown; attachments?: { kind: string }[]; context?: { entries: { message: string }[] } } }>((await agent.callTool({ name: 'get_annotation', arguments: { id: a!.id } })) as CallToolResult)
+    expect(got.annotation).toMatchObject({ url: `${site.origin}/`, comment: 'The button should be blue', source: { file: 'src/Shop.tsx', line: 12 } })
+    expect(got.annotation.attachments?.map((x) => x.kind)).toContain('screenshot')
+    expect(got.annotation.context?.entries.map((e) => e.message)).toEqual(messages)
     // The page has no script of ours: the overlay came in through the extension.
     expect(site.requests.map((r) => r.path)).not.toContain('/overlay.js')
 

@@ -36,6 +36,13 @@ describe('the browser extension build', () => {
       expect(m.action).toMatchObject({ default_popup: 'popup.html' })
       expect(m.options_ui).toMatchObject({ page: 'options.html' })
       for (const file of ['background.js', 'page.js', 'relay.js', 'popup.js', 'options.js', 'popup.html', 'options.html', 'extension.css']) expect(existsSync(path.join(dist, browser, file)), `${browser}/${file}`).toBe(true)
+      // The icons, drawn by the build: real PNGs of their size.
+      for (const [n, file] of Object.entries(m.icons as Record<string, string>)) {
+        const png = readFileSync(path.join(dist, browser, file))
+        expect(png.subarray(1, 4).toString('latin1'), file).toBe('PNG')
+        expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([Number(n), Number(n)])
+      }
+      expect(Object.keys(m.icons as object)).toEqual(['16', '32', '48', '128'])
       const zip = readFileSync(path.join(dist, `marginalia-${browser}-${VERSION}.zip`))
       expect(zip.subarray(0, 4).toString('hex')).toBe('504b0304')
       for (const file of ['manifest.json', 'page.js', 'background.js']) expect(zip.includes(Buffer.from(file)), `${file} in the ${browser} zip`).toBe(true)

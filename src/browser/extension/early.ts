@@ -1,8 +1,9 @@
 /**
- * The page log from the page's first moment: installed before the page's first script runs, under
- * `Symbol.for('marginalia.pageLog')`, so the overlay finds this same log when it mounts.
- * Requests to the server go through the extension, never the page's `fetch`: nothing to ignore.
+ * The page log from the page's first moment: the early recorder (src/browser/early/main.ts, the
+ * same code as the Vite loader's and `loader.js`'s) runs before the page's first script and
+ * installs the log under `Symbol.for('marginalia.pageLog')`, so the overlay takes this same log
+ * over when it mounts (the contract is in ../early/page-log.ts). The overlay registers its server
+ * with the log's `ignore`; its requests go through the extension's service worker anyway, never
+ * the page's `fetch` or XHR, so the page's network never sees them.
  */
-import { installPageLog } from '../overlay/capture/page-log.js'
-
-installPageLog(window, () => false)
+import '../early/main.js'

@@ -98,6 +98,17 @@ describe.skipIf(!enabled)('the browser extension in Chromium', () => {
     expect(store.getSession(b.sessionId)?.url).toBe(`${site.origin}/strict`)
     expect(b.context?.entries.map((e) => e.message)).toContain('Boom before the app started')
     expect(violations.filter((v) => v.includes(new URL(http.url).host))).toEqual([])
+    // The log is the early recorder's, taken over by the overlay (contract version 1), and the
+    // requests the service worker carried to the server are not among the page's failures.
+    const serverHost = new URL(http.url).host
+    const log = await strict.evaluate(() => {
+      const l = (window as unknown as Record<symbol, { version: number; recent(): { message: string; url?: string }[] } | undefined>)[Symbol.for('marginalia.pageLog')]
+      return { version: l?.version, entries: l?.recent().map((e) => `${e.message} ${e.url ?? ''}`) ?? [] }
+    })
+    expect(log.version).toBe(1)
+    expect(log.entries.some((m) => m.includes('Boom before the app started'))).toBe(true)
+    expect(log.entries.filter((m) => m.includes(serverHost))).toEqual([])
+    expect([...messages, ...(b.context?.entries.map((e) => e.message) ?? [])].filter((m) => m.includes(serverHost))).toEqual([])
 
     // 3. A site that is not listed: no element, no script of ours, no page log.
     const unlisted = await context.newPage()

@@ -58,6 +58,14 @@ function filesOf(dir: string, rel = ''): Map<string, Buffer> {
   return out
 }
 
+/** The store the MCP config init wrote names (`mcp --store <file> --root <dir>`). */
+function storeOf(dir: string): string {
+  const args = (JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { args: string[] } } }).mcpServers.marginalia.args
+  const at = args.indexOf('--store')
+  expect(at).toBeGreaterThan(-1)
+  return args[at + 1]!
+}
+
 /** Use fixture `name` in place: after the test, files added are removed and files changed restored. */
 function useFixture(name: string, c: Cleanups): string {
   const dir = path.join(FIXTURES, name)
@@ -272,7 +280,7 @@ describe.skipIf(!apps)('Next.js apps from create-next-app, set up by init alone'
   it('App Router on next dev (Turbopack): a shared button in a Client Component and in a Server Component, a Server Component element — exact file:line, component and call site for the agent, no console error', { timeout: 150_000 }, async () => {
     const dir = useFixture('next-app', cleanups)
     expect((await runCli(['init', '--yes'], dir)).code).toBe(0)
-    const store = (JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { args: string[] } } }).mcpServers.marginalia.args.at(-1)!
+    const store = storeOf(dir)
     const serve = await startServeCli(cleanups, dir, ['--root', dir, '--store', store])
     const port = await freePort()
     const next = runNext(cleanups, dir, ['dev', '-p', String(port), '-H', '127.0.0.1'], { MARGINALIA_URL: serve.url })
@@ -302,7 +310,7 @@ describe.skipIf(!apps)('Next.js apps from create-next-app, set up by init alone'
   it('Pages Router on next dev --webpack: the shared button with its call site for the agent, no console error', { timeout: 150_000 }, async () => {
     const dir = useFixture('next-pages', cleanups)
     expect((await runCli(['init', '--yes'], dir)).code).toBe(0)
-    const store = (JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { args: string[] } } }).mcpServers.marginalia.args.at(-1)!
+    const store = storeOf(dir)
     const serve = await startServeCli(cleanups, dir, ['--root', dir, '--store', store])
     const port = await freePort()
     const next = runNext(cleanups, dir, ['dev', '--webpack', '-p', String(port), '-H', '127.0.0.1'], { MARGINALIA_URL: serve.url })
@@ -330,7 +338,7 @@ describe.skipIf(!apps)('Next.js apps from create-next-app, set up by init alone'
   it('preview build: MARGINALIA_SOURCES=ids next build writes data-mid ids and marginalia-sources.json; on next start an annotation reaches the agent with file:line from the manifest', { timeout: 240_000 }, async () => {
     const dir = useFixture('next-app', cleanups)
     expect((await runCli(['init', '--yes'], dir)).code).toBe(0)
-    const store = (JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { args: string[] } } }).mcpServers.marginalia.args.at(-1)!
+    const store = storeOf(dir)
     const manifest = path.join(dir, 'marginalia-sources.json')
     // The preview build's pages talk to the server whose URL is built in: its port is chosen now,
     // and it starts once the build has written the manifest it reads.

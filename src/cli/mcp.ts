@@ -9,12 +9,12 @@ import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { log, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
-import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
+import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
 
 export const mcp: Command = {
   summary: 'Serve the MCP tools over stdio (what an AI agent launches)',
   usage: [
-    'marginalia mcp [--store FILE|postgres://URL] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N]',
+    'marginalia mcp [--store FILE|postgres://URL] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N] [--max-wait-ms N]',
     '',
     'Serves the annotation tools over MCP on stdin/stdout. stdout carries only the protocol;',
     'logs go to stderr. Exits when stdin closes or on SIGTERM, after flushing pending writes.',
@@ -30,12 +30,12 @@ export const mcp: Command = {
 
 async function run(values: Values): Promise<void> {
   const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
-  const burst = parseBurstFlag(values)
+  const waits = parseWaitFlags(values)
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
   if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
-  const server = createServer(store, { ...policy, ...burst, ...(values.lean === true ? { outputSchemas: false } : {}) })
+  const server = createServer(store, { ...policy, ...waits, ...(values.lean === true ? { outputSchemas: false } : {}) })
   const transport = new StdioServerTransport()
   // On the way out, a transport that fails to close must not keep the store from being flushed.
   const stop = stopper(store, () => server.close().catch(() => {}))

@@ -32,7 +32,7 @@ describe('tools/list', () => {
       expect(t.description!.length).toBeGreaterThan(40)
       expect(t.inputSchema.type).toBe('object')
       expect(t.outputSchema?.type).toBe('object')
-      expect(t.annotations?.title).toBe(t.title) // hints carry the title too, for clients that read only annotations
+      expect(t.annotations).not.toHaveProperty('title') // the tool's own title says it: not twice
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     // Each tool's hint reaches the client: true for the queries and watches, false (stated, not left out) for the rest.

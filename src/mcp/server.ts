@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js'
 import type { McpCallContext } from '../tools/define.js'
 import { createToolRegistry, type CallOutcome, type RegistryOptions, type ToolService } from '../tools/registry.js'
 import type { ToolError } from '../tools/result.js'
+import { registerInboxApp, withInboxApp } from './app.js'
 import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
@@ -62,8 +63,8 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     const ignored = (['profile', 'allow', 'deny', 'plugins', 'tools'] as const).filter((key) => options[key] !== undefined)
     if (ignored.length > 0) throw new Error(`createServer: ${ignored.join(', ')} would be ignored next to registry; give them to createToolRegistry instead.`)
   }
-  const registry = options.registry ?? createToolRegistry(store, options)
-  const info = registry.serverInfo()
+  const base = options.registry ?? createToolRegistry(store, options)
+  const info = base.serverInfo()
   const { tools, ...capabilities } = info.capabilities
   // Tools are declared after construction: declared here, McpServer would install its own tool handlers.
   const mcp = new McpServer(
@@ -71,6 +72,9 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     { capabilities, instructions: instructionsFor(info.tools), jsonSchemaValidator: lazyValidator },
   )
   const server = mcp.server
+  // The inbox as an MCP App, for clients that render apps (src/mcp/app.ts): its tools and resource.
+  const registry = withInboxApp(base, store, () => server.getClientCapabilities())
+  registerInboxApp(mcp)
   server.registerCapabilities({ tools })
   registerResources(mcp, store)
   registerPrompts(mcp, store, info.tools)
@@ -83,6 +87,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       inputSchema: t.inputSchema as { type: 'object' },
       ...(options.outputSchemas === false ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
       annotations: t.annotations,
+      ...(t._meta ? { _meta: t._meta } : {}),
     })),
   }))
 

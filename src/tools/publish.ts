@@ -16,6 +16,8 @@ export interface ToolInfo {
   inputSchema: JsonSchema
   outputSchema: JsonSchema
   annotations: ToolAnnotations
+  /** Listed as the tool's `_meta` (the MCP App a host may render beside its result). */
+  _meta?: Record<string, unknown>
 }
 
 /** A tool in the shape OpenAI's Chat Completions function calling expects. */

@@ -5,9 +5,8 @@ import type { Store } from '../store/store.js'
 import { Id } from '../store/model.js'
 import { watchFor } from '../store/watch.js'
 import { Limit, pageOutput } from '../views/page.js'
-import { Detail } from '../views/summary.js'
 import { defineTool } from './define.js'
-import { detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
+import { DetailParam, detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
 import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
@@ -17,7 +16,7 @@ export const watchAnnotations = defineTool({
   input: z.strictObject({
     sessionId: Id.optional().describe('Only this session'),
     timeoutMs: TimeoutParam,
-    detail: Detail.optional(),
+    detail: DetailParam.optional(),
     limit: Limit.optional(),
   }),
   output: z.object({

@@ -4,12 +4,16 @@
  * it waits, and its empty answer says how to continue without missing anything.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { parseWaitFlags, TOOL_POLICY_USAGE } from '../../src/cli/tool-flags.js'
 import { createToolRegistry } from '../../src/tools/registry.js'
 import { DEFAULT_MAX_WAIT_MS, PROGRESS_INTERVAL_MS } from '../../src/tools/wait.js'
-import { memoryStore } from '../helpers/store.js'
+import { CLI } from '../helpers/cli.js'
+import { memoryStore, testDir } from '../helpers/store.js'
 import { connect, structured } from '../helpers/mcp.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
@@ -91,6 +95,20 @@ describe('every wait is clamped to the server max wait', () => {
     }
     vi.useRealTimers()
     for (const maxWaitMs of [0, 1.5, 300_001]) expect(() => createToolRegistry(memoryStore(), { maxWaitMs })).toThrow(/maxWaitMs/)
+  })
+
+  it('marginalia mcp --max-wait-ms 300: a 60 s watch over stdio answers empty after 300 ms', async () => {
+    vi.useRealTimers()
+    const { dir } = testDir(closers, 'marginalia-maxwait-')
+    const client = new Client({ name: 'test', version: '1.0.0' })
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--store', path.join(dir, 'store.json'), '--max-wait-ms', '300'], stderr: 'pipe' }))
+    closers.push(() => client.close())
+    const t0 = performance.now()
+    const r = (await client.callTool({ name: 'watch_changes', arguments: { sinceRev: 0, timeoutMs: 60_000 } })) as CallToolResult
+    const ms = performance.now() - t0
+    expect(structured<{ status: string }>(r).status).toBe('timeout')
+    expect(ms).toBeGreaterThanOrEqual(290)
+    expect(ms).toBeLessThan(10_000) // far from the 60 s asked for
   })
 
   it('--max-wait-ms sets it on mcp and serve; a wrong value names the flag', () => {

@@ -14,6 +14,7 @@ import { wakeOneProcess } from './serve-scenario.js'
 import { postgresBench } from './postgres.js'
 import { screenshotTimes } from './screenshot.js'
 import { agentSession } from './agent-session.js'
+import { nextDevStartup } from './next-dev.js'
 import { CLI, cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
 
 export interface Figure {
@@ -365,6 +366,14 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
   memory,
   transform,
   postgres: (opts) => postgresBench(opts.smoke, (...args) => record(opts, ...args)),
+  // Minutes of Next.js compiles: not in the smoke run (npm test), which has no goals anyway.
+  'next-dev': async (opts) => {
+    if (opts.smoke) return
+    const r = await nextDevStartup(3)
+    record(opts, 'next dev start-up (create-next-app, Turbopack, cold)', 'spawn → first page, without Marginalia p50', r.without, 'ms')
+    record(opts, 'next dev start-up (create-next-app, Turbopack, cold)', 'same, set up by init p50', r.with, 'ms')
+    record(opts, 'next dev start-up (create-next-app, Turbopack, cold)', 'overhead', ((r.with - r.without) / r.without) * 100, '%', { op: '<=', limit: 10 })
+  },
   screenshot: async (opts) => {
     const r = await screenshotTimes(opts.smoke ? 2 : 20)
     if (!r) return void process.stderr.write('  screenshot: skipped (no Chromium)\n')

@@ -1,6 +1,8 @@
 // Build the browser side into dist/overlay/ (what `marginalia serve` serves):
 //   overlay.js  — the drop-in overlay, one self-contained script (src/browser/overlay/main.ts)
 //   inbox.js    — the inbox page's script (src/browser/inbox/inbox.ts)
+//   early.js    — the page log's recorder alone, run before the page's scripts (src/browser/early/main.ts)
+//   loader.js   — the head snippet's script: the recorder, then overlay.js (src/browser/early/loader.ts)
 //   index.html  — the inbox page (src/browser/inbox/index.html), served at /
 //   app.html    — the inbox as an MCP App (src/browser/app): one self-contained document, its
 //                 script inlined, that the MCP server hands to hosts that render apps
@@ -34,7 +36,12 @@ const minifiedCss = {
 }
 
 await build({
-  entryPoints: { overlay: path.join(root, 'src/browser/overlay/main.ts'), inbox: path.join(root, 'src/browser/inbox/inbox.ts') },
+  entryPoints: {
+    overlay: path.join(root, 'src/browser/overlay/main.ts'),
+    inbox: path.join(root, 'src/browser/inbox/inbox.ts'),
+    early: path.join(root, 'src/browser/early/main.ts'),
+    loader: path.join(root, 'src/browser/early/loader.ts'),
+  },
   outdir: out,
   bundle: true,
   format: 'iife',

@@ -43,10 +43,10 @@ chmodSync('dist/marginalia.mjs', 0o755)
 
 // The library for CommonJS: `require('marginalia')` and `require('marginalia/vite')` (a vite.config
 // in a project without "type": "module"). Dependencies stay external except the ESM-only ones
-// (lowdb, steno, magic-string), which require() cannot load on every Node 20 — and whose default
+// (lowdb, steno, magic-string, the Tasks extension's wire schemas), which require() cannot load on every Node 20 — and whose default
 // export a require() of the ESM build would hand over as the module namespace, not the class.
 const cjsShim = "const __marginaliaImportMetaUrl = require('node:url').pathToFileURL(__filename).href;"
-for (const entry of ['index', 'vite', 'webpack', 'loader']) {
+for (const entry of ['index', 'vite', 'webpack', 'loader', 'next']) {
   await build({
     entryPoints: [`dist/${entry}.js`],
     outfile: `dist/${entry}.cjs`,
@@ -56,7 +56,14 @@ for (const entry of ['index', 'vite', 'webpack', 'loader']) {
     target: 'node20',
     packages: 'external',
     external: ['vite'],
-    alias: { lowdb: './node_modules/lowdb/lib/index.js', 'lowdb/node': './node_modules/lowdb/lib/node.js', steno: './node_modules/steno/lib/index.js', 'magic-string': './node_modules/magic-string/dist/index.mjs' },
+    alias: {
+      lowdb: './node_modules/lowdb/lib/index.js',
+      'lowdb/node': './node_modules/lowdb/lib/node.js',
+      steno: './node_modules/steno/lib/index.js',
+      'magic-string': './node_modules/magic-string/dist/index.mjs',
+      // ESM-only, with an "import"-only export map: require() cannot resolve it at all.
+      '@modelcontextprotocol/ext-tasks/core/v1': './node_modules/@modelcontextprotocol/ext-tasks/dist/core/v1/index.js',
+    },
     define: { 'import.meta.url': '__marginaliaImportMetaUrl', __MARGINALIA_BUILTIN_SCHEMAS__: 'undefined' },
     banner: { js: cjsShim },
     legalComments: 'none',

@@ -31,8 +31,6 @@ const PRODUCT_PASSES = [
   'ping',
   'tools-list',
   'resources-list',
-  'resources-subscribe',
-  'resources-unsubscribe',
   'prompts-list',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
@@ -44,7 +42,7 @@ const PRODUCT_FIXTURE_ONLY = ['tools-call-simple-text', 'tools-call-error']
 /** Scenarios that can run no pass/fail check against this server, and why (printed, never counted). */
 const INCONCLUSIVE: Record<string, string> = {
   'server-sse-polling':
-    'the suite posts with MCP-Protocol-Version 2025-03-26, and the SDK (1.x) sends the priming event and honours closeSSEStream only for 2025-11-25 and later: the scenario can only warn',
+    'the suite posts with MCP-Protocol-Version 2025-03-26, and the SDK sends the priming event and honours closeSSEStream only for 2025-11-25 and later: the scenario can only warn',
 }
 
 interface Check {

@@ -3,7 +3,8 @@
  * Installs the framework fixture apps (test/fixtures/frameworks/<name>/, each an app made by its
  * framework's starter, pinned by its own package-lock.json) so the framework tests can run them:
  * `npm ci` in each whose lockfile changed since its last install (a stamp in its node_modules),
- * then this package linked in as node_modules/marginalia (built dist/, as an app would import it).
+ * then this package linked in as node_modules/marginalia (built dist/, as an app would import it)
+ * with its command in node_modules/.bin.
  * Progress on stderr; exit code 1 when an install fails. `node scripts/fixtures.mjs [name ...]`.
  */
 import { execFileSync } from 'node:child_process'
@@ -45,6 +46,13 @@ for (const name of apps) {
     rmSync(link, { recursive: true, force: true })
     mkdirSync(path.dirname(link), { recursive: true })
     symlinkSync(path.relative(path.dirname(link), root), link, 'dir')
+  }
+  // Its command too, as an install links it: the MCP configs init writes run `npx --no-install marginalia`.
+  const bin = path.join(app, 'node_modules', '.bin', 'marginalia')
+  if (!existsSync(bin)) {
+    rmSync(bin, { force: true })
+    mkdirSync(path.dirname(bin), { recursive: true })
+    symlinkSync(path.join('..', 'marginalia', 'dist', 'marginalia.mjs'), bin)
   }
 }
 if (apps.length > 0) process.stderr.write(`fixtures: ${apps.length} app(s) ready: ${apps.join(', ')}\n`)

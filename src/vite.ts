@@ -5,17 +5,23 @@
  * `npx marginalia serve`) or starts one inside the Vite process on the project's store file,
  * closing it when Vite's server closes.
  */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
 import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
 import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE, openStore } from './store/open.js'
 import { fetchHealth } from './http/health.js'
+import { DEFAULT_STATIC_DIR } from './http/static.js'
+import { CONNECT_AGENT } from './http/connect.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
 import { PROXY_PREFIX, marginaliaProxy } from './plugin/proxy.js'
 import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
+import { injectIntoHtml } from './plugin/inject-html.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -116,6 +122,43 @@ export async function warnIfOtherStore(base: string, storeFile: string, warn: (m
   )
 }
 
+/** The oldest Vite the plugin runs on (it uses the hook shapes of Vite 5: `transformIndexHtml.order`, `apply`). */
+export const MIN_VITE_MAJOR = 5
+
+/**
+ * The version of the Vite running the plugin: what Vite says of itself (`this.meta.viteVersion`,
+ * Vite ≥ 7), else the version of the `vite` package the project at `root` resolves. Undefined
+ * when neither says.
+ */
+export function runningViteVersion(meta: { viteVersion?: unknown } | undefined, root: string): string | undefined {
+  if (typeof meta?.viteVersion === 'string') return meta.viteVersion
+  try {
+    const file = createRequire(path.join(root, 'package.json')).resolve('vite/package.json')
+    const version = (JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version
+    return typeof version === 'string' ? version : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Why the plugin cannot run on Vite `version`, or undefined when it can (or the version is unknown). */
+export function viteTooOld(version: string | undefined): string | undefined {
+  const major = version === undefined ? NaN : Number(/^(\d+)\./.exec(version)?.[1])
+  if (!(major < MIN_VITE_MAJOR)) return undefined
+  return `marginalia/vite needs Vite ${MIN_VITE_MAJOR} or newer; this project runs Vite ${version}. Upgrade Vite (npm i -D vite@latest), or remove marginalia() from the Vite config and use the script tag instead: <script src="http://127.0.0.1:${DEFAULT_PORT}/overlay.js" defer></script> in your page (dev only) with \`npx marginalia serve\` running beside the dev server (see docs/guide/frameworks.md).`
+}
+
+const LOADER_ATTR = 'data-marginalia-loader'
+
+/** A tag descriptor of the plugin's own (script, plain attributes) as HTML. */
+function tagHtml(t: HtmlTagDescriptor): string {
+  const attrs = Object.entries(t.attrs ?? {})
+    .filter(([, v]) => v !== false && v !== undefined)
+    .map(([k, v]) => (v === true || v === '' ? ` ${k}` : ` ${k}="${String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`))
+    .join('')
+  return `<${t.tag}${attrs}></${t.tag}>`
+}
+
 async function acquire(key: string, start: () => Promise<{ http: HttpServer; store: Store }>): Promise<Running> {
   const servers = registry()
   let entry = servers.get(key)
@@ -184,6 +227,12 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     )
   }
 
+  /** The loader (first in <head>: it must hear the overlay script fail) and the overlay script. */
+  const overlayTags = (): HtmlTagDescriptor[] => [
+    { tag: 'script', attrs: { src: `${publicBase}${LOADER_PATH}`, [LOADER_ATTR]: '' }, injectTo: 'head-prepend' },
+    { tag: 'script', attrs: { src: overlaySrc(), defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' },
+  ]
+
   const releaseAll = async (): Promise<void> => {
     await Promise.all(leases.splice(0).map((r) => r()))
   }
@@ -195,10 +244,18 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     enforce: 'pre',
     marginalia: () => state,
 
+    // Before any other hook: on Vite < 5 the later ones fail page by page ("hook is not a function").
+    config(this: { meta?: { viteVersion?: unknown } } | undefined, user) {
+      const tooOld = viteTooOld(runningViteVersion(this?.meta, path.resolve(user.root ?? process.cwd())))
+      if (tooOld !== undefined) throw new Error(tooOld)
+    },
+
     configResolved(config) {
       root = config.root
       publicBase = config.base.endsWith('/') ? config.base : `${config.base}/`
       building = config.command === 'build'
+      // vite-plugin-solid: Solid's components leave nothing in the DOM, so their call sites are stamped at compile time.
+      if (config.plugins.some((p) => p.name === 'solid')) markOptions.jsx = 'solid'
     },
 
     async transform(code, id) {
@@ -215,6 +272,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     async configureServer(server: ViteDevServer) {
       const logger = server.config.logger
+      // Pages a framework renders on the server (React Router, …) never pass transformIndexHtml: the same tags go in here.
+      server.middlewares.use(injectIntoHtml(() => (state ? overlayTags().map(tagHtml).join('') : undefined), LOADER_ATTR))
       if (options.sameOrigin) {
         server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`, { tokenConfigured: options.token !== undefined }))
         warnIfExposed(server.config.server.host, logger)
@@ -222,7 +281,14 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       // The loader: a page loaded while the server is not running says how to start it.
       server.middlewares.use((req, res, next) => {
         if (!state || (req.url ?? '').split('?')[0] !== `${publicBase}${LOADER_PATH}`) return next()
-        res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(state.url).port || String(port)) }))
+        const { url } = state
+        void readFile(path.join(DEFAULT_STATIC_DIR, 'early.js'), 'utf8')
+          .catch(() => undefined)
+          .then((early) => {
+            const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}) })
+            res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
+          })
+          .catch((e: unknown) => next(e))
       })
       const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
@@ -248,7 +314,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
           state = { url: base, mode: 'reused', storeFile }
           logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
-          logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${base}/mcp`)
+          logger.info(`  marginalia: ${CONNECT_AGENT}`)
           await warnIfOtherStore(base, storeFile, (m) => logger.warn(m))
           return
         }
@@ -273,7 +339,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       }
       state = { url: lease.http.url, mode: 'started', storeFile }
       logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(server.config.root, storeFile) || storeFile}`)
-      logger.info(`  marginalia: connect Claude Code with  claude mcp add --transport http marginalia ${lease.http.mcpUrl}`)
+      logger.info(`  marginalia: ${CONNECT_AGENT}`)
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
       else leases.push(drop)
@@ -282,12 +348,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     transformIndexHtml: {
       order: 'post',
       handler(): HtmlTagDescriptor[] | undefined {
-        if (!state) return undefined
-        return [
-          // First in <head>: it must hear the overlay script fail.
-          { tag: 'script', attrs: { src: `${publicBase}${LOADER_PATH}`, 'data-marginalia-loader': '' }, injectTo: 'head-prepend' },
-          { tag: 'script', attrs: { src: overlaySrc(), defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' },
-        ]
+        return state ? overlayTags() : undefined
       },
     },
 

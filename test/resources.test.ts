@@ -66,7 +66,7 @@ describe('resources', () => {
     expect(annotation).toEqual(store.getAnnotation(a1.id))
   })
 
-  it('an unknown id is "resource not found" (-32002) naming the URI', async () => {
+  it('an unknown id is "resource not found" (-32602 with data { uri }) naming the URI', async () => {
     const { mcp } = await setup()
     for (const uri of ['marginalia://sessions/ses_missing', 'marginalia://annotations/ann_missing']) {
       const error = await mcp.client.readResource({ uri }).then(
@@ -74,7 +74,7 @@ describe('resources', () => {
         (e: unknown) => e,
       )
       expect(error).toBeInstanceOf(McpError)
-      expect((error as McpError).code).toBe(-32002)
+      expect(error).toMatchObject({ code: -32602, data: { uri } })
       expect((error as McpError).message).toContain(uri)
     }
   })
@@ -156,11 +156,30 @@ describe('resource subscriptions', () => {
     expect(updated).toEqual([annotationUri(a2.id)])
   })
 
-  it('subscribing to a malformed or missing marginalia:// resource is refused; other URIs are accepted (an embedder may own them)', async () => {
+  it('subscribe refuses what read refuses, with the same code: a URI this server does not serve, an unknown id, an invalid URI', async () => {
     const { mcp } = await setup()
-    await expect(mcp.client.subscribeResource({ uri: 'marginalia://nonsense' })).rejects.toThrow(/is not a Marginalia resource/)
-    await expect(mcp.client.subscribeResource({ uri: 'marginalia://annotations/ann_missing' })).rejects.toMatchObject({ code: -32002 })
+    for (const uri of ['marginalia://nonsense', 'marginalia://annotations/ann_missing', 'marginalia://attachments/nope', 'https://example.com/x', 'test://watched-resource']) {
+      const read = await mcp.client.readResource({ uri }).then(() => undefined, (e: McpError) => e)
+      const subscribe = await mcp.client.subscribeResource({ uri }).then(() => undefined, (e: McpError) => e)
+      // One not-found code for every resource (the SDK's: -32602 with data { uri }, as the 2026-07-28 revision requires).
+      expect(read, uri).toMatchObject({ code: -32602, data: { uri } })
+      expect(subscribe, uri).toMatchObject({ code: -32602, data: { uri } })
+      expect(subscribe!.message).toContain('Resource not found')
+    }
+    const invalid = await mcp.client.subscribeResource({ uri: 'not a uri' }).then(() => undefined, (e: McpError) => e)
+    expect(invalid).toMatchObject({ code: -32602, data: { uri: 'not a uri', reason: 'invalid_uri' } })
+    expect(await mcp.client.readResource({ uri: 'not a uri' }).then(() => undefined, (e: McpError) => e)).toMatchObject({ code: -32602, data: { reason: 'invalid_uri' } })
+    // What exists is subscribable: the session list, a session, an annotation.
+    await expect(mcp.client.subscribeResource({ uri: 'marginalia://sessions' })).resolves.toEqual({})
+  })
+
+  it('a resource an embedder registers is subscribable like Marginalia\'s own', async () => {
+    const mcp = await connect(memoryStore(), {}, (server) =>
+      server.registerResource('watched', 'test://watched-resource', { mimeType: 'text/plain' }, (uri) => ({ contents: [{ uri: uri.href, text: 'x' }] })),
+    )
+    closers.push(() => mcp.close())
     await expect(mcp.client.subscribeResource({ uri: 'test://watched-resource' })).resolves.toEqual({})
+    await expect(mcp.client.subscribeResource({ uri: 'test://other' })).rejects.toMatchObject({ code: -32602, data: { uri: 'test://other' } })
   })
 
   it('completes session ids for the work_loop prompt and the session template', async () => {

@@ -14,9 +14,12 @@ import { code, page, table, type ReferencePage } from './markdown.js'
 const ENVIRONMENT: Readonly<Record<string, string>> = {
   MARGINALIA_STORE: 'The store of every command, the Vite plugin excepted: a file path or a `postgres://` URL (`--store` wins).',
   DATABASE_URL: 'Used as the store when it is a `postgres://` URL and neither `--store` nor `MARGINALIA_STORE` is set.',
-  MARGINALIA_PORT: 'The default port of `serve`, `doctor`, the Vite plugin and the two-store check of `mcp` (else 4848).',
+  MARGINALIA_PORT: 'The default port of `serve`, `doctor`, the Vite plugin, `marginalia/next` and the two-store check of `mcp` (else 4848).',
   MARGINALIA_TOKEN: '`serve`: require `Authorization: Bearer <token>` on the API, events and MCP (`--token` wins).',
   MARGINALIA_PUBLIC_URL: '`people add` and `people link`: the server\'s address in sign-in links (`--public-url` wins).',
+  MARGINALIA_URL: '`marginalia/next`: the Marginalia server the pages load the overlay from (default `http://127.0.0.1:$MARGINALIA_PORT`; the `server` option wins).',
+  MARGINALIA_SOURCES: '`marginalia/next`: `ids` makes `next build` a preview build (`data-mid` ids, `marginalia-sources.json`, the overlay loaded).',
+  MARGINALIA_OVERLAY: 'Set by `marginalia/next` for the app (the overlay\'s URL in `next dev` and preview builds, else empty); `instrumentation-client` loads the overlay when it is set. Not for you to set.',
 }
 
 /** What each attribute of the overlay's `<script>` tag does. The generator fails on one read but not described here. */
@@ -116,6 +119,7 @@ export function configurationPage(root: string, declarations: Declarations): Ref
       ].join('\n'),
       ['## Vite plugin: `marginalia/vite`', '', '`marginalia(options)` in `vite.config.*`; see [frameworks and source locations](../guide/frameworks.md).', '', optionsTable(declarations, 'src/vite.ts', 'MarginaliaViteOptions')].join('\n'),
       ['## webpack and rspack: `marginalia/webpack`', '', '`marginaliaWebpack(options)`, `marginaliaRspack(options)`; the loader `marginalia/loader` (Turbopack rules) takes the same but `root` and `manifest`.', '', optionsTable(declarations, 'src/webpack.ts', 'MarginaliaSourcesOptions')].join('\n'),
+      ['## Next.js: `marginalia/next`', '', '`withMarginalia(nextConfig, options)` in `next.config.*` (`marginalia init` writes it); see [Next.js](../guide/frameworks.md#nextjs).', '', optionsTable(declarations, 'src/next.ts', 'MarginaliaNextOptions')].join('\n'),
       ['## Embedding: `openStore(options)`', '', optionsTable(declarations, 'src/index.ts', 'OpenStoreOptions')].join('\n'),
       ['## Embedding: `createServer(store, options)`', '', '`createToolRegistry(store, options)` takes the same but `registry` and `outputSchemas`; see the [embedding guide](../guide/embedding.md).', '', optionsTable(declarations, 'src/index.ts', 'ServerOptions')].join('\n'),
       ['## Embedding: `startHttpServer(store, options)`', '', optionsTable(declarations, 'src/index.ts', 'HttpServerOptions')].join('\n'),

@@ -1,6 +1,7 @@
 /**
  * `marginalia init`: set Marginalia up in the user's project. Detects the framework and package
- * manager, adds the Vite plugin to vite.config.* (or prints the script tag), writes MCP configs for
+ * manager, sets it up dev only (src/cli/frameworks: the Vite plugin in vite.config.*, Angular's
+ * development index.html with the head snippet, or the head snippet printed), writes MCP configs for
  * the agents picked — each pinned to this project's store so agent and browser share one — adds
  * `.marginalia/` to .gitignore, and says what it did. Every change to an existing file is shown
  * before it is written; running it again changes nothing.
@@ -13,6 +14,7 @@ import { listOption } from './args.js'
 import { UsageError, type Command, type Values } from './command.js'
 import { detectFramework, readProject } from './frameworks/index.js'
 import { projectRoot } from './project.js'
+import { CONNECT_AGENT } from '../http/connect.js'
 
 /** Agents whose config `init` can write. Project files first; `codex` and `windsurf` live in your home directory. */
 const AGENTS = ['claude', 'cursor', 'vscode', 'windsurf', 'codex'] as const
@@ -22,14 +24,16 @@ const HOME_AGENTS: readonly Agent[] = ['windsurf', 'codex']
 
 export const init: Command = {
   oneShot: true,
-  summary: 'Set Marginalia up in this project: Vite plugin, agent MCP configs, .gitignore',
+  summary: 'Set Marginalia up in this project: the framework (dev only), agent MCP configs, .gitignore',
   usage: [
     'marginalia init [--yes] [--agent NAME ...] [--home-config] [--dir DIR] [--dry-run]',
     '',
-    'Run in your app. Detects the framework and package manager; adds the Vite plugin line to',
-    'vite.config.* (or prints the <script> tag for other setups); writes the MCP config of each',
-    'agent you pick, pinned to this project\'s store; adds .marginalia/ to .gitignore. A change to an',
-    'existing file is shown before it is written; running init again changes nothing.',
+    'Run in your app. Detects the framework and package manager and sets it up, dev only: the Vite',
+    'plugin line in vite.config.*; for Angular, an index.html with the head snippet for ng serve\'s',
+    'development configuration; for anything else (Rails, Django, Laravel, plain HTML) it prints the',
+    'head snippet to paste. Writes the MCP config of each agent you pick (`marginalia mcp` over stdio,',
+    'on this project\'s store and root); adds .marginalia/ to .gitignore. A change to an existing file',
+    'is shown before it is written; running init again changes nothing.',
     '',
     'Options:',
     '  -y, --yes            do not ask: project configs for Claude Code, Cursor and VS Code',
@@ -48,9 +52,15 @@ export const init: Command = {
   run,
 }
 
-/** The command an agent runs: the project's own install (never a download), pinned to the store. */
-function agentCommand(storeFile: string): { command: string; args: string[] } {
-  return { command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', storeFile] }
+/**
+ * The command an agent runs: the project's own install (never a download), pinned to the store
+ * and the project root (get_annotation then shows the source lines around a location). stdio is
+ * the one way init connects an agent: the agent starts it, so it works whether or not the dev
+ * server runs, on any port, and a `serve` on the same store shows the agent as connected and
+ * listening (presence files beside the store).
+ */
+function agentCommand(storeFile: string, root: string): { command: string; args: string[] } {
+  return { command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', storeFile, '--root', root] }
 }
 
 /** One planned change: a file and its new text (undefined old text: a new file). */
@@ -64,7 +74,7 @@ interface Change {
 /** The changes `init` would make in `root` for `agents` (files whose text would not change are left out). */
 function plan(root: string, agents: readonly Agent[], home: string = os.homedir()): { changes: Change[]; notes: string[] } {
   const storeFile = path.join(root, '.marginalia', 'store.json')
-  const { command, args } = agentCommand(storeFile)
+  const { command, args } = agentCommand(storeFile, root)
   const changes: Change[] = []
   const notes: string[] = []
   const change = (file: string, after: string, what: string): void => {
@@ -173,8 +183,9 @@ async function run(values: Values): Promise<void> {
     if (values['dry-run'] !== true) mkdirSync(path.join(root, '.marginalia'), { recursive: true })
     for (const n of notes) out(`note: ${n}\n`)
     out(changes.length === 0 ? 'nothing to change: Marginalia is already set up here.\n' : values['dry-run'] === true ? 'dry run: nothing written.\n' : `wrote ${done.join(', ') || 'nothing'}.\n`)
-    const run = project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`
-    out(`next: ${framework.startsServer ? `start your dev server (${run}), open the app and click the Marginalia button` : `run \`npx --no-install marginalia serve\` beside your dev server (${run})`}; restart your agent so it loads the MCP config; check everything with \`npx --no-install marginalia doctor\`.\n`)
+    const run = framework.devCommand ?? (project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`)
+    out(`agents: ${agents.length > 0 ? `${agents.join(', ')} connect over stdio (\`marginalia mcp\`, this project's store and root): restart them so they load the config` : `none configured; ${CONNECT_AGENT.charAt(0).toLowerCase()}${CONNECT_AGENT.slice(1)}`}.\n`)
+    out(`next: ${framework.startsServer ? `start your dev server (${run}), open the app and click the Marginalia button` : `run \`npx --no-install marginalia serve\` beside your dev server (${run})`}; check everything with \`npx --no-install marginalia doctor\`.\n`)
   } finally {
     rl?.close()
   }

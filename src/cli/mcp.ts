@@ -1,55 +1,119 @@
-/** `marginalia mcp`: the MCP tools over stdio, which is what an agent launches. */
+/**
+ * `marginalia mcp`: the MCP tools over stdio, which is what an agent launches — the way `init`
+ * connects an agent (its configs run `marginalia mcp --store <store> --root <project>`). A running
+ * `serve` on the same store shows this agent through a presence file beside the store: connected
+ * while the process runs, listening while one of its calls waits for the person.
+ */
+import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import type { Transport } from '@modelcontextprotocol/server'
 import { announceStdioAgent } from '../http/presence.js'
 import { createServer } from '../mcp/server.js'
+import { TaskTable } from '../mcp/tasks.js'
+import { createToolRegistry, type ToolRegistry, type ToolService } from '../tools/registry.js'
 import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
-import { log, type Command, type Values } from './command.js'
+import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
 
 export const mcp: Command = {
   summary: 'Serve the MCP tools over stdio (what an AI agent launches)',
   usage: [
-    'marginalia mcp [--store FILE|postgres://URL] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N] [--max-wait-ms N]',
+    'marginalia mcp [--store FILE|postgres://URL] [--root DIR] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N] [--max-wait-ms N]',
     '',
     'Serves the annotation tools over MCP on stdin/stdout. stdout carries only the protocol;',
     'logs go to stderr. Exits when stdin closes or on SIGTERM, after flushing pending writes.',
     '',
     'Options:',
     `  -s, --store FILE     ${STORE_USAGE}`,
+    '      --root DIR       the app\'s project root: get_annotation shows the source lines around a location (init writes it)',
     ...TOOL_POLICY_USAGE,
     '      --lean           list no output schemas (for clients that never read them; results keep structured content)',
   ].join('\n'),
-  options: { ...storeOption, ...TOOL_POLICY_OPTIONS, lean: { type: 'boolean' } },
+  options: { ...storeOption, ...TOOL_POLICY_OPTIONS, lean: { type: 'boolean' }, root: { type: 'string' } },
   run,
 }
 
 async function run(values: Values): Promise<void> {
   const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
   const waits = parseWaitFlags(values)
+  const root = rootOption(values)
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
   if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
-  const server = createServer(store, { ...policy, ...waits, ...(values.lean === true ? { outputSchemas: false } : {}) })
-  const transport = new StdioServerTransport()
+  // Built here, so bad options fail before the connection opens (the entry builds its instances later).
+  const registry = createToolRegistry(store, { ...policy, ...waits, ...(root !== undefined ? { sources: { root } } : {}) })
+  const presence = isDatabaseUrl(file) ? undefined : path.dirname(file)
+  const tasks = new TaskTable({ isWait: (name) => registry.tool(name)?.listening === true })
+  const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
+  let reason: string | undefined
+  // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
+  const transport = observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed')))
+  // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
+  // 2026-07-28 client's server/discover (or first request) pins a stateless one.
+  const handle = serveStdio(({ era }) => createServer(store, { ...serverOptions, era }), {
+    transport,
+    onerror: (error) => {
+      const message = error instanceof Error ? error.message : String(error)
+      if (message.includes(STDIO_LIMIT_TEXT)) {
+        reason = 'a message over 10 MiB was received; the MCP SDK closed the connection'
+        const reply = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Message too large: over 10 MiB; the connection is closed.' } }
+        process.stdout.write(`${JSON.stringify(reply)}\n`)
+        log(reason)
+      } else if (/transport|stdout|stdin|EPIPE/i.test(message)) {
+        reason ??= `stdio transport error: ${message}`
+        log(reason)
+      } else log(`MCP: ${message}`)
+    },
+  })
   // On the way out, a transport that fails to close must not keep the store from being flushed.
-  const stop = stopper(store, () => server.close().catch(() => {}))
+  const stop = stopper(store, () => {
+    tasks.close()
+    return handle.close().catch(() => {})
+  })
   process.stdin.on('end', () => void stop('stdin closed'))
   process.stdin.on('close', () => void stop('stdin closed'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
-  watchTransport(server.server, (why) => void stop(why, 1))
-  await server.connect(transport)
-  if (!isDatabaseUrl(file)) {
-    announceStdioAgent(path.dirname(file)) // the overlay of a `serve` on this store shows this agent
+  if (presence !== undefined) {
+    announceStdioAgent(presence) // the overlay of a `serve` on this store shows this agent
     void warnIfOtherStore(store.location)
   }
-  log(`MCP over stdio, store ${store.location}, tool profile ${policy.profile ?? 'default'}${policy.allow ? ` +${policy.allow.join(',')}` : ''}${policy.deny ? ` -${policy.deny.join(',')}` : ''}`)
+  log(`MCP over stdio, store ${store.location}${root !== undefined ? `, project ${root}` : ''}, tool profile ${policy.profile ?? 'default'}${policy.allow ? ` +${policy.allow.join(',')}` : ''}${policy.deny ? ` -${policy.deny.join(',')}` : ''}`)
+}
+
+/** --root: an existing directory, absolute; a bad one fails before the store is opened. */
+function rootOption(values: Values): string | undefined {
+  const root = values.root as string | undefined
+  if (root === undefined) return undefined
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`--root ${root}: no such directory; pass the app's project root (the folder with its package.json)`)
+  return path.resolve(root)
+}
+
+/**
+ * `registry` with its listening calls (watch_annotations, ask, …) counted in this agent's presence
+ * file, so the overlay reads "Agent listening" for a stdio agent that waits, as for an HTTP one.
+ */
+function announcingListening(registry: ToolRegistry, storeDir: string): ToolService {
+  let watching = 0
+  return {
+    list: () => registry.list(),
+    serverInfo: () => registry.serverInfo(),
+    async call(name, args, options) {
+      if (registry.tool(name)?.listening !== true) return registry.call(name, args, options)
+      announceStdioAgent(storeDir, ++watching)
+      try {
+        return await registry.call(name, args, options)
+      } finally {
+        announceStdioAgent(storeDir, --watching)
+      }
+    },
+  }
 }
 
 /** The two-store trap: a `serve` on the configured port that serves another store than this agent's. */
@@ -66,21 +130,41 @@ async function warnIfOtherStore(file: string): Promise<void> {
 const STDIO_LIMIT_TEXT = 'ReadBuffer exceeded maximum size'
 
 /**
- * When the stdio transport errors or closes on its own (a message over the SDK's 10 MiB limit
- * closes it), log the reason on stderr, answer a JSON-RPC error where the client can still read
- * it, and stop through the normal path (flush, close the store) with a non-zero exit code —
- * never a process that lingers answering nothing, or exits 0 without a word.
+ * `transport` with `onClose` called when it closes on its own or is closed (a message over the
+ * SDK's 10 MiB limit closes it): the CLI then stops through the normal path (flush, close the
+ * store) with a non-zero exit code — never a process that lingers answering nothing.
  */
-function watchTransport(protocol: { onerror?: (error: Error) => void; onclose?: () => void }, stop: (why: string) => void): void {
-  let reason: string | undefined
-  protocol.onerror = (error) => {
-    const message = error instanceof Error ? error.message : String(error)
-    if (message.includes(STDIO_LIMIT_TEXT)) {
-      reason = 'a message over 10 MiB was received; the MCP SDK closed the connection'
-      const reply = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Message too large: over 10 MiB; the connection is closed.' } }
-      process.stdout.write(`${JSON.stringify(reply)}\n`)
-    } else reason ??= `stdio transport error: ${message}`
-    log(reason)
+function observeClose(transport: StdioServerTransport, onClose: () => void): Transport {
+  let closed = false
+  const closedOnce = (): void => {
+    if (closed) return
+    closed = true
+    onClose()
   }
-  protocol.onclose = () => stop(reason ? `the stdio transport closed: ${reason}` : 'the stdio transport closed')
+  return {
+    start: () => transport.start(),
+    send: (message) => transport.send(message),
+    close: () => transport.close(),
+    get onmessage() {
+      return transport.onmessage
+    },
+    set onmessage(handler) {
+      transport.onmessage = handler
+    },
+    get onerror() {
+      return transport.onerror
+    },
+    set onerror(handler) {
+      transport.onerror = handler
+    },
+    get onclose() {
+      return transport.onclose
+    },
+    set onclose(handler) {
+      transport.onclose = () => {
+        handler?.()
+        closedOnce()
+      }
+    },
+  }
 }

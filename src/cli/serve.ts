@@ -14,6 +14,8 @@ import {
   DEFAULT_SSE_MAX_BUFFERED_BYTES,
 } from '../http/defaults.js'
 import { openStore } from '../store/index.js'
+import { CONNECT_AGENT, remoteAgentLine } from '../http/connect.js'
+import { headSnippet } from '../plugin/loader-script.js'
 import { envPort, integerOption, isDatabaseUrl, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND } from '../http/rate-limit.js'
@@ -150,18 +152,26 @@ async function run(values: Values): Promise<void> {
   )
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
-  const auth = token === undefined ? '' : ' --header "Authorization: Bearer <token>"'
   log(
     [
       `serving store ${store.location}`,
       `  URL:     ${http.url}/${isWildcardHost(host) ? `  (listening on every interface, ${host})` : ''}`,
       `  API:     ${http.url}/api   events: ${http.url}/api/events   health: ${http.url}/health`,
       `  MCP:     ${http.mcpUrl}${token === undefined ? '' : '   (needs Authorization: Bearer <token>)'}`,
-      `  Connect Claude Code: claude mcp add --transport http marginalia ${http.mcpUrl}${auth}`,
-      `  Overlay: paste into your page: <script src="${team.publicUrl ?? http.url}/overlay.js" defer data-marginalia></script>`,
+      `  ${CONNECT_AGENT}`,
+      ...(token !== undefined || team.publicUrl !== undefined || team.requireSignIn ? [`  ${remoteAgentLine(http.mcpUrl, token !== undefined)}`] : []),
+      `  Overlay: with the Vite plugin it is in your pages; else paste first in <head>, in development only:`,
+      ...headSnippet({ server: team.publicUrl ?? http.url, command: serveCommand(Number(new URL(http.url).port)) })
+        .split('\n')
+        .map((l) => `    ${l}`),
       ...(store.identities.any || team.requireSignIn ? [`  Team:    sign-in required (${store.identities.list().filter((i) => !i.revokedAt).length} people and agents); add people with marginalia people add NAME`] : []),
     ].join('\n'),
   )
+}
+
+/** What starts this server again, as the page's note says it. */
+function serveCommand(port: number): string {
+  return `npx --no-install marginalia serve${port === DEFAULT_PORT ? '' : ` --port ${port}`}`
 }
 
 /** --require-sign-in, --public-url, --trust-proxy, the per-identity and per-address limits, --session-ttl. */

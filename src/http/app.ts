@@ -62,6 +62,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     idleTimeoutMs: settings.mcpIdleTimeoutMs,
     maxSessions: settings.maxMcpSessions,
     maxSessionsPerOwner: settings.maxMcpSessionsPerIdentity,
+    isWait: (name) => tools.tool(name)?.listening === true,
     extendServer: options.extendServer,
     log,
   })

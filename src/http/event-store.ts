@@ -4,8 +4,7 @@
  * Last-Event-ID and receives what it missed, instead of waiting for a result that never comes.
  * Bounded by bytes per session; the oldest messages go first.
  */
-import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server'
 
 const DEFAULT_EVENT_STORE_BYTES = 4 * 1024 * 1024
 

@@ -1,15 +1,25 @@
 /**
- * MCP over Streamable HTTP at /mcp: one McpServer (the same tools as stdio) per MCP session,
- * each on the SDK's StreamableHTTPServerTransport. The body is read and bounded here (so the
- * same size limit and JSON rules hold as for the REST API) and handed to the transport parsed.
- * Sessions end on DELETE, when the server closes, or after a long idle time with no open stream.
+ * MCP over Streamable HTTP at /mcp, both protocol revisions on one endpoint:
+ *
+ * - 2026-07-28 (stateless): every request carries its revision in `_meta` and is answered by a
+ *   fresh server instance from the SDK's createMcpHandler; no session, so any `serve` process on
+ *   the same store answers any request (no sticky routing behind a load balancer). Resource
+ *   changes reach `subscriptions/listen` streams from one store subscription per process (a
+ *   shared store's changes include other processes' writes).
+ * - 2025-11-25 and older (sessions): initialize opens a session with its own server instance on
+ *   the SDK's WebStandardStreamableHTTPServerTransport, kept in this process; later requests carry
+ *   its Mcp-Session-Id. Sessions end on DELETE, when the server closes, or after a long idle time.
+ *
+ * The body is read and bounded here (so the same size limit and JSON rules hold as for the REST
+ * API) and handed to the SDK parsed; the SDK's web-standard Response is written back to Node's.
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server'
+import type { Subscription } from 'rxjs'
 import { createServer } from '../mcp/server.js'
+import { TaskTable } from '../mcp/tasks.js'
+import { urisChangedBy } from '../mcp/resources.js'
 import type { Store } from '../store/store.js'
 import type { ToolService } from '../tools/registry.js'
 import { BoundedEventStore } from './event-store.js'
@@ -40,15 +50,19 @@ export interface McpEndpointOptions {
    * for it. When all of the owner's are busy, its initialize is refused with 503.
    */
   maxSessionsPerOwner: number
-  /** Called with each new session's server before it connects. */
+  /** Whether a tool is a wait (runs as a task for a 2025-11-25 client that asks for one). */
+  isWait?: (name: string) => boolean
+  /** Called with each server instance (a session's, or a stateless request's) before it connects. */
   extendServer?: (server: McpServer) => void
   log: (message: string) => void
 }
 
 interface McpSession {
-  transport: StreamableHTTPServerTransport
+  transport: WebStandardStreamableHTTPServerTransport
   /** Whose session it is (an identity's id); undefined without sign-in (every client is the same one). */
   owner: string | undefined
+  /** The agent it counts for in presence: the owner, else the client's name from initialize. */
+  agent: string
   /** Requests of this session still being answered (a GET stream stays open for long). */
   open: number
   lastActivity: number
@@ -68,12 +82,33 @@ export class McpEndpoint {
   /** Initialize requests being answered (their session is not in the map yet), in all and per owner. */
   private opening = 0
   private readonly openingBy = new Map<string, number>()
+  /** The stateless (2026-07-28) side: one server instance per request. */
+  private readonly modern: McpHttpHandler
+  /** Store changes → the stateless side's subscriptions/listen streams. */
+  private readonly changes: Subscription | undefined
+  /** The waits run as tasks by 2025 sessions of this process. */
+  private readonly tasks: TaskTable | undefined
 
   constructor(private readonly options: McpEndpointOptions) {
     if (options.idleTimeoutMs > 0) {
       this.sweeper = setInterval(() => this.closeIdle(), Math.min(options.idleTimeoutMs, 60_000))
       this.sweeper.unref()
     }
+    this.modern = createMcpHandler(({ era }) => this.instance(era, false), {
+      // 2025 traffic is served below with sessions, never by the SDK's stateless fallback.
+      legacy: 'reject',
+      keepAliveMs: options.keepAliveMs,
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (error) => options.log(`MCP: ${error.message}`),
+    })
+    this.tasks = options.isWait ? new TaskTable({ isWait: options.isWait }) : undefined
+    const notify = this.modern.notify
+    this.changes = options.store.closed
+      ? undefined
+      : options.store.changes$.subscribe((event) => {
+          for (const uri of urisChangedBy(event)) notify.resourceUpdated(uri)
+          if (event.type === 'session.created') notify.resourcesChanged()
+        })
   }
 
   get sessionCount(): number {
@@ -109,6 +144,19 @@ export class McpEndpoint {
       }
     }
 
+    const aborted = new AbortController()
+    res.once('close', () => aborted.abort())
+    const request = toWebRequest(req, method, aborted.signal)
+
+    if (sessionId === undefined && method === 'POST' && !(await isLegacyRequest(request, body, { maxRequestBodySize: this.options.maxBodyBytes }))) {
+      // A 2026-07-28 request: stateless, answered by whichever process gets it.
+      const agent = owner ?? clientName(body) ?? ''
+      this.options.presence.streamOpened(agent, true)
+      res.once('close', () => this.options.presence.streamClosed(agent))
+      await writeResponse(res, await this.modern.fetch(request, { parsedBody: body }))
+      return
+    }
+
     let session: McpSession | undefined
     if (sessionId !== undefined) {
       session = this.sessions.get(sessionId)
@@ -138,30 +186,38 @@ export class McpEndpoint {
         counted = false
       }
       try {
-        session = await this.open(owner, settled)
-        await this.serve(session, req, res, body)
+        session = await this.open(owner, owner ?? initializeClientName(body) ?? '', settled)
+        await this.serve(session, request, res, body)
       } finally {
         settled()
       }
       return
     } else {
-      sendRpcError(res, 400, BAD_REQUEST, 'Bad Request: an Mcp-Session-Id header is required (send an initialize request first to get one).')
+      sendRpcError(res, 400, BAD_REQUEST, 'Bad Request: an Mcp-Session-Id header is required (send an initialize request first to get one), or send 2026-07-28 requests with the revision in _meta.')
       return
     }
 
-    await this.serve(session, req, res, body)
+    await this.serve(session, request, res, body)
   }
 
-  private async serve(session: McpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async serve(session: McpSession, request: Request, res: ServerResponse, body: unknown): Promise<void> {
     session.open++
     session.lastActivity = Date.now()
-    this.options.presence.streamOpened()
+    this.options.presence.streamOpened(session.agent)
     res.once('close', () => {
       session.open--
       session.lastActivity = Date.now()
-      this.options.presence.streamClosed()
+      this.options.presence.streamClosed(session.agent)
     })
-    await session.transport.handleRequest(req, res, body)
+    await writeResponse(res, await session.transport.handleRequest(request, body === undefined ? {} : { parsedBody: body }))
+  }
+
+  /** A server instance for `era`: the shared registry, then the embedder's hook. Tasks are their owner's (the identity, else the session). */
+  private instance(era: 'legacy' | 'modern', resourceEvents: boolean, taskOwner?: string): McpServer {
+    const tasks = era === 'legacy' && taskOwner !== undefined ? { tasks: this.tasks, taskOwner } : {}
+    const server = createServer(this.options.store, { registry: this.options.registry, era, resourceEvents, ...tasks })
+    this.options.extendServer?.(server)
+    return server
   }
 
   /**
@@ -201,29 +257,33 @@ export class McpEndpoint {
     if (this.sessions.get(id) !== session) return
     this.options.log(`closing MCP session ${id}: ${why}`)
     this.sessions.delete(id)
-    this.options.presence.sessionClosed()
+    this.options.presence.sessionClosed(session.agent)
     // The session is gone from the table already; a transport that fails to close has nothing left to tell.
     void session.transport.close().catch(() => {})
   }
 
-  /** Close every session (server shutdown). */
+  /** Close every session and every stateless exchange (server shutdown). */
   async close(): Promise<void> {
     this.closing = true
     if (this.sweeper) clearInterval(this.sweeper)
+    this.changes?.unsubscribe()
+    this.tasks?.close()
     await Promise.all([...this.sessions.values()].map((s) => s.transport.close().catch(() => {})))
+    await this.modern.close().catch(() => {})
     this.sessions.clear()
   }
 
-  private async open(owner: string | undefined, onInitialized: () => void): Promise<McpSession> {
-    const { store, registry, presence } = this.options
+  private async open(owner: string | undefined, agent: string, onInitialized: () => void): Promise<McpSession> {
+    const { presence } = this.options
     const session: McpSession = {
       owner,
-      transport: new StreamableHTTPServerTransport({
+      agent,
+      transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           onInitialized()
           this.sessions.set(id, session)
-          presence.sessionOpened()
+          presence.sessionOpened(agent)
         },
         keepAliveMs: this.options.keepAliveMs,
         maxRequestBodySize: this.options.maxBodyBytes,
@@ -239,13 +299,11 @@ export class McpEndpoint {
       const id = transport.sessionId
       if (id !== undefined && this.sessions.get(id) === session) {
         this.sessions.delete(id)
-        presence.sessionClosed()
+        presence.sessionClosed(agent)
       }
     }
-    // One McpServer per session (the SDK binds a server to one transport); the registry is shared.
-    const server = createServer(store, { registry })
-    this.options.extendServer?.(server)
-    await server.connect(transport)
+    // One server per session (the SDK binds a server to one transport); the registry is shared.
+    await this.instance('legacy', true, owner ?? `session:${randomUUID()}`).connect(transport)
     return session
   }
 
@@ -259,4 +317,61 @@ export class McpEndpoint {
 
 function isInitialization(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body)
+}
+
+/** The client's name from a 2025 initialize request (its presence key without sign-in). */
+function initializeClientName(body: unknown): string | undefined {
+  const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m)) as { params?: { clientInfo?: { name?: unknown } } } | undefined
+  const name = init?.params?.clientInfo?.name
+  return typeof name === 'string' ? name.slice(0, 200) : undefined
+}
+
+/** The client's name from a 2026-07-28 request's `_meta` envelope. */
+function clientName(body: unknown): string | undefined {
+  const message = (Array.isArray(body) ? body[0] : body) as { params?: { _meta?: Record<string, { name?: unknown } | undefined> } } | undefined
+  const name = message?.params?._meta?.['io.modelcontextprotocol/clientInfo']?.name
+  return typeof name === 'string' ? name.slice(0, 200) : undefined
+}
+
+/**
+ * The Node request as the SDK's web-standard entry points take it. The body is not copied: it
+ * was read and parsed here, and goes to the SDK as `parsedBody`.
+ */
+function toWebRequest(req: IncomingMessage, method: string, signal: AbortSignal): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding' || name.startsWith(':')) continue
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+  }
+  return new Request(new URL(req.url ?? '/mcp', 'http://127.0.0.1'), { method, headers, signal })
+}
+
+/** Write the SDK's Response (JSON, or an SSE stream chunk by chunk) to Node's response. */
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  res.writeHead(response.status, headers)
+  if (!response.body) {
+    res.end()
+    return
+  }
+  res.flushHeaders()
+  const reader = response.body.getReader()
+  // A client that hangs up cancels the stream: the SDK sees its reader gone.
+  const cancel = (): void => void reader.cancel().catch(() => {})
+  res.once('close', cancel)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      res.write(value)
+    }
+  } catch {
+    // The stream failed or was cancelled: the client is gone or will reconnect.
+  } finally {
+    res.off('close', cancel)
+    res.end()
+  }
 }

@@ -3,7 +3,7 @@
  * to know before it builds anything. A bad option throws here, before a port is bound.
  */
 import path from 'node:path'
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { McpServer } from '@modelcontextprotocol/server'
 import { DEFAULT_SESSION_TTL_MS } from '../auth/identities.js'
 import type { SourceOptions } from '../sources/index.js'
 import type { RegistryOptions } from '../tools/registry.js'
@@ -85,7 +85,7 @@ export interface HttpServerOptions {
   uploads?: UploadOptions
   /** Tool registry options for the MCP endpoint: permission profile, allow/deny, plugins, byte budget. */
   tools?: Omit<RegistryOptions, 'validateOutput'>
-  /** Called with each new MCP session's server before it connects (add resources, prompts …). */
+  /** Called with each MCP server instance before it connects (a 2025 session's, or a 2026-07-28 request's): add resources, prompts … */
   extendServer?: (server: McpServer) => void
   /** Where log lines go (default: stderr). */
   log?: (message: string) => void

@@ -1,19 +1,21 @@
 /**
- * Agent presence, as the server sees it: MCP sessions over HTTP, how many calls are waiting for the
- * person right now (inside a tool tagged `listening`: watch_annotations, watch_changes, ask,
- * await_reply), and stdio agents (`marginalia mcp`) in other processes, which leave a presence file
- * beside the store. The overlay shows it ("agent listening").
+ * Agent presence, as the server sees it: agents over HTTP (counted per agent, its identity with
+ * sign-in or the client it names, not per MCP session: a 2026-07-28 client has no session), how
+ * many calls are waiting for the person right now (inside a tool tagged `listening`:
+ * watch_annotations, watch_changes, ask, await_reply), and stdio agents (`marginalia mcp`) in other
+ * processes, which leave a presence file beside the store. The overlay shows it ("agent listening").
  *
- * Honest: an HTTP session counts as connected only while it has an open request or stream, or made
- * a request in the last RECENT_MS; a session a client left without DELETE stops counting after that.
+ * Honest: an HTTP agent counts as connected only while it has an open request or stream, or made
+ * a request in the last RECENT_MS; an agent that ended all its sessions (DELETE) stops counting at
+ * once, one that left without a word stops counting RECENT_MS after its last request.
  */
-import { closeSync, constants as fsc, readdirSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, constants as fsc, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { ensureDirectorySync, openNoFollowSync } from '../store/fs/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
 import type { ToolRegistry, ToolService } from '../tools/registry.js'
 
-/** An HTTP MCP session with nothing open counts as connected this long after its last request. */
+/** An HTTP agent with nothing open counts as connected this long after its last request. */
 export const PRESENCE_RECENT_MS = 60_000
 /** How often the presence files of stdio agents are looked at. */
 const STDIO_POLL_MS = 5_000
@@ -21,8 +23,10 @@ const STDIO_POLL_MS = 5_000
 export interface Presence {
   /** An agent is connected now: an MCP session with an open stream or a recent request, or a running stdio agent. */
   connected: boolean
-  /** Open MCP sessions over HTTP (including idle ones not counted as connected). */
+  /** Open MCP sessions over HTTP, 2025 revisions (including idle ones not counted as connected). */
   sessions: number
+  /** Agents over HTTP counted as connected now (each identity or client once, however many sessions or requests). */
+  agents: number
   /** Calls currently waiting for the person (inside a listening tool). */
   watching: number
   /** `marginalia mcp` processes (stdio agents) running on this store. */
@@ -36,11 +40,25 @@ export interface PresenceOptions {
   storeDir?: string
 }
 
+/** One agent over HTTP: its sessions (2025), its requests and streams open now, when it was last heard. */
+interface AgentState {
+  sessions: number
+  open: number
+  lastSeenMs: number
+  /** It spoke without a session (2026-07-28): only recency and open requests say it is there. */
+  stateless: boolean
+}
+
+/** The agent key of callers that name nothing (no sign-in, no client name). */
+const ANONYMOUS = ''
+
 export class PresenceTracker {
   private sessions = 0
   private watching = 0
-  private open = 0
+  private readonly agentStates = new Map<string, AgentState>()
   private stdio = 0
+  /** Listening calls of stdio agents, from their presence files. */
+  private stdioWatching = 0
   private lastSeenMs: number | undefined
   private staleTimer: ReturnType<typeof setTimeout> | undefined
   private pollTimer: ReturnType<typeof setInterval> | undefined
@@ -53,13 +71,14 @@ export class PresenceTracker {
     private readonly options: PresenceOptions = {},
   ) {
     this.subject = new BehaviorSubject(this.current())
-    this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.connected === b.connected && a.sessions === b.sessions && a.watching === b.watching && a.stdio === b.stdio))
+    this.presence$ = this.subject.pipe(distinctUntilChanged((a, b) => a.connected === b.connected && a.sessions === b.sessions && a.agents === b.agents && a.watching === b.watching && a.stdio === b.stdio))
     if (options.storeDir !== undefined) {
-      this.stdio = countStdioAgents(options.storeDir)
+      ;({ agents: this.stdio, watching: this.stdioWatching } = readStdioAgents(options.storeDir))
       this.pollTimer = setInterval(() => {
-        const n = countStdioAgents(options.storeDir!)
-        if (n !== this.stdio) {
-          this.stdio = n
+        const { agents, watching } = readStdioAgents(options.storeDir!)
+        if (agents !== this.stdio || watching !== this.stdioWatching) {
+          this.stdio = agents
+          this.stdioWatching = watching
           this.emit()
         }
       }, STDIO_POLL_MS)
@@ -68,9 +87,14 @@ export class PresenceTracker {
   }
 
   current(): Presence {
-    const recent = this.lastSeenMs !== undefined && this.clock().getTime() - this.lastSeenMs < PRESENCE_RECENT_MS
-    const http = this.sessions > 0 && (this.open > 0 || this.watching > 0 || recent)
-    const p: Presence = { connected: http || this.stdio > 0, sessions: this.sessions, watching: this.watching }
+    const now = this.clock().getTime()
+    let agents = 0
+    for (const [key, a] of this.agentStates) {
+      const recent = now - a.lastSeenMs < PRESENCE_RECENT_MS
+      if (a.open > 0 || (recent && (a.sessions > 0 || a.stateless))) agents++
+      else if (a.sessions === 0 && !recent) this.agentStates.delete(key) // gone: forget it
+    }
+    const p: Presence = { connected: agents > 0 || this.stdio > 0, sessions: this.sessions, agents, watching: this.watching + this.stdioWatching }
     if (this.options.storeDir !== undefined) p.stdio = this.stdio
     if (this.lastSeenMs !== undefined) p.lastSeenAt = new Date(this.lastSeenMs).toISOString()
     return p
@@ -85,28 +109,51 @@ export class PresenceTracker {
     if (!this.subject.value.connected) this.emit()
   }
 
-  sessionOpened(): void {
+  private agent(key: string): AgentState {
+    let a = this.agentStates.get(key)
+    if (!a) this.agentStates.set(key, (a = { sessions: 0, open: 0, lastSeenMs: this.clock().getTime(), stateless: false }))
+    return a
+  }
+
+  /** A 2025 MCP session of `agent` began (initialize). */
+  sessionOpened(agent: string = ANONYMOUS): void {
     this.sessions++
-    this.seen()
+    this.agent(agent).sessions++
+    this.agentSeen(agent)
     this.emit()
   }
 
-  sessionClosed(): void {
+  /** A session of `agent` ended: with its last one, the agent no longer counts (unless a request is open). */
+  sessionClosed(agent: string = ANONYMOUS): void {
     this.sessions = Math.max(0, this.sessions - 1)
+    const a = this.agentStates.get(agent)
+    if (a) a.sessions = Math.max(0, a.sessions - 1)
     this.emit()
   }
 
-  /** An MCP request or stream opened (it counts as connected while open). */
-  streamOpened(): void {
-    this.open++
-    this.seen()
+  /**
+   * A request or stream of `agent` opened (it counts as connected while open). `stateless`: it came
+   * without a session (2026-07-28), so the agent counts for RECENT_MS after it too.
+   */
+  streamOpened(agent: string = ANONYMOUS, stateless = false): void {
+    const a = this.agent(agent)
+    a.open++
+    if (stateless) a.stateless = true
+    this.agentSeen(agent)
     this.emit()
   }
 
-  streamClosed(): void {
-    this.open = Math.max(0, this.open - 1)
-    this.seen()
+  streamClosed(agent: string = ANONYMOUS): void {
+    const a = this.agentStates.get(agent)
+    if (a) a.open = Math.max(0, a.open - 1)
+    this.agentSeen(agent)
     this.emit()
+  }
+
+  private agentSeen(agent: string): void {
+    const a = this.agentStates.get(agent)
+    if (a) a.lastSeenMs = this.clock().getTime()
+    this.seen()
   }
 
   watchStarted(): void {
@@ -132,6 +179,8 @@ export class PresenceTracker {
   }
 }
 
+const STARTED_AT = new Date().toISOString()
+
 /** Whether process `pid` is running. */
 function alive(pid: number): boolean {
   try {
@@ -144,45 +193,84 @@ function alive(pid: number): boolean {
 
 /** Running stdio agents with a presence file in `<storeDir>/presence/` (files of dead processes are removed). */
 export function countStdioAgents(storeDir: string): number {
+  return readStdioAgents(storeDir).agents
+}
+
+/**
+ * Running stdio agents, and their calls waiting for the person: each file may say `watching: n`
+ * (`marginalia mcp` rewrites it when a listening call starts or ends), so a stdio agent that
+ * waits reads "listening" as an HTTP one does.
+ */
+function readStdioAgents(storeDir: string): { agents: number; watching: number } {
   let names: string[]
   try {
     names = readdirSync(path.join(storeDir, 'presence'))
   } catch {
-    return 0
+    return { agents: 0, watching: 0 }
   }
-  let n = 0
+  let agents = 0
+  let watching = 0
   for (const name of names) {
     const pid = Number(/^(\d+)\.json$/.exec(name)?.[1])
     if (!Number.isInteger(pid) || pid <= 0) continue
-    if (alive(pid)) n++
-    else rmSync(path.join(storeDir, 'presence', name), { force: true })
+    const file = path.join(storeDir, 'presence', name)
+    if (!alive(pid)) {
+      rmSync(file, { force: true })
+      continue
+    }
+    agents++
+    watching += watchingIn(file)
   }
-  return n
+  return { agents, watching }
+}
+
+/** The `watching` count a presence file states (0 when absent or unreadable; never through a link). */
+function watchingIn(file: string): number {
+  try {
+    const fd = openNoFollowSync(file, fsc.O_RDONLY)
+    try {
+      const n = (JSON.parse(readFileSync(fd, 'utf8')) as { watching?: unknown }).watching
+      return typeof n === 'number' && Number.isInteger(n) && n > 0 ? Math.min(n, 1000) : 0
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return 0
+  }
 }
 
 /**
  * Announce this process as a stdio agent on the store in `storeDir` until the returned function is
- * called (or the process exits). Best effort: a store directory that cannot be written is skipped.
- * The file is created afresh (O_EXCL, never through a link: a link left in its place is skipped).
+ * called (or the process exits); `watching` (default 0): its calls waiting for the person now —
+ * call again with the new count to update the file. Best effort: a store directory that cannot be
+ * written is skipped. The file is never written through a link (a link left in its place is skipped).
  */
-export function announceStdioAgent(storeDir: string): () => void {
+export function announceStdioAgent(storeDir: string, watching = 0): () => void {
   const file = path.join(storeDir, 'presence', `${process.pid}.json`)
   try {
     ensureDirectorySync(storeDir)
     ensureDirectorySync(path.dirname(file))
     const fd = openNoFollowSync(file, fsc.O_WRONLY | fsc.O_TRUNC, { create: true })
     try {
-      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n')
+      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: STARTED_AT, ...(watching > 0 ? { watching } : {}) }) + '\n')
     } finally {
       closeSync(fd)
     }
   } catch {
     return () => {}
   }
-  const remove = (): void => rmSync(file, { force: true })
-  process.once('exit', remove)
+  let remove = removers.get(file)
+  if (!remove) {
+    const once = (): void => rmSync(file, { force: true })
+    removers.set(file, once)
+    process.once('exit', once)
+    remove = once
+  }
   return remove
 }
+
+/** One exit hook per presence file, however often it is rewritten. */
+const removers = new Map<string, () => void>()
 
 /**
  * `registry` as `serve` offers it: every call reported to `presence`. A call of a tool tagged

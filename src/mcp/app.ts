@@ -4,13 +4,27 @@
  * src/browser/app into dist/overlay/app.html), linked from the tools whose results it shows.
  * The app lists and filters with those tools and answers through two tools of its own, visible
  * to the app only: a reply and a status change written as the person's (the host's user is the
- * person). A client that does not announce the extension sees none of it: no resource, no
- * `_meta.ui` on tools, no app tools.
+ * person). A client that does not announce the extension sees none of it: no resource in
+ * resources/list, no `_meta.ui` on tools, no app tools, and reading the resource is refused.
+ *
+ * What a client announced is read per request (`clientCapabilitiesOf`): a 2026-07-28 request
+ * carries its client's capabilities in its own `_meta` envelope; a 2025 session declared them at
+ * initialize. So one instance serving stateless requests answers each as its client announced.
  */
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientCapabilities,
+  type JSONRPCRequest,
+  type ListResourcesResult,
+  type Result,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server'
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server'
 import { z } from 'zod'
 import { Id, ReplyInput } from '../store/model.js'
@@ -80,29 +94,45 @@ const inboxStatus = defineTool({
   render: (r) => `${r.annotation.id} is now ${r.annotation.status} (rev ${r.rev}).`,
 })
 
+/** The app's own tools, one registry per store (an HTTP server builds an instance per request). */
+const appTools = new WeakMap<Store, ToolService>()
+
 /**
- * `service` as a client that renders apps sees it: the linked tools carry `_meta.ui.resourceUri`
- * and the app's own tools are listed and callable (only where the service exposes `reply`: a
- * read-only server's app lists and filters, it does not write). Any other client sees `service`
- * unchanged. `capabilities` is read at each call: a session learns them at initialize.
+ * The client capabilities a request was sent under: its own `_meta` envelope's on the 2026-07-28
+ * revision, the ones its session declared at initialize on a 2025 one (undefined before that).
  */
-export function withInboxApp(service: ToolService, store: Store, capabilities: () => ClientCapabilities | undefined): ToolService {
-  let appTools: ReturnType<typeof createToolRegistry> | undefined
+export function clientCapabilitiesOf(mcp: McpServer, ctx: ServerContext): ClientCapabilities | undefined {
+  const declared = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] as ClientCapabilities | undefined
+  // The session-wide accessor (deprecated for 2026-07-28 requests, which carry the envelope) is what a 2025 session has.
+  return declared ?? mcp.server.getClientCapabilities()
+}
+
+/**
+ * `service` as a client with `capabilities` sees it. For a client that renders apps, the linked
+ * tools carry `_meta.ui.resourceUri` and the app's own tools are listed and callable (only where
+ * the service exposes `reply`: a read-only server's app lists and filters, it does not write).
+ * Any other client sees `service` unchanged. The returned function is cheap: call it per request.
+ */
+export function withInboxApp(service: ToolService, store: Store): (capabilities: ClientCapabilities | undefined) => ToolService {
   const writes = () => service.list().some((t) => t.name === 'reply')
-  const app = () => (appTools ??= createToolRegistry(store, { tools: [inboxReply, inboxStatus] }))
+  const app = (): ToolService => {
+    let tools = appTools.get(store)
+    if (!tools) appTools.set(store, (tools = createToolRegistry(store, { tools: [inboxReply, inboxStatus] })))
+    return tools
+  }
   const linked = (t: ToolInfo): ToolInfo => (LINKED_TOOLS.has(t.name) ? { ...t, _meta: { ...t._meta, ui: { resourceUri: INBOX_APP_URI }, [RESOURCE_URI_META_KEY]: INBOX_APP_URI } } : t)
-  return {
+  const forApps: ToolService = {
     serverInfo: () => service.serverInfo(),
     list: () => {
-      if (!rendersApps(capabilities())) return service.list()
       const own = writes() ? app().list().map((t) => ({ ...t, _meta: appOnly })) : []
       return [...service.list().map(linked), ...own]
     },
     call: (name, args, options) => {
-      if ((name === inboxReply.name || name === inboxStatus.name) && rendersApps(capabilities()) && writes()) return app().call(name, args, options)
+      if ((name === inboxReply.name || name === inboxStatus.name) && writes()) return app().call(name, args, options)
       return service.call(name, args, options)
     },
   }
+  return (capabilities) => (rendersApps(capabilities) ? forApps : service)
 }
 
 let html: Promise<string> | undefined
@@ -111,30 +141,42 @@ let html: Promise<string> | undefined
 function appHtml(): Promise<string> {
   html ??= readFile(APP_HTML, 'utf8').catch((e: unknown) => {
     html = undefined // built later: the next read tries again
-    throw new McpError(ErrorCode.InternalError, `The inbox app is not built (${APP_HTML}: ${e instanceof Error ? e.message : String(e)}); run npm run build.`)
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `The inbox app is not built (${APP_HTML}: ${e instanceof Error ? e.message : String(e)}); run npm run build.`)
   })
   return html
 }
 
 /**
- * Register the app's resource on `mcp` once the client has initialized, if it renders apps.
- * Everything the app shows comes through tool calls: no external fetch, so it needs no CSP
- * domains (the host's default CSP, connect-src 'none', suits it).
+ * Leave the app's resource out of resources/list for a client that does not render apps: wraps
+ * the SDK's own resources/list handler (installed when the server declares resources), which
+ * the SDK's protected `_getRequestHandler` hands back as it dispatches it.
+ */
+export function offerInboxAppToAppsOnly(mcp: McpServer): void {
+  const server = mcp.server
+  type Stored = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
+  const sdkList = (server as unknown as { _getRequestHandler(method: string): Stored | undefined })._getRequestHandler('resources/list')
+  if (!sdkList) throw new Error('offerInboxAppToAppsOnly: the server declares no resources (resources/list has no handler)')
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    const result = (await sdkList({ jsonrpc: '2.0', id: ctx.mcpReq.id, ...request } as JSONRPCRequest, ctx)) as ListResourcesResult
+    return rendersApps(clientCapabilitiesOf(mcp, ctx)) ? result : { ...result, resources: result.resources.filter((r) => r.uri !== INBOX_APP_URI) }
+  })
+}
+
+/**
+ * Register the app's resource on `mcp` (after the store's resources: subscribe then accepts it
+ * as a resource that never changes). A client that does not render apps is refused its read,
+ * with the capability it would have to declare. Everything the app shows comes through tool
+ * calls: no external fetch, so it needs no CSP domains (the host's default CSP, connect-src
+ * 'none', suits it).
  */
 export function registerInboxApp(mcp: McpServer): void {
-  const server = mcp.server
-  const onInitialized = server.oninitialized
-  server.oninitialized = () => {
-    if (rendersApps(server.getClientCapabilities())) {
-      mcp.registerResource(
-        'inbox-app',
-        INBOX_APP_URI,
-        { title: 'Marginalia inbox', description: 'The triage inbox as an MCP App: list, filter and answer annotations.', mimeType: RESOURCE_MIME_TYPE },
-        async (uri) => ({
-          contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: await appHtml(), _meta: { ui: { prefersBorder: true } } }],
-        }),
-      )
-    }
-    onInitialized?.()
-  }
+  mcp.registerResource(
+    'inbox-app',
+    INBOX_APP_URI,
+    { title: 'Marginalia inbox', description: 'The triage inbox as an MCP App: list, filter and answer annotations.', mimeType: RESOURCE_MIME_TYPE },
+    async (uri, ctx) => {
+      if (!rendersApps(clientCapabilitiesOf(mcp, ctx))) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } })
+      return { contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: await appHtml(), _meta: { ui: { prefersBorder: true } } }] }
+    },
+  )
 }

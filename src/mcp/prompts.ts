@@ -2,10 +2,8 @@
  * The `work_loop` prompt: the agent's work loop (instructions.ts) as a message to start from,
  * with the current state of the store, for every session or one.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { completable, ProtocolError, ProtocolErrorCode, type GetPromptResult, type McpServer } from '@modelcontextprotocol/server'
 import { afterCatchUp } from './resources.js'
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
-import { ErrorCode, McpError, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { NotFoundError } from '../store/errors.js'
 import type { Store } from '../store/store.js'
@@ -53,16 +51,17 @@ export function registerPrompts(mcp: McpServer, store: Store, toolNames: readonl
       description:
         'Start working through the annotations: watch for new ones, acknowledge one, fix the code, then resolve, reply ' +
         'or dismiss, and watch again. Give sessionId to work on one page only.',
-      argsSchema: {
-        sessionId: completable(z.string().min(1).optional().describe('Only this session (default: every session)'), (value) => completeSessionIds(store, value)),
-      },
+      argsSchema: z.object({
+        // Completable inside optional: the SDK unwraps the optional to find the completer.
+        sessionId: completable(z.string().min(1), (value) => completeSessionIds(store, value)).optional().describe('Only this session (default: every session)'),
+      }),
     },
     ({ sessionId }) =>
       afterCatchUp(store, () => {
         try {
           return renderWorkLoop(store, toolNames, sessionId)
         } catch (e) {
-          if (e instanceof NotFoundError) throw new McpError(ErrorCode.InvalidParams, `sessionId: ${toToolError(e).message}`)
+          if (e instanceof NotFoundError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `sessionId: ${toToolError(e).message}`)
           throw e
         }
       }),

@@ -10,9 +10,7 @@
  * `notifications/resources/list_changed` when a session appears. Both are derived from
  * `store.changes$`, which carries other processes' changes too.
  */
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult, type Variables } from '@modelcontextprotocol/server'
 import type { Subscription } from 'rxjs'
 import { clipEcho, NotFoundError } from '../store/errors.js'
 import { SHA256 } from '../store/blobs/blob-store.js'
@@ -27,8 +25,6 @@ export const SESSIONS_URI = 'marginalia://sessions'
 const SESSION_TEMPLATE = 'marginalia://sessions/{id}'
 const ANNOTATION_TEMPLATE = 'marginalia://annotations/{id}'
 const ATTACHMENT_TEMPLATE = 'marginalia://attachments/{id}'
-/** The MCP error code for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002
 
 export function sessionUri(id: string): string {
   return `marginalia://sessions/${encodeURIComponent(id)}`
@@ -73,12 +69,6 @@ export function urisChangedBy(event: StoreEvent): string[] {
 }
 
 /**
- * Register the resources and the resources/subscribe and resources/unsubscribe handlers on
- * `mcp`. The server must declare `resources: { subscribe: true, listChanged: true }`. The store
- * subscription starts when the client has initialized (or first subscribes) and ends when the
- * connection closes.
- */
-/**
  * Read-after-write across processes, as tool calls and REST reads have it: a read that begins after
  * another process's write resolved sees it (synchronous when nothing can be new).
  */
@@ -87,8 +77,35 @@ export function afterCatchUp<T>(store: Store, read: () => T): T | Promise<T> {
   return catchingUp ? catchingUp.then(read) : read()
 }
 
-export function registerResources(mcp: McpServer, store: Store): void {
+export interface ResourceEventOptions {
+  /**
+   * `legacy`: a 2025 session; notifications/resources/updated go out for exactly the URIs the
+   * client subscribed to (resources/subscribe), from its initialized notification on.
+   * `modern`: a 2026-07-28 connection; every change is sent at once and the serving entry routes
+   * it onto the client's subscriptions/listen streams (which carry the URI filter).
+   */
+  era: 'legacy' | 'modern'
+  /** Forward store changes at all (false: the serving entry publishes them itself). */
+  events: boolean
+}
+
+/**
+ * Register the resources and the resources/subscribe and resources/unsubscribe handlers on
+ * `mcp`. The server must declare `resources: { subscribe: true, listChanged: true }`. The store
+ * subscription starts when a 2025 client has initialized (or first subscribes), or at once for
+ * a 2026-07-28 connection, and ends when the connection closes.
+ */
+export function registerResources(mcp: McpServer, store: Store, options: ResourceEventOptions = { era: 'legacy', events: true }): void {
   const server = mcp.server
+  // Resources an embedder registers later (extendServer) are served too: subscribe accepts them.
+  const others: Array<(uri: string) => boolean> = []
+  const register = mcp.registerResource.bind(mcp) as (...args: unknown[]) => unknown
+  mcp.registerResource = ((name: string, uriOrTemplate: string | ResourceTemplate, ...rest: unknown[]) => {
+    if (typeof uriOrTemplate === 'string') {
+      if (!uriOrTemplate.startsWith('marginalia:')) others.push((uri) => uri === uriOrTemplate)
+    } else if (!uriOrTemplate.uriTemplate.toString().startsWith('marginalia:')) others.push((uri) => uriOrTemplate.uriTemplate.match(uri) !== null)
+    return register(name, uriOrTemplate, ...rest)
+  }) as McpServer['registerResource']
   const subscribed = new Set<string>()
   let changes: Subscription | undefined
 
@@ -148,35 +165,34 @@ export function registerResources(mcp: McpServer, store: Store): void {
     async (uri, variables) => {
       const sha = variable(variables, uri.href)
       const blob = SHA256.test(sha) ? await store.blobs.get(sha) : undefined
-      if (!blob) throw new McpError(RESOURCE_NOT_FOUND, `No attachment ${clipEcho(sha)}.`, { uri: uri.href })
+      if (!blob) throw new ResourceNotFoundError(uri.href, `Resource not found: ${uri.href}. No attachment ${clipEcho(sha)}.`)
       return { contents: [{ uri: uri.href, mimeType: blob.mime, blob: Buffer.from(blob.bytes).toString('base64') }] }
     },
   )
 
-  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  // Subscribe answers like read: a URI this server does not serve is refused with the same
+  // not-found error (resources an embedder adds, such as an app's ui:// page, never change).
+  server.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params
-    const ref = parseResourceUri(uri)
-    // A marginalia:// URI must name something that exists; other URIs (resources an embedder
-    // registers) are tracked and notified by whoever owns them.
-    if (!ref && uri.startsWith('marginalia:')) throw new McpError(ErrorCode.InvalidParams, `uri: "${uri}" is not a Marginalia resource. Resources: ${SESSIONS_URI}, ${SESSION_TEMPLATE}, ${ANNOTATION_TEMPLATE}.`)
-    if (ref && ref.kind !== 'sessions') orNotFound(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
+    await afterCatchUp(store, () => undefined)
+    if (!others.some((serves) => serves(uri))) await assertServed(store, uri)
     subscribed.add(uri)
     start()
     return {}
   })
 
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/unsubscribe', (request) => {
     subscribed.delete(request.params.uri)
     return {}
   })
 
   const start = (): void => {
-    if (changes || store.closed) return
+    if (changes || store.closed || !options.events) return
     changes = store.changes$.subscribe((event) => {
       if (!mcp.isConnected()) return stop()
       // Notifications to a client that went away are dropped (the next change tries again).
       for (const uri of urisChangedBy(event)) {
-        if (subscribed.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {})
+        if (options.era === 'modern' || subscribed.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {})
       }
       if (event.type === 'session.created') void server.sendResourceListChanged().catch(() => {})
     })
@@ -198,6 +214,30 @@ export function registerResources(mcp: McpServer, store: Store): void {
     stop()
     onClose?.()
   }
+  // A 2026-07-28 connection has no initialized notification: its changes flow from the start.
+  if (options.era === 'modern') start()
+}
+
+/**
+ * Throw what resources/read would for a URI this server cannot read: an unparseable URI is invalid
+ * params, a well-formed one that names nothing here is resource-not-found (one code for every
+ * unknown resource, Marginalia's or not).
+ */
+async function assertServed(store: Store, uri: string): Promise<void> {
+  try {
+    new URL(uri)
+  } catch {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource URI ${uri} is invalid`, { uri, reason: 'invalid_uri' })
+  }
+  const attachment = /^marginalia:\/\/attachments\/([^/]+)$/.exec(uri)
+  if (attachment) {
+    const sha = decode(attachment[1]!)
+    if (sha !== undefined && SHA256.test(sha) && (await store.blobs.get(sha))) return
+    throw new ResourceNotFoundError(uri, `Resource not found: ${uri}. Attachments: ${ATTACHMENT_TEMPLATE} with the sha256 an annotation names.`)
+  }
+  const ref = parseResourceUri(uri)
+  if (!ref) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}. Resources: ${SESSIONS_URI}, ${SESSION_TEMPLATE}, ${ANNOTATION_TEMPLATE}, ${ATTACHMENT_TEMPLATE}.`)
+  if (ref.kind !== 'sessions') orNotFound(uri, () => (ref.kind === 'session' ? store.getSession(ref.id) : store.getAnnotation(ref.id)))
 }
 
 function jsonContents(uri: string, data: unknown): ReadResourceResult {
@@ -213,7 +253,7 @@ function orNotFound<T>(uri: string, get: () => T): T {
   try {
     return get()
   } catch (e) {
-    if (e instanceof NotFoundError) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. ${toToolError(e).message}`, { uri })
+    if (e instanceof NotFoundError) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}. ${toToolError(e).message}`)
     throw e
   }
 }
@@ -221,7 +261,7 @@ function orNotFound<T>(uri: string, get: () => T): T {
 function variable(variables: Variables, uri: string): string {
   const raw = variables.id
   const id = typeof raw === 'string' ? decode(raw) : undefined
-  if (id === undefined || id === '') throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}.`, { uri })
+  if (id === undefined || id === '') throw new ResourceNotFoundError(uri, `Resource not found: ${uri}.`)
   return id
 }
 

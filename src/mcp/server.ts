@@ -1,25 +1,34 @@
 /**
- * createServer(store, options) → a configured McpServer: tools from the tool registry (shaped by
- * the permission policy in options), the store as subscribable resources, and the work_loop
- * prompt. Transports (stdio in the CLI, Streamable HTTP in `serve`) connect to it; each
- * connection needs its own server (the registry may be shared).
+ * createServer(store, options) → a configured McpServer (the official SDK's v2 server package):
+ * tools from the tool registry (shaped by the permission policy in options), the store as
+ * readable and subscribable resources, and the work_loop prompt. The same server speaks both
+ * protocol revisions: a 2025-11-25 session (initialize, then requests on one connection) and
+ * 2026-07-28 requests (stateless, each carrying its revision in `_meta`). The serving entries
+ * (src/mcp/serve.ts for stdio, src/http/mcp.ts for HTTP) call it once per connection, per
+ * session or per request, with the era it serves; the registry may be shared.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation'
-import { CallToolRequestParamsSchema, CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { z } from 'zod'
+import { McpServer, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server'
 import type { Store } from '../store/store.js'
 import type { McpCallContext } from '../tools/define.js'
 import { createToolRegistry, type CallOutcome, type RegistryOptions, type ToolService } from '../tools/registry.js'
 import type { ToolError } from '../tools/result.js'
-import { registerInboxApp, withInboxApp } from './app.js'
+import { clientCapabilitiesOf, offerInboxAppToAppsOnly, registerInboxApp, withInboxApp } from './app.js'
 import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
+import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
 
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
 const ERROR_META_KEY = 'marginalia/error'
+
+/** The stateless revision: no initialize, the revision in every request's `_meta`. */
+const MODERN_PROTOCOL_VERSION = '2026-07-28'
+
+/** Every revision this server negotiates, newest first: the stateless one, then the session ones. */
+const PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS]
+
+/** Which wire generation an instance serves: `legacy` = 2025 sessions, `modern` = 2026-07-28 stateless requests. */
+type Era = 'legacy' | 'modern'
 
 /**
  * Registry options (tool policy `profile`/`allow`/`deny`, `plugins`, `name`, …) plus an optional
@@ -36,26 +45,26 @@ export interface ServerOptions extends RegistryOptions {
    * for clients that never read them: results still carry structured content, unvalidated.
    */
   outputSchemas?: boolean
-}
-
-/**
- * tools/call with `name` and `arguments` left unchecked at this level. The SDK's Server already
- * validates every tools/call request and answers a malformed one with JSON-RPC InvalidParams
- * (-32602); registering the strict schema as well made the SDK parse it a second time, before
- * that check, and answer the same request with "internal error" (-32603) wrapping a zod dump.
- */
-const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
-  // Optional here too: a tools/call without params reaches the SDK's own check (-32602), not a parse error (-32603).
-  params: CallToolRequestParamsSchema.extend({ name: z.unknown(), arguments: z.unknown().optional() }).optional(),
-})
-
-/**
- * The SDK validates elicitation answers with Ajv, and builds an Ajv instance for every server
- * it constructs (~10 ms): build one only when a schema is first needed, and share it.
- */
-let ajv: AjvJsonSchemaValidator | undefined
-const lazyValidator: jsonSchemaValidator = {
-  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+  /**
+   * The era this instance serves (default `legacy`: a session opened by initialize). A `modern`
+   * instance sends resource changes as they happen, for the serving entry to route onto the
+   * client's `subscriptions/listen` streams; over HTTP the entry publishes them itself and passes
+   * `resourceEvents: false`.
+   */
+  era?: Era
+  /**
+   * Whether this instance forwards store changes as resource notifications (default true). The
+   * HTTP entry turns it off for its per-request instances: one store subscription per process
+   * feeds every listen stream instead.
+   */
+  resourceEvents?: boolean
+  /**
+   * Run the waits as tasks for a 2025-11-25 client that asks (tools/call with `task`): declared
+   * in the capabilities and on each wait's listing (`execution.taskSupport: "optional"`).
+   */
+  tasks?: TaskTable
+  /** Whose tasks this instance sees (an identity, a session); default: one owner for every client. */
+  taskOwner?: string
 }
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
@@ -66,59 +75,93 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   const base = options.registry ?? createToolRegistry(store, options)
   const info = base.serverInfo()
   const { tools, ...capabilities } = info.capabilities
+  // Tasks are a 2025-11-25 session feature here: the 2026-07-28 revision moved them to an extension.
+  const tasks = options.era === 'modern' ? undefined : options.tasks
+  const owner = options.taskOwner ?? ''
   // Tools are declared after construction: declared here, McpServer would install its own tool handlers.
   const mcp = new McpServer(
     { name: options.name ?? info.name, title: info.title, version: info.version },
-    { capabilities, instructions: instructionsFor(info.tools), jsonSchemaValidator: lazyValidator },
+    {
+      capabilities: tasks ? { ...capabilities, tasks: TASKS_CAPABILITY } : capabilities,
+      instructions: instructionsFor(info.tools),
+      supportedProtocolVersions: [...PROTOCOL_VERSIONS],
+    },
   )
   const server = mcp.server
   // The inbox as an MCP App, for clients that render apps (src/mcp/app.ts): its tools and resource.
-  const registry = withInboxApp(base, store, () => server.getClientCapabilities())
-  registerInboxApp(mcp)
+  const registryFor = withInboxApp(base, store)
+  const registryOf = (ctx: ServerContext): ToolService => registryFor(clientCapabilitiesOf(mcp, ctx))
   server.registerCapabilities({ tools })
-  registerResources(mcp, store)
+  registerResources(mcp, store, { era: options.era ?? 'legacy', events: options.resourceEvents !== false })
+  registerInboxApp(mcp)
+  offerInboxAppToAppsOnly(mcp)
   registerPrompts(mcp, store, info.tools)
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: registry.list().map((t) => ({
+  const outputSchemaOf = (registry: ToolService, name: string): Record<string, unknown> | undefined =>
+    registry.list().find((t) => t.name === name)?.outputSchema as Record<string, unknown> | undefined
+
+  server.setRequestHandler('tools/list', (_request, ctx) => ({
+    tools: registryOf(ctx).list().map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object' },
       ...(options.outputSchemas === false ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
       annotations: t.annotations,
+      ...(tasks?.supports(t.name) ? { execution: { taskSupport: 'optional' as const } } : {}),
       ...(t._meta ? { _meta: t._meta } : {}),
     })),
   }))
 
-  server.setRequestHandler(LenientCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    // The SDK's own check has refused a call without params before this runs (-32602).
-    const params = request.params ?? { name: undefined }
-    const progressToken = params._meta?.progressToken
-    const mcpCall: McpCallContext = {
-      notify: (notification) => extra.sendNotification(notification),
-      request: (req, resultSchema) => extra.sendRequest(req, resultSchema),
-      ...(progressToken !== undefined ? { progressToken } : {}),
-      ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
-      ...(extra.closeSSEStream ? { closeStream: extra.closeSSEStream } : {}),
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+    const params = request.params
+    const registry = registryOf(ctx)
+    const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(registry, params.name)
+    const taskWish = (params as { task?: { ttl?: unknown } }).task
+    if (tasks && taskWish !== undefined && tasks.supports(params.name)) {
+      // Answered at once with the task; the wait runs on, its progress kept as the task's status message.
+      const ttl = typeof taskWish.ttl === 'number' ? taskWish.ttl : undefined
+      const created = tasks.start(owner, ttl, async (signal, progress) => {
+        const outcome = await registry.call(params.name, params.arguments ?? {}, { signal, onProgress: (p, message) => progress(message ?? `progress ${p}`) })
+        return server.projectCallToolResult(toCallToolResult(outcome), outputSchema)
+      })
+      // The SDK checks every tools/call answer against CallToolResult (content, loose): an empty
+      // content list lets the task answer (CreateTaskResult: { task }) through unchanged.
+      return { content: [], ...created }
     }
-    const outcome = await registry.call(params.name as string, params.arguments ?? {}, {
-      signal: extra.signal,
-      mcp: mcpCall,
+    const progressToken = ctx.mcpReq._meta?.progressToken
+    const outcome = await registry.call(params.name, params.arguments ?? {}, {
+      signal: ctx.mcpReq.signal,
+      mcp: mcpCallContext(ctx),
       onProgress:
         progressToken === undefined
           ? undefined
           : (progress, message) => {
               // Progress is advisory: a client gone mid-call loses nothing by missing it.
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
+              void ctx.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken, progress, ...(message !== undefined ? { message } : {}) } })
                 .catch(() => {})
             },
     })
-    return toCallToolResult(outcome)
+    return server.projectCallToolResult(toCallToolResult(outcome), outputSchema)
   })
 
+  tasks?.register(server, () => owner)
   return mcp
+}
+
+/** What a tool sees of the MCP call it runs in (ctx.mcp). */
+function mcpCallContext(ctx: ServerContext): McpCallContext {
+  const progressToken = ctx.mcpReq._meta?.progressToken
+  const closeStream = ctx.http?.closeSSE
+  return {
+    notify: (notification) => ctx.mcpReq.notify(notification),
+    // The tool's zod schema is a Standard Schema: the SDK validates the answer with it.
+    request: (req, resultSchema) => ctx.mcpReq.send(req, resultSchema) as never,
+    ...(progressToken !== undefined ? { progressToken } : {}),
+    ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+    ...(closeStream ? { closeStream } : {}),
+  }
 }
 
 /**

@@ -4,6 +4,8 @@
  * the command that starts it on the right port, and loads the overlay as soon as the server
  * answers (no reload). When the page's Content-Security-Policy blocked the script, it names the
  * directive instead. A classic script from the dev server's own origin (`'self'`): nothing inline.
+ * It starts with the page log's recorder (`early.js`, src/browser/early): being first in <head>,
+ * the page log records from the page's first line, and the overlay takes it over when it mounts.
  */
 
 /** Where the plugin serves it, under the dev server's base. */
@@ -14,11 +16,14 @@ export interface LoaderOptions {
   overlay: string
   /** What to run to start the server, e.g. `npx --no-install marginalia serve --port 4848`. */
   command: string
+  /** The page log's recorder (the built `early.js`), run first; left out when not built. */
+  early?: string
 }
 
 /** The loader's source: plain ES2017 for any dev browser, one IIFE, no globals. */
-export function loaderScript({ overlay, command }: LoaderOptions): string {
-  return `/* Marginalia loader: says so when the overlay cannot load. */
+export function loaderScript({ overlay, command, early }: LoaderOptions): string {
+  const recorder = early ? `${early.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '').trim()}\n` : ''
+  return `${recorder}/* Marginalia loader: says so when the overlay cannot load. */
 (function () {
   var OVERLAY = ${JSON.stringify(overlay)}
   var COMMAND = ${JSON.stringify(command)}
@@ -78,4 +83,31 @@ export function loaderScript({ overlay, command }: LoaderOptions): string {
   }, true)
 })()
 `
+}
+
+/** The note's look in the head snippet's inline part: the loader's above, clickable to dismiss. */
+const NOTE_STYLE = 'position:fixed;right:16px;bottom:16px;z-index:2147483647;max-width:min(420px,calc(100vw - 32px));padding:10px 14px;border-radius:12px;background:#0f172a;color:#f8fafc;font:13px/1.45 system-ui,sans-serif;box-shadow:0 10px 30px rgba(15,23,42,.35);cursor:pointer'
+
+export interface HeadSnippetOptions {
+  /** The Marginalia server's base URL, e.g. `http://127.0.0.1:4848`. */
+  server: string
+  /** What to run to start it, said on the page when it is not running. */
+  command: string
+}
+
+/**
+ * The head snippet for every set-up without a build plugin (server-rendered apps, plain HTML,
+ * Angular): first in <head>, in development only. Its first tag, `loader.js` from the server,
+ * starts the page log on that line and loads the overlay; a classic script that blocks for a
+ * moment, on purpose, so the page log is in place before the page's own scripts. The inline
+ * second tag runs right after: when `loader.js` did not run (the server is not running), it shows
+ * the same note as the Vite plugin's loader and tries again, less and less often, until the
+ * server answers — then the overlay appears without a reload. It logs nothing on the console.
+ */
+export function headSnippet({ server, command }: HeadSnippetOptions): string {
+  const base = server.replace(/\/+$/, '')
+  const loader = `${base}/loader.js`
+  const message = `Marginalia server not running \\u2014 start it with \`${command}\``
+  const inline = `window[Symbol.for('marginalia.loader')]||function(d,n,k){n=d.createElement('div');n.setAttribute('data-marginalia-loader','');n.setAttribute('role','status');n.title='Dismiss';n.style.cssText=${JSON.stringify(NOTE_STYLE).replace(/"/g, "'")};n.onclick=function(){n.remove()};n.appendChild(d.createElement('span')).textContent='${message.replace(/'/g, "\\'")}';d.documentElement.appendChild(n);(function r(){setTimeout(function(){var s=d.createElement('script');s.src=${JSON.stringify(loader).replace(/"/g, "'")};s.onload=function(){n.remove()};s.onerror=function(){s.remove();r()};d.head.appendChild(s)},Math.min(3e4,2e3*Math.pow(1.5,k++)))})()}(document,null,0)`
+  return `<script src="${loader}"></script>\n<script>${inline}</script>`
 }

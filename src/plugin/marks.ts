@@ -23,6 +23,13 @@ export interface MarkOptions {
   include?: string[]
   /** Globs of files never marked (node_modules is never marked, whatever these say). */
   exclude?: string[]
+  /**
+   * Whose JSX this is. 'solid': Solid keeps no component in the DOM, so each component element of
+   * the app's JSX also stamps its call site on the element its component returns
+   * (`data-marginalia-call="Name@file:line:column"`). Default 'react': components are left alone
+   * (React's fibers know their call sites).
+   */
+  jsx?: 'react' | 'solid'
 }
 
 export interface MarkResult {
@@ -132,12 +139,24 @@ const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null &&
 
 const HOST_TAG = /^[a-z][\w.:-]*$/
 
-/** Mark every JSX host element of a JS/TS(X) file. */
-function markJsx(m: Marker, filename: string): void {
+const CALL_ATTR = 'data-marginalia-call'
+/** Solid's own components (control flow, portals): never stamped. */
+const SOLID_BUILTINS = new Set(['Show', 'For', 'Index', 'Switch', 'Match', 'Suspense', 'SuspenseList', 'ErrorBoundary', 'Portal', 'Dynamic', 'NoHydration', 'Hydration'])
+
+/** `Name` of a JSX element name (`Name`, `ns.Name`), when it is a component. */
+function componentName(name: Node & { name?: unknown; property?: Node & { name?: unknown } }): string | undefined {
+  if (name.type === 'JSXIdentifier' && typeof name.name === 'string' && /^[A-Z]/.test(name.name)) return name.name
+  if (name.type === 'JSXMemberExpression' && typeof name.property?.name === 'string') return name.property.name
+  return undefined
+}
+
+/** Mark every JSX host element of a JS/TS(X) file (and, for Solid, stamp each component element's call site). */
+function markJsx(m: Marker, filename: string, jsx: 'react' | 'solid' = 'react'): void {
   if (!m.code.includes('<')) return
   const { program, errors } = parseSync(filename, m.code, { lang: /\.[cm]?tsx?$/.test(filename) ? 'tsx' : 'jsx' })
   if (errors.length > 0 && program.body.length === 0) return
   const stack: unknown[] = [program]
+  const parents = new Map<unknown, Node>()
   while (stack.length > 0) {
     const node = stack.pop()
     if (Array.isArray(node)) {
@@ -145,6 +164,22 @@ function markJsx(m: Marker, filename: string): void {
       continue
     }
     if (!isNode(node)) continue
+    if (jsx === 'solid' && node.type === 'JSXElement') {
+      const opening = node.openingElement as Node & { name: Node }
+      const name = componentName(opening.name)
+      if (name !== undefined && !SOLID_BUILTINS.has(name)) {
+        const { line, column } = m.at(node.start)
+        const call = JSON.stringify(`${name}@${m.rel}:${line}:${column}`)
+        // The element the component returns carries where it is used (a fragment or text: nothing);
+        // an accessor (what a component returns under solid-refresh) stamps what it gives when read.
+        const attr = JSON.stringify(CALL_ATTR)
+        const wrap = `((n, s) => (s = (v) => typeof v === 'function' ? () => s(v()) : (v instanceof Element && !v.hasAttribute(${attr}) && v.setAttribute(${attr}, ${call}), v))(n))(`
+        const inJsx = (t: string | undefined) => t === 'JSXElement' || t === 'JSXFragment'
+        const child = inJsx(parents.get(node)?.type)
+        m.s.appendLeft(node.start, child ? `{${wrap}` : wrap)
+        m.s.appendRight(node.end, child ? ')}' : ')')
+      }
+    }
     if (node.type === 'JSXOpeningElement') {
       const name = node.name as Node & { name?: string }
       const attrs = node.attributes as (Node & { name?: { name?: string } })[]
@@ -153,7 +188,10 @@ function markJsx(m: Marker, filename: string): void {
     for (const key in node) {
       if (key === 'type' || key === 'start' || key === 'end') continue
       const v = node[key]
-      if (typeof v === 'object' && v !== null) stack.push(v)
+      if (typeof v === 'object' && v !== null) {
+        if (jsx === 'solid') for (const c of Array.isArray(v) ? v : [v]) if (isNode(c)) parents.set(c, node)
+        stack.push(v)
+      }
     }
   }
 }
@@ -197,7 +235,15 @@ interface VueNode {
   branches?: VueNode[]
 }
 
-/** Mark every element of a Vue SFC's `<template>` (plain elements only: never a component, slot or <template>). */
+/** Vue's own components: never given a call site. */
+const VUE_BUILTINS = new Set(['transition', 'transitiongroup', 'keepalive', 'teleport', 'suspense', 'component'])
+
+/**
+ * Mark every element of a Vue SFC's `<template>` (plain elements only: never a component, slot or
+ * <template>). Each component tag gets a vnode hook that records where it is used on its instance
+ * (`__marginaliaCall = "Name@file:line:column"`): nothing reaches the DOM or the component's props,
+ * so no attribute falls through and Vue warns of nothing.
+ */
 async function markVue(m: Marker, root: string): Promise<void> {
   const sfc = await loadVue(root)
   if (!sfc) return
@@ -209,6 +255,14 @@ async function markVue(m: Marker, root: string): Promise<void> {
     if (n.type === 1 && n.tagType === 0 && n !== ast && n.tag && !n.props?.some((p) => p.name === SOURCE_ATTR)) {
       const start = n.loc.start.offset
       m.mark(start, start + 1 + n.tag.length)
+    }
+    // ElementTypes.COMPONENT = 1.
+    if (n.type === 1 && n.tagType === 1 && n.tag && !VUE_BUILTINS.has(n.tag.replace(/-/g, '').toLowerCase()) && m.mode === 'paths') {
+      const start = n.loc.start.offset
+      const { line, column } = m.at(start)
+      const name = n.tag.replace(/(?:^|-)([a-z])/g, (_, c: string) => c.toUpperCase())
+      const call = `${name}@${m.rel}:${line}:${column}`.replace(/[\\']/g, '').replace(/"/g, '&quot;')
+      m.s.appendLeft(start + 1 + n.tag.length, ` @vue:mounted="(v) => { if (v.component) v.component.__marginaliaCall = '${call}' }"`)
     }
     for (const c of n.children ?? []) walk(c)
     for (const b of n.branches ?? []) walk(b)
@@ -255,6 +309,6 @@ export async function markModule(code: string, id: string, root: string, options
   const m = new Marker(code, rel, mode)
   if (file.endsWith('.vue')) await markVue(m, root)
   else if (file.endsWith('.svelte')) await markSvelte(m, root)
-  else if (JS_FILE.test(file)) markJsx(m, file)
+  else if (JS_FILE.test(file)) markJsx(m, file, options.jsx)
   return m.result()
 }

@@ -1,4 +1,4 @@
-import type { ContentBlock, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { ContentBlock, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/server'
 import { z as zod, type z } from 'zod'
 import type { Store } from '../store/store.js'
 import type { SourceOptions } from '../sources/options.js'

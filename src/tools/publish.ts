@@ -2,7 +2,7 @@
  * How a tool is published: its JSON Schemas as clients read them in tools/list, and its shape
  * for OpenAI-style function calling. Computed once per tool definition.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolAnnotations } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { BUILTIN_TOOLS } from './builtin.js'
 import type { ToolDefinition } from './define.js'

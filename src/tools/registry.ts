@@ -4,7 +4,7 @@
  * zod input and output schemas, annotations, handler.
  */
 import { assertZod4Tool } from './zod-version.js'
-import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
 import type { SourceOptions } from '../sources/options.js'

@@ -17,8 +17,9 @@ const root = path.resolve(import.meta.dirname, '../..')
  * (screenshots) raise it to the issue's 120 KB; issue #21 took it from 121 535 bytes: the settings
  * menu, dark theme, freeze, shortcuts and Copy as Markdown (shared/markdown.ts) to about 141 000,
  * the top layer, strict-CSP messages, phone layout and server-down notes about 2 000-10 000 more.
+ * Component and call site for Preact (its dev tree), Solid and Vue (compile-time call sites): 161 088.
  */
-const OVERLAY_BUDGET = 156 * 1024
+const OVERLAY_BUDGET = 158 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
 const INBOX_BUDGET = 48 * 1024
 /**
@@ -27,6 +28,12 @@ const INBOX_BUDGET = 48 * 1024
  * without its locales); the app's own code is about 9 KB. A host reads it once per render.
  */
 const APP_BUDGET = 432 * 1024
+/**
+ * early.js and loader.js, minified: the page log's recorder, run before the page's own scripts
+ * (inlined by the Vite loader, served by the head snippet, run by the browser extension): 4 770
+ * and 5 226 bytes when this was set. Every page of a dev session pays for it before its first line.
+ */
+const EARLY_BUDGET = 6 * 1024
 
 /** The only store modules the browser may bundle: they hold no zod and import only types. */
 const ZOD_FREE_STORE = ['src/store/apply.ts', 'src/store/questions.ts', 'src/store/vocabulary.ts']
@@ -74,7 +81,13 @@ describe('browser bundles', () => {
     expect(inputs.filter((p) => !p.includes('node_modules/') && !p.startsWith('src/browser/') && !ZOD_FREE_STORE.includes(p))).toEqual([])
   })
 
-  for (const entry of ['src/browser/overlay/main.ts', 'src/browser/inbox/inbox.ts']) {
+  for (const file of ['early.js', 'loader.js']) {
+    it(`${file} stays within its budget (${EARLY_BUDGET} bytes)`, () => {
+      expect(size(file, EARLY_BUDGET)).toBeLessThanOrEqual(EARLY_BUDGET)
+    })
+  }
+
+  for (const entry of ['src/browser/overlay/main.ts', 'src/browser/inbox/inbox.ts', 'src/browser/early/main.ts', 'src/browser/early/loader.ts']) {
     it(`${entry} bundles no package and, of the store, only its zod-free modules`, async () => {
       const inputs = await bundledInputs(entry)
       expect(inputs).toContain(entry)

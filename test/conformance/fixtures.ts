@@ -4,9 +4,8 @@
  * `ctx.mcp`), resources and prompts through `startHttpServer`'s `extendServer` hook.
  * Test-only: never part of the shipped product.
  */
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
-import { CreateMessageResultSchema, ElicitResultSchema, type ContentBlock } from '@modelcontextprotocol/sdk/types.js'
+import { completable, ResourceTemplate, type ContentBlock, type McpServer } from '@modelcontextprotocol/server'
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core'
 import { z } from 'zod'
 import { defineTool, type ToolContext, type ToolDefinition } from '../../src/index.js'
 

@@ -89,18 +89,18 @@ describe('the packed package', () => {
     }
   }, 60_000)
 
-  it('loads from ESM and from CommonJS: marginalia, marginalia/vite, marginalia/webpack and marginalia/loader; a CommonJS store works', async () => {
-    const esm = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('marginalia'); const v = await import('marginalia/vite'); console.log(typeof m.openStore, typeof v.default)"], { cwd: app, env: appEnv() })
-    expect(esm.stdout.trim()).toBe('function function')
+  it('loads from ESM and from CommonJS: marginalia, marginalia/vite, marginalia/webpack, marginalia/loader and marginalia/next; a CommonJS store works', async () => {
+    const esm = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('marginalia'); const v = await import('marginalia/vite'); const n = await import('marginalia/next'); console.log(typeof m.openStore, typeof v.default, typeof n.withMarginalia)"], { cwd: app, env: appEnv() })
+    expect(esm.stdout.trim()).toBe('function function function')
     const cjs = await run(
       process.execPath,
       [
         '-e',
-        "const m = require('marginalia'); const v = require('marginalia/vite'); const w = require('marginalia/webpack'); const l = require('marginalia/loader'); m.openStore({ file: 'cjs/store.json' }).then(async (s) => { await s.createSession({ url: 'http://x/' }); await s.close(); console.log(typeof v.default, typeof w.marginaliaWebpack, typeof w.marginaliaRspack, typeof l.default, 'stored') })",
+        "const m = require('marginalia'); const v = require('marginalia/vite'); const w = require('marginalia/webpack'); const l = require('marginalia/loader'); const n = require('marginalia/next'); m.openStore({ file: 'cjs/store.json' }).then(async (s) => { await s.createSession({ url: 'http://x/' }); await s.close(); console.log(typeof v.default, typeof w.marginaliaWebpack, typeof w.marginaliaRspack, typeof l.default, typeof n.withMarginalia, 'stored') })",
       ],
       { cwd: app, env: appEnv() },
     )
-    expect(cjs.stdout.trim()).toBe('function function function function stored')
+    expect(cjs.stdout.trim()).toBe('function function function function function stored')
   }, 60_000)
 
   it('TypeScript types both ways: an ES module and a CommonJS module (node16 resolution) type-check against the installed package', async () => {

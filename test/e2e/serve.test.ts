@@ -28,12 +28,16 @@ describe('marginalia serve (built)', () => {
     expect(existsSync(path.join(dir, '.marginalia'))).toBe(false)
   })
 
-  it('serves the default store, prints the URL, the MCP endpoint and the Claude Code command; SIGTERM exits 0 after flushing', async () => {
+  it('serves the default store, prints the URL, the MCP endpoint, how to connect an agent and the head snippet; SIGTERM exits 0 after flushing', async () => {
     const { dir } = testDir(cleanups)
     const cli = await startCli(dir)
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(cli.stderr()).toContain(`MCP:     ${cli.url}/mcp`)
-    expect(cli.stderr()).toContain(`claude mcp add --transport http marginalia ${cli.url}/mcp`)
+    // One way to connect an agent (init's stdio config), as the Vite plugin and init say it; the
+    // HTTP command only for a team server.
+    expect(cli.stderr()).toContain('Connect an agent: npx --no-install marginalia init')
+    expect(cli.stderr()).not.toContain('claude mcp add')
+    expect(cli.stderr()).toContain(`<script src="${cli.url}/loader.js"></script>`)
     expect(cli.stderr()).toContain(path.join(dir, '.marginalia', 'store.json'))
 
     const health = await request(`${cli.url}/health`)

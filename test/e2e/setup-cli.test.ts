@@ -161,16 +161,18 @@ describe('marginalia init', () => {
     expect(first.code).toBe(0)
     expect(first.stdout).toContain('change .mcp.json')
     expect(first.stdout).toContain('skipped codex')
-    expect(first.stdout).toContain('no supported framework found here')
+    expect(first.stdout).toContain('no build plugin for this set-up')
+    // One way to connect, said by init: stdio, with the project root.
+    expect(first.stdout).toContain('agents: claude connect over stdio')
     expect(existsSync(path.join(p.home, '.codex'))).toBe(false)
     const mcp = JSON.parse(readFileSync(path.join(p.dir, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args?: string[] }> }
     expect(mcp.mcpServers.other).toEqual({ command: 'other' })
-    expect(mcp.mcpServers.marginalia).toEqual({ command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', p.store] })
+    expect(mcp.mcpServers.marginalia).toEqual({ command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', p.store, '--root', p.dir] })
     expect(readFileSync(path.join(p.dir, '.gitignore'), 'utf8')).toBe('node_modules\n.marginalia/\n')
 
     const withHome = await cli(['init', '--yes', '--agent', 'claude', '--agent', 'codex', '--home-config'], p.dir, { HOME: p.home })
     expect(withHome.stdout).toContain('create ')
-    expect(readFileSync(path.join(p.home, '.codex', 'config.toml'), 'utf8')).toBe(`[mcp_servers.marginalia]\ncommand = "npx"\nargs = ["--no-install", "marginalia", "mcp", "--store", ${JSON.stringify(p.store)}]\n`)
+    expect(readFileSync(path.join(p.home, '.codex', 'config.toml'), 'utf8')).toBe(`[mcp_servers.marginalia]\ncommand = "npx"\nargs = ["--no-install", "marginalia", "mcp", "--store", ${JSON.stringify(p.store)}, "--root", ${JSON.stringify(p.dir)}]\n`)
     const again = await cli(['init', '--yes', '--agent', 'claude', '--agent', 'codex', '--home-config'], p.dir, { HOME: p.home })
     expect(again.stdout).toContain('nothing to change')
   })
@@ -199,10 +201,11 @@ describe('usage errors', () => {
 })
 
 describe('serve', () => {
-  it('prints the <script> tag to paste, serves a favicon, honours MARGINALIA_PORT', async () => {
+  it('prints the head snippet to paste, serves a favicon, honours MARGINALIA_PORT', async () => {
     const { dir } = testDir(cleanups)
     const serve = await startServeCli(cleanups, dir)
-    expect(serve.stderr()).toContain(`<script src="${serve.url}/overlay.js" defer data-marginalia></script>`)
+    expect(serve.stderr()).toContain(`<script src="${serve.url}/loader.js"></script>`)
+    expect(serve.stderr()).toContain(`start it with \`npx --no-install marginalia serve --port ${new URL(serve.url).port}\``)
     const icon = await fetch(`${serve.url}/favicon.ico`)
     expect(icon.headers.get('content-type')).toBe('image/svg+xml')
     expect(await icon.text()).toContain('<svg')

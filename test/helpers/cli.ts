@@ -28,7 +28,7 @@ export async function startServeCli(cleanups: Cleanups, cwd: string, args: strin
     child.stderr.on('data', (d: Buffer) => {
       stderr += d
       const m = /URL:\s+(http:\/\/\S+?)\/(\s|$)/.exec(stderr)
-      if (m && stderr.includes('Connect Claude Code')) {
+      if (m && stderr.includes('Connect an agent')) {
         clearTimeout(timer)
         resolve(m[1]!)
       }

@@ -1,12 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { McpServer } from '@modelcontextprotocol/server'
 import { createServer, type ServerOptions } from '../../src/server.js'
 import type { Store } from '../../src/index.js'
 
 /** A real SDK client connected in-process to createServer(store). */
-export async function connect(store: Store, options: ServerOptions = {}) {
+export async function connect(store: Store, options: ServerOptions = {}, extend?: (server: McpServer) => void) {
   const server = createServer(store, { validateOutput: true, ...options })
+  extend?.(server)
   const client = new Client({ name: 'test-client', version: '1.0.0' })
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])

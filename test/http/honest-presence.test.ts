@@ -5,7 +5,11 @@ import { once } from 'node:events'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { PRESENCE_RECENT_MS, PresenceTracker, countStdioAgents, type Presence } from '../../src/http/presence.js'
-import { CLI } from '../helpers/cli.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { openStore } from '../../src/store/index.js'
+import { CLI, runCli } from '../helpers/cli.js'
+import { eventually } from '../helpers/eventually.js'
 import { tempDir } from '../helpers/store.js'
 
 afterEach(() => {
@@ -73,5 +77,44 @@ describe('stdio agents', () => {
     } finally {
       cleanup()
     }
+  })
+
+  it('a stdio agent waiting in watch_annotations reads as listening, as an HTTP one does; --root gives it the source lines', { timeout: 30_000 }, async () => {
+    const { dir, cleanup } = tempDir()
+    const storeDir = path.join(dir, '.marginalia')
+    const store = path.join(storeDir, 'store.json')
+    writeFileSync(path.join(dir, 'Button.tsx'), 'export function Button() {\n  return <button>Buy</button>\n}\n')
+    const client = new Client({ name: 'presence-test', version: '1.0.0' })
+    try {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--store', store, '--root', dir], env: { ...(process.env as Record<string, string>), MARGINALIA_STORE: '', MARGINALIA_PORT: '1' }, stderr: 'pipe' }))
+      const read = (): Presence => {
+        const tracker = new PresenceTracker(undefined, { storeDir })
+        const p = tracker.current()
+        tracker.complete()
+        return p
+      }
+      expect(read()).toMatchObject({ connected: true, stdio: 1, watching: 0 })
+      const watch = client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 20_000 } })
+      await eventually(() => read().watching, 10_000).toBe(1)
+      // The person annotates: the wait ends, and so does "listening".
+      const writer = await openStore({ file: store })
+      const session = await writer.createSession({ url: 'http://localhost:5173/' })
+      const a = await writer.addAnnotation({ sessionId: session.id, comment: 'Buy is grey', source: { file: 'Button.tsx', line: 2, column: 10 } })
+      await writer.close()
+      await watch
+      await eventually(() => read().watching, 10_000).toBe(0)
+      const full = (await client.callTool({ name: 'get_annotation', arguments: { id: a.id } })).structuredContent as { sourceLines?: string }
+      expect(full.sourceLines).toContain('> 2 |   return <button>Buy</button>')
+    } finally {
+      await client.close()
+      cleanup()
+    }
+  })
+
+  it('marginalia mcp --root refuses a folder that does not exist, naming it', async () => {
+    const r = await runCli(['mcp', '--root', '/no/such/project'], process.cwd())
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain('--root /no/such/project: no such directory')
+    expect(r.stdout).toBe('')
   })
 })

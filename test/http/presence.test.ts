@@ -40,7 +40,7 @@ describe('presence around the registry (what serve reports to the page)', () => 
     expect(served.serverInfo()).toEqual(registry.serverInfo())
 
     const waiting = served.call('wait_for_person', {})
-    expect(tracker.current()).toEqual({ connected: false, sessions: 0, watching: 1, lastSeenAt: AT })
+    expect(tracker.current()).toEqual({ connected: false, sessions: 0, agents: 0, watching: 1, lastSeenAt: AT })
     release()
     expect(await waiting).toMatchObject({ ok: true })
     expect(tracker.current().watching).toBe(0)

@@ -208,7 +208,7 @@ describe('GET /api/events (Server-Sent Events)', () => {
     await client.until((events) => events.some((e) => e.event === 'presence'))
     const presence = client.events.find((e) => e.event === 'presence')!
     expect(presence.id).toBeUndefined()
-    expect(JSON.parse(presence.data)).toEqual({ connected: false, sessions: 0, watching: 0 })
+    expect(JSON.parse(presence.data)).toEqual({ connected: false, sessions: 0, agents: 0, watching: 0 })
   })
 
   it('disconnects a client that stops reading once its backlog passes the limit; a reading client stays', async () => {

@@ -68,11 +68,22 @@ describe('the marking transform', () => {
     const vue = (await markModule('<script setup>\nimport X from "./X.vue"\n</script>\n<template>\n  <div>\n    <X />\n    <span v-if="a">a</span>\n  </div>\n</template>\n', '/app/src/A.vue', ROOT))!
     expect(vue.code).toContain('<div data-marginalia-source="src/A.vue:5:3">')
     expect(vue.code).toContain('<span data-marginalia-source="src/A.vue:7:5" v-if="a">')
-    expect(vue.code).toContain('<X />')
+    // A component keeps its props and attributes: only a vnode hook records where it is used, on its instance.
+    expect(vue.code).toContain(`<X @vue:mounted="(v) => { if (v.component) v.component.__marginaliaCall = 'X@src/A.vue:6:5' }" />`)
     const svelte = (await markModule('<script>\n  import X from "./X.svelte"\n</script>\n\n<div>\n  {#if a}<p>a</p>{/if}\n  <X />\n</div>\n', '/app/src/A.svelte', ROOT))!
     expect(svelte.code).toContain('<div data-marginalia-source="src/A.svelte:5:1">')
     expect(svelte.code).toContain('<p data-marginalia-source="src/A.svelte:6:10">')
     expect(svelte.code).toContain('<X />')
+  })
+
+  it("Solid's JSX: each component element stamps its call site on what it returns; control flow and host elements are left alone", async () => {
+    const code = 'export const A = () => (\n  <div>\n    <Show when={a}>\n      <Button label="x" />\n    </Show>\n  </div>\n)\n'
+    const out = (await markModule(code, '/app/src/A.tsx', ROOT, { jsx: 'solid' }))!.code
+    expect(out).toContain('<div data-marginalia-source="src/A.tsx:2:3">')
+    expect(out).toContain('<Show when={a}>')
+    expect(out).toMatch(/\{\(\(n, s\) => .*"data-marginalia-call", "Button@src\/A\.tsx:4:7".*\)\(<Button label="x" \/>\)\}/)
+    // React's JSX: components untouched (fibers know their call sites).
+    expect((await markModule(code, '/app/src/A.tsx', ROOT))!.code).not.toContain('data-marginalia-call')
   })
 
   it('a vite build is byte-identical with and without the plugin', { timeout: 120_000 }, async () => {

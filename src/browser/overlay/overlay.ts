@@ -31,7 +31,7 @@ import OVERLAY_CSS from './overlay.css'
 import { ThreadPanel } from './thread-panel.js'
 import { sending, type Sending } from './sending.js'
 import type { Links } from '../shared/links.js'
-import { installPageLog, pageLogEnabled, type PageLog } from './capture/page-log.js'
+import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
 import { SettingsMenu } from './settings-menu.js'
 import { Freezer, freezeButton } from './freeze.js'
 import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut, type Shortcut } from './shortcuts.js'
@@ -61,7 +61,7 @@ export class Overlay {
   readonly sync: PageSync
   readonly host = document.createElement('marginalia-overlay')
   /** What the page logged (console errors, failed requests), unless turned off for this origin. */
-  pageLog: PageLog | undefined
+  pageLog: PageLogHandle | undefined
   private readonly shadow = this.host.attachShadow({ mode: 'open' })
   private readonly picker: Picker
   private readonly marks = new Marks()

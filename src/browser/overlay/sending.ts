@@ -8,7 +8,7 @@ import type { Api } from '../shared/api.js'
 import { agentState, squash } from '../shared/format.js'
 import type { Annotation, NewAnnotation } from '../shared/types.js'
 import { gather } from './capture/attach.js'
-import type { PageLog } from './capture/page-log.js'
+import type { PageLogHandle } from '../early/page-log.js'
 import type { Composer } from './composer.js'
 import type { Dock } from './dock.js'
 import { outboxItem, type Outbox, type OutboxItem } from './outbox.js'
@@ -27,7 +27,7 @@ export interface SendingParts {
   /** How long the screenshot may take (the script tag's data-screenshot-budget). */
   readonly options: { screenshotBudgetMs?: number | undefined }
   /** The page log now (it can be turned on after load). */
-  readonly pageLog: PageLog | undefined
+  readonly pageLog: PageLogHandle | undefined
   /** Send what waits in the outbox. */
   flush(): Promise<void>
   renderPins(): void

@@ -1,8 +1,11 @@
-/** Any other set-up (server-rendered apps, plain HTML): `marginalia serve` and the script tag. */
-import { DEFAULT_PORT } from '../../http/defaults.js'
+/**
+ * Any other set-up — plain HTML, and server-rendered apps init does not recognise (PHP, Go,
+ * Phoenix …; Rails, Django and Laravel have their own module, server-rendered.ts):
+ * `marginalia serve` beside the app, and the head snippet first in the page's <head>, in
+ * development only (the snippet is printed; where the layout lives is the app's own business).
+ */
+import { projectHeadSnippet, SERVE_COMMAND } from './head-snippet.js'
 import type { Framework } from './types.js'
-
-const SCRIPT_TAG = `<script src="http://127.0.0.1:${DEFAULT_PORT}/overlay.js" defer data-marginalia></script>`
 
 export const scriptTag: Framework = {
   id: 'other',
@@ -12,6 +15,12 @@ export const scriptTag: Framework = {
   devScript: 'dev',
   startsServer: false,
   setUp(_p, plan) {
-    plan.note(`no supported framework found here: run \`npx --no-install marginalia serve\` beside your dev server and paste into your page, in development only: ${SCRIPT_TAG}`)
+    plan.note(
+      [
+        `no build plugin for this set-up: run \`${SERVE_COMMAND}\` beside your dev server, and paste this first in your layout's <head>, in development only`,
+        '(wrapped in your templates\' development-only condition; see docs/guide/frameworks.md):',
+        projectHeadSnippet(),
+      ].join('\n'),
+    )
   },
 }

@@ -37,6 +37,8 @@ export interface Framework {
   devOrigin: string
   /** The package.json script that starts the dev server. */
   devScript: string
+  /** The command that starts the dev server when it is not a package.json script (`bin/rails server`). */
+  devCommand?: string
   /** Adds the app-side changes (dev only) to the plan. */
   setUp(project: Project, plan: Plan): void
   /**

@@ -66,7 +66,7 @@ export async function startServe(file: string, args: string[], cleanups: Cleanup
     const timer = setTimeout(() => reject(new Error(`marginalia serve printed no URL in 20 s; stderr: ${tracked.stderr()}`)), 20_000)
     const onData = (): void => {
       const m = /URL:\s+(http:\/\/\S+?)\/(\s|$)/.exec(tracked.stderr())
-      if (m && tracked.stderr().includes('Connect Claude Code')) {
+      if (m && tracked.stderr().includes('Connect an agent')) {
         clearTimeout(timer)
         child.stderr.off('data', onData)
         resolve(m[1]!)

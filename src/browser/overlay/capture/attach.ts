@@ -9,7 +9,7 @@ import type { Uploader } from '../../shared/api.js'
 import type { Attachment, NewAnnotation } from '../../shared/types.js'
 import { MAX_IMAGES } from '../../shared/image-tray.js'
 import { accessibleName, accessibleRole, computedStyles } from './element-context.js'
-import type { PageLog } from './page-log.js'
+import type { PageLogHandle } from '../../early/page-log.js'
 import { ScreenshotBlocked, captureBox } from './screenshot.js'
 import { viewRect } from '../anchor/dom.js'
 
@@ -42,7 +42,7 @@ export interface Extras {
   rect?: DOMRect
   screenshot: boolean
   images: readonly Blob[]
-  log: PageLog | undefined
+  log: PageLogHandle | undefined
   /** The overlay's host: left out of the screenshot. */
   exclude?: Element
   /** How long the screenshot may take, capture and upload (default SCREENSHOT_BUDGET_MS). */

@@ -7,13 +7,24 @@
 import type { SourceLocation, SourcePoint } from '../../../store/source-location.js'
 import { originalPosition } from './sourcemap.js'
 
+/**
+ * A fiber, or the owner React 19 records for a Server Component (a ReactComponentInfo: `name`,
+ * `owner`, `debugStack`, as the RSC payload carries it; its stack frames name the server's chunks).
+ */
 type Fiber = {
   type?: unknown
+  name?: unknown
   _debugOwner?: Fiber | null
+  owner?: Fiber | null
   _debugSource?: { fileName?: string; lineNumber?: number; columnNumber?: number } | null
   _debugStack?: { stack?: string } | null
+  debugStack?: { stack?: string } | null
   return?: Fiber | null
 }
+
+const ownerOf = (f: Fiber): Fiber | null | undefined => f._debugOwner ?? f.owner
+const stackOf = (f: Fiber): string | undefined => f._debugStack?.stack ?? f.debugStack?.stack
+const ownerName = (f: Fiber): string | undefined => nameOf(f.type) ?? (typeof f.name === 'string' && f.name ? f.name : undefined)
 
 const MAX_COMPONENTS = 8
 
@@ -40,7 +51,8 @@ const LIBRARY = /\/node_modules\/|react-dom|react_jsx|jsx-dev-runtime|jsx-runtim
  */
 function appPosition(stack: string): { file: string; line: number; column: number } | undefined {
   for (const line of stack.split('\n').slice(1)) {
-    const m = /\(?((?:https?|file):\/\/[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line)
+    // A Server Component's frame may hold parentheses in its URL (`…?id=…+(ecmascript)?17:38:264`).
+    const m = /\(?((?:https?|file|webpack-internal):\/\/\S+?):(\d+):(\d+)\)?\s*$/.exec(line)
     if (!m || LIBRARY.test(m[1]!)) continue
     const pos = originalPosition(m[1]!, Number(m[2]), Number(m[3]))
     if (pos && !LIBRARY.test(pos.file)) return pos
@@ -53,8 +65,8 @@ export function reactSource(el: Element): SourceLocation | undefined {
     const fiber = fiberOf(n)
     if (!fiber) continue
     const names: string[] = []
-    for (let o = fiber._debugOwner; o && names.length < MAX_COMPONENTS; o = o._debugOwner) {
-      const name = nameOf(o.type)
+    for (let o = ownerOf(fiber); o && names.length < MAX_COMPONENTS; o = ownerOf(o)) {
+      const name = ownerName(o)
       if (name) names.unshift(name.slice(0, 200))
     }
     const out: SourceLocation = { via: 'react-fiber', exact: false }
@@ -68,8 +80,8 @@ export function reactSource(el: Element): SourceLocation | undefined {
       if (src.lineNumber) out.line = src.lineNumber
       if (src.columnNumber) out.column = src.columnNumber
       out.exact = n === el
-    } else if (fiber._debugStack?.stack) {
-      const pos = appPosition(fiber._debugStack.stack)
+    } else if (stackOf(fiber)) {
+      const pos = appPosition(stackOf(fiber)!)
       if (pos) {
         out.file = pos.file.slice(0, 1000)
         out.line = pos.line
@@ -88,15 +100,16 @@ export function reactSource(el: Element): SourceLocation | undefined {
  */
 export function reactCallSite(el: Element, shared: (file: string) => boolean): SourcePoint | undefined {
   const fiber = fiberOf(el)
-  for (let o = fiber?._debugOwner, depth = 0; o && depth < 20; o = o._debugOwner, depth++) {
+  for (let o = fiber && ownerOf(fiber), depth = 0; o && depth < 20; o = ownerOf(o), depth++) {
     let at: SourcePoint | undefined
     if (o._debugSource?.fileName) at = { file: o._debugSource.fileName, ...(o._debugSource.lineNumber ? { line: o._debugSource.lineNumber } : {}) }
-    else if (o._debugStack?.stack) {
-      const pos = appPosition(o._debugStack.stack)
+    else if (stackOf(o)) {
+      const pos = appPosition(stackOf(o)!)
       if (pos) at = pos
     }
     if (at && !shared(at.file)) {
-      const owner = o._debugOwner && nameOf(o._debugOwner.type)
+      const next = ownerOf(o)
+      const owner = next && ownerName(next)
       return { ...at, file: at.file.slice(0, 1000), ...(owner ? { component: owner.slice(0, 200) } : {}) }
     }
   }

@@ -3,7 +3,10 @@
  * 19's `_debugStack`) back into the original file and line: the module's own map (inline, as
  * Vite serves it, or beside it), decoded for the one line asked. Index maps (`sections`, as
  * Turbopack writes them for its chunks) are read section by section. Read synchronously at click
- * time, cached per module.
+ * time, cached per module. A frame of a Server Component names a file on the server
+ * (`file:///…/.next/dev/server/chunks/ssr/….js`), and webpack's eval'd modules a
+ * `webpack-internal:///` URL, neither of which a page may load: on a Next.js dev server their maps
+ * come from Next's own `/__nextjs_source-map` endpoint; elsewhere such frames are skipped.
  */
 interface RawMap {
   sources: string[]
@@ -39,11 +42,32 @@ function getText(url: string): string | undefined {
   return xhr.status >= 200 && xhr.status < 300 ? xhr.responseText : undefined
 }
 
-function loadMap(url: string): Section[] | null {
+/**
+ * The map of a module the page cannot load itself, from the Next.js dev server (its pages carry
+ * `self.next`, App Router pages `self.__next_f`): a Server Component's chunk on the server, or a
+ * webpack-internal:/// module webpack evaluated in the page (`next dev --webpack`).
+ */
+function nextDevMap(url: string): string | undefined {
+  if (!(url.startsWith('webpack-internal:') || url.includes('/.next/')) || !('next' in self || '__next_f' in self)) return undefined
+  const base = (document.querySelector('script[src*="/_next/"]') as HTMLScriptElement | null)?.src.replace(/\/_next\/.*$/, '') ?? location.origin
+  // A prerendered component's frame is encoded once more (%255B for %5B).
+  const file = url.startsWith('webpack-internal:') ? url : url.replace(/\?.*$/, '').replace(/%25/g, '%')
+  return getText(`${base}/__nextjs_source-map?filename=${encodeURIComponent(file)}`)
+}
+
+function loadMap(href: string): Section[] | null {
+  // A server chunk's frames differ only by a query (`….js?14`): one map for them all.
+  const url = /^(?:https?|webpack-internal):/.test(href) ? href : href.replace(/\?.*$/, '')
   const cached = maps.get(url)
   if (cached !== undefined) return cached
   let entry: Section[] | null = null
   try {
+    if (!/^https?:/.test(url)) {
+      const json = nextDevMap(url)
+      entry = json ? sectionsOf(JSON.parse(json) as RawMap | IndexMap) : null
+      maps.set(url, entry)
+      return entry
+    }
     const code = getText(url)
     const ref = code && /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(code)?.[1]
     if (ref) {
@@ -116,6 +140,9 @@ export function originalPosition(url: string, line: number, column: number): { f
   const base = source.replace(/^.*[\\/]/, '')
   // A bundle's map names sources in the bundler's namespace: webpack:///./src/App.tsx is src/App.tsx.
   const bundled = /^(?:webpack|rspack|turbopack):\/\/[^/]*\/(?:\[project\]\/)?(?:\.\/)?/.exec(source)
-  const file = bundled ? source.slice(bundled[0].length) : served.endsWith(base) && !served.startsWith('@') ? decodeURIComponent(served) : source
+  // A server chunk's map names absolute files: the project is the folder that holds .next/.
+  const project = url.startsWith('file://') ? /^file:\/\/(.*?)\/\.next\//.exec(url)?.[1] : undefined
+  const local = project !== undefined && source.startsWith(`file://${project}/`) ? decodeURIComponent(source.slice(`file://${project}/`.length)) : undefined
+  const file = local ?? (bundled ? source.slice(bundled[0].length) : served.endsWith(base) && !served.startsWith('@') ? decodeURIComponent(served) : source)
   return { file, line: best[2]! + 1, column: best[3]! + 1 }
 }

@@ -1,0 +1,283 @@
+/**
+ * The page log: what the page logged since it loaded, kept small — console.error/warn calls,
+ * uncaught errors, unhandled rejections and failed requests (fetch and XHR by their wrappers; any
+ * other request, and every request made before the log was installed, from the Performance API's
+ * `responseStatus`). The wrappers call the page's originals with the same arguments and hand back
+ * their very return values (the same promise object for fetch); a throw in the bookkeeping is
+ * swallowed, and nothing here ever writes to the page's console.
+ *
+ * Who installs it, first one wins:
+ *   - the early recorder (`early.js`, built from ./main.ts): the Vite plugin's loader inlines it,
+ *     first in <head>; `loader.js` (the head snippet of every other set-up) starts with it; the
+ *     browser extension runs the same code in the page's main world at document_start;
+ *   - otherwise the overlay, when it mounts (requests that failed before come from the
+ *     Performance API, console calls made before are lost).
+ *
+ * THE CONTRACT between them (stable: the early script and the overlay may come from different
+ * releases — the extension's copy is bundled with the extension). The log lives at
+ * `window[Symbol.for('marginalia.pageLog')]` — a registered symbol, so no page global — and is an
+ * object with:
+ *   - `version: 1` — the contract's version. A change a reader of version 1 could not use bumps
+ *     it; a reader that finds a version it does not know installs its own log in its place;
+ *   - `recent(): PageEntry[]` — the entries of the last 60 s, at most 20, oldest first, in the
+ *     store's `PageEntry` shape (src/store/model.ts: kind, at, message, stack?, method?, url?,
+ *     status?, durationMs?);
+ *   - `ignore(test: (url: string) => boolean): void` — requests whose absolute URL passes `test`
+ *     are never logged, and network entries kept so far that pass it are dropped (the overlay
+ *     registers its own server this way).
+ * Installing is idempotent: `installPageLog` returns the compatible log already there (adding
+ * its `ignore`) and wraps nothing twice. `localStorage['marginalia:page-log'] = 'off'` turns the
+ * log off for the origin: the early recorder then installs nothing.
+ */
+import { LIMITS } from '../../store/vocabulary.js'
+import { clip } from '../shared/format.js'
+import type { PageEntry } from '../shared/types.js'
+
+const KEPT = 50
+const WINDOW_MS = 60_000
+const STACK_LINES = 5
+const SECRET = /token|key|secret|passw|auth|session|sig|credential|code/i
+/** A registered symbol, not a name: the overlay adds no global but `window.Marginalia`. */
+const INSTALLED = Symbol.for('marginalia.pageLog')
+/** The contract's version (see above). */
+const PAGE_LOG_VERSION = 1
+
+/** The log as the overlay and any other reader see it: the contract above. */
+export interface PageLogHandle {
+  readonly version: typeof PAGE_LOG_VERSION
+  recent(): PageEntry[]
+  ignore(test: (url: string) => boolean): void
+}
+
+/** A URL without the values of parameters named like secrets (token, key, secret, password, auth, session …). */
+function redactUrl(raw: string, base = location.href): string {
+  try {
+    const url = new URL(raw, base)
+    for (const name of [...new Set(url.searchParams.keys())]) if (SECRET.test(name)) url.searchParams.set(name, 'REDACTED')
+    url.username = ''
+    url.password = ''
+    return clip(url.href, LIMITS.url)
+  } catch {
+    return clip(raw.split('?')[0] ?? '', LIMITS.url)
+  }
+}
+
+function absolute(raw: string): string {
+  try {
+    return new URL(raw, location.href).href
+  } catch {
+    return raw
+  }
+}
+
+function text(value: unknown): string {
+  if (value instanceof Error) return `${value.name}: ${value.message}`
+  if (typeof value === 'string') return value
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+function stackOf(value: unknown): string | undefined {
+  const stack = value instanceof Error ? value.stack : undefined
+  return stack ? clip(stack.split('\n').slice(0, STACK_LINES).join('\n'), LIMITS.pageEntryStack) : undefined
+}
+
+type NewEntry = Omit<PageEntry, 'at' | 'message'> & { message: string }
+
+class PageLog implements PageLogHandle {
+  readonly version = PAGE_LOG_VERSION
+  private readonly entries: PageEntry[] = []
+  private readonly ignored: ((url: string) => boolean)[] = []
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Keep `entry`, stamped `at` (ms since the epoch; default now), in time order. */
+  add(entry: NewEntry, at = this.now()): void {
+    const e: PageEntry = { ...entry, message: clip(entry.message, LIMITS.pageEntryMessage), at: new Date(at).toISOString() }
+    let i = this.entries.length
+    while (i > 0 && this.entries[i - 1]!.at > e.at) i--
+    this.entries.splice(i, 0, e)
+    if (this.entries.length > KEPT) this.entries.splice(0, this.entries.length - KEPT)
+  }
+
+  /** True when a request to `url` (absolute) is not to be logged. */
+  skips(url: string): boolean {
+    return this.ignored.some((test) => {
+      try {
+        return test(url)
+      } catch {
+        return false
+      }
+    })
+  }
+
+  ignore(test: (url: string) => boolean): void {
+    this.ignored.push(test)
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const url = this.entries[i]!.url
+      if (url !== undefined && this.skips(url)) this.entries.splice(i, 1)
+    }
+  }
+
+  /** The entries of the last 60 s, at most 20 (the newest), oldest first. */
+  recent(): PageEntry[] {
+    const since = this.now() - WINDOW_MS
+    return this.entries.filter((e) => Date.parse(e.at) >= since).slice(-LIMITS.pageEntries)
+  }
+}
+
+type LoggedWindow = Window & typeof globalThis & { [INSTALLED]?: unknown }
+
+function compatible(value: unknown): value is PageLogHandle {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Partial<PageLogHandle>
+  return v.version === PAGE_LOG_VERSION && typeof v.recent === 'function' && typeof v.ignore === 'function'
+}
+
+/** A resource timing entry with the status of its response (Chromium 109+, Firefox 113+); older browsers leave it out. */
+type TimedRequest = PerformanceResourceTiming & { responseStatus?: number }
+
+/**
+ * The log on `win`: the compatible one already installed (by the early recorder), or a new one
+ * with its wrappers. `ignore(url)`: requests never logged (the overlay's own).
+ */
+export function installPageLog(page: Window, ignore?: (url: string) => boolean): PageLogHandle {
+  const win = page as LoggedWindow
+  const existing = win[INSTALLED]
+  if (compatible(existing)) {
+    if (ignore) existing.ignore(ignore)
+    return existing
+  }
+  const log = new PageLog()
+  if (ignore) log.ignore(ignore)
+  win[INSTALLED] = log
+  const safe = (fn: () => void): void => {
+    try {
+      fn()
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  }
+
+  for (const level of ['error', 'warn'] as const) {
+    const original = win.console[level]
+    win.console[level] = function (this: unknown, ...args: unknown[]) {
+      safe(() => log.add({ kind: `console.${level}`, message: args.map(text).join(' '), ...optional('stack', stackOf(args.find((a) => a instanceof Error))) }))
+      return original.apply(this, args) as unknown
+    } as Console['error']
+  }
+  win.addEventListener('error', (e: ErrorEvent) => safe(() => log.add({ kind: 'error', message: e.message || text(e.error), ...optional('stack', stackOf(e.error)) })))
+  win.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => safe(() => log.add({ kind: 'unhandledrejection', message: text(e.reason), ...optional('stack', stackOf(e.reason)) })))
+
+  const originalFetch = win.fetch
+  if (typeof originalFetch === 'function') {
+    win.fetch = function (this: unknown, ...args: Parameters<typeof fetch>) {
+      const started = Date.now()
+      const result = originalFetch.apply(this, args)
+      safe(() => {
+        const [input, init] = args
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+        if (log.skips(absolute(url))) return
+        const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
+        const entry = { kind: 'network' as const, method: clip(method, 16), url: redactUrl(url) }
+        // A branch of its own: the page's promise is returned untouched, and this branch never rejects.
+        result.then(
+          (r) => {
+            if (!r.ok) safe(() => log.add({ ...entry, status: r.status, durationMs: Date.now() - started, message: `${method} ${entry.url} → ${r.status}` }))
+          },
+          (err: unknown) => safe(() => log.add({ ...entry, status: 0, durationMs: Date.now() - started, message: `${method} ${entry.url} failed: ${text(err)}` })),
+        )
+      })
+      return result
+    } as typeof fetch
+  }
+
+  const xhr = win.XMLHttpRequest?.prototype
+  if (xhr) {
+    const open = xhr.open
+    const send = xhr.send
+    const meta = new WeakMap<XMLHttpRequest, { method: string; url: string }>()
+    xhr.open = function (this: XMLHttpRequest, ...args: unknown[]) {
+      safe(() => meta.set(this, { method: String(args[0]).toUpperCase(), url: String(args[1]) }))
+      return (open as (...a: unknown[]) => void).apply(this, args)
+    } as typeof xhr.open
+    xhr.send = function (this: XMLHttpRequest, ...args: unknown[]) {
+      safe(() => {
+        const m = meta.get(this)
+        if (!m || log.skips(absolute(m.url))) return
+        const started = Date.now()
+        this.addEventListener('loadend', () =>
+          safe(() => {
+            if (this.status !== 0 && this.status < 400) return
+            const url = redactUrl(m.url)
+            log.add({ kind: 'network', method: clip(m.method, 16), url, status: this.status, durationMs: Date.now() - started, message: `${m.method} ${url} ${this.status === 0 ? 'failed' : `→ ${this.status}`}` })
+          }),
+        )
+      })
+      return (send as (...a: unknown[]) => void).apply(this, args)
+    } as typeof xhr.send
+  }
+
+  safe(() => observeRequests(win, log))
+  return log
+}
+
+/**
+ * Failed requests the wrappers cannot see, from the Performance API: the document itself and
+ * every request made before the log was installed (buffered entries, those still in flight
+ * included), and afterwards any request that is not a fetch or an XHR (scripts, styles, images).
+ * Only responses with a status of 400 or more: the API gives no status for a network error, nor
+ * for a cross-origin response the page may not read; nor what the browser fetches by itself
+ * (the favicon).
+ */
+function observeRequests(win: LoggedWindow, log: PageLog): void {
+  const perf = win.performance
+  const Observer = win.PerformanceObserver as typeof PerformanceObserver | undefined
+  if (!perf || typeof Observer !== 'function') return
+  const installedAt = perf.now()
+  const origin = perf.timeOrigin
+  const record = (entry: TimedRequest): void => {
+    const status = entry.responseStatus
+    if (typeof status !== 'number' || status < 400) return
+    // 'other': what the browser asks for by itself (the favicon), not the page.
+    if (entry.initiatorType === 'other') return
+    const wrapped = entry.initiatorType === 'fetch' || entry.initiatorType === 'xmlhttprequest'
+    if (wrapped && entry.startTime >= installedAt) return
+    if (log.skips(entry.name)) return
+    const url = redactUrl(entry.name)
+    const what = entry.entryType === 'navigation' ? 'the page' : entry.initiatorType
+    log.add({ kind: 'network', url, status, durationMs: Math.max(0, Math.round(entry.duration)), message: `${url} → ${status} (${what})` }, origin + entry.startTime)
+  }
+  const observer = new Observer((list) => {
+    for (const entry of list.getEntries()) {
+      try {
+        record(entry as TimedRequest)
+      } catch {
+        // bookkeeping never disturbs the page
+      }
+    }
+  })
+  for (const type of ['navigation', 'resource']) {
+    try {
+      observer.observe({ type, buffered: true })
+    } catch {
+      // a browser without this entry type
+    }
+  }
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>)
+}
+
+/** Off for this origin with `localStorage['marginalia:page-log'] = 'off'` (on by default). */
+export function pageLogEnabled(): boolean {
+  try {
+    return localStorage.getItem('marginalia:page-log') !== 'off'
+  } catch {
+    return true
+  }
+}

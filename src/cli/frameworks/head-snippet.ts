@@ -1,0 +1,26 @@
+/**
+ * The head snippet as `init` writes and prints it: the server `marginalia serve` starts here (its
+ * port: $MARGINALIA_PORT or 4848), and the command that starts it.
+ */
+import { DEFAULT_PORT } from '../../http/defaults.js'
+import { headSnippet } from '../../plugin/loader-script.js'
+import { envPort } from '../args.js'
+
+export const SERVE_COMMAND = 'npx --no-install marginalia serve'
+
+/** `loader.js` from the server, then the inline note for when it is not running. */
+export function projectHeadSnippet(): string {
+  const port = envPort()
+  return headSnippet({ server: `http://127.0.0.1:${port}`, command: port === DEFAULT_PORT ? SERVE_COMMAND : `${SERVE_COMMAND} --port ${port}` })
+}
+
+/** `html` with the head snippet first in its <head> (unchanged when it is there already; undefined when there is no <head>). */
+export function withHeadSnippet(html: string): string | undefined {
+  if (html.includes('/loader.js"></script>')) return html
+  const head = /<head(\s[^>]*)?>[ \t]*(\r?\n)?/i.exec(html)
+  if (!head) return undefined
+  const at = head.index + head[0].length
+  const indent = /^([ \t]*)\S/m.exec(html.slice(at))?.[1] ?? '  '
+  const snippet = `${indent}<!-- Marginalia (development only): the page log from the first line, and the overlay -->\n${projectHeadSnippet().split('\n').map((l) => `${indent}${l}`).join('\n')}\n`
+  return `${html.slice(0, at)}${head[2] ? '' : '\n'}${snippet}${html.slice(at)}`
+}

@@ -1,0 +1,104 @@
+/**
+ * Angular from `init` alone, on the app `ng new` made (test/fixtures/frameworks/angular, pinned by
+ * its lockfile; `npm run fixtures angular` installs it), with a nested component and a known
+ * button: `init --yes` adds the head snippet to a development-only index.html; `marginalia serve`
+ * and `ng serve` run side by side; Chromium annotates the button by the keyboard; an MCP client
+ * started from the .mcp.json init wrote gets the component, its chain and the file of its class
+ * (Angular's dev debug info) with the source lines around it (`--root`). Nothing Marginalia adds
+ * logs an error in the page; `doctor` knows Angular's dev server; `ng build` carries nothing of it.
+ */
+import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { useChromium } from '../helpers/chromium.js'
+import { CLI, runCli } from '../helpers/cli.js'
+import { spawnNode } from '../helpers/process.js'
+import { testDir } from '../helpers/store.js'
+
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
+const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/frameworks/angular')
+const installed = existsSync(path.join(FIXTURE, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'))
+
+async function freePort(): Promise<number> {
+  const probe = createNetServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as AddressInfo
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  return port
+}
+
+describe.skipIf(!enabled)('Angular, set up by init', () => {
+  it('init --yes, ng serve, a keyboard annotation on a nested component: the agent gets the component and its file', { timeout: 180_000 }, async () => {
+    expect(installed, 'the Angular fixture is not installed: run `npm run fixtures angular`').toBe(true)
+    const { dir } = testDir(cleanups, 'marginalia-angular-')
+    cpSync(FIXTURE, dir, { recursive: true, filter: (src) => !/[\\/](node_modules|\.angular)$/.test(src) })
+    symlinkSync(path.join(FIXTURE, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+    const port = await freePort()
+    const env = { MARGINALIA_PORT: String(port), NG_CLI_ANALYTICS: 'false' }
+
+    const init = await runCli(['init', '--yes'], dir, env)
+    expect(init.code, init.stderr).toBe(0)
+    expect(init.stdout).toContain('framework: Angular (angular)')
+    const workspace = JSON.parse(readFileSync(path.join(dir, 'angular.json'), 'utf8')) as { projects: Record<string, { architect: { build: { configurations: Record<string, { index?: unknown }> } } }> }
+    // ng serve (development) gets the snippet; ng build (production) keeps the app's own index.html.
+    expect(workspace.projects.angular!.architect.build.configurations.development!.index).toEqual({ input: 'src/index.marginalia.html', output: 'index.html' })
+    expect(workspace.projects.angular!.architect.build.configurations.production!.index).toBeUndefined()
+    expect(readFileSync(path.join(dir, 'src/index.html'), 'utf8')).toBe(readFileSync(path.join(FIXTURE, 'src/index.html'), 'utf8'))
+    expect(readFileSync(path.join(dir, 'src/index.marginalia.html'), 'utf8')).toContain(`<script src="http://127.0.0.1:${port}/loader.js"></script>`)
+    // Running it again changes nothing.
+    expect((await runCli(['init', '--yes'], dir, env)).stdout).toContain('nothing to change')
+
+    const serve = spawnNode(cleanups, [CLI, 'serve'], { cwd: dir, env: { ...env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
+    await serve.waitFor('stderr', 'Connect an agent', 20_000)
+    const ngPort = await freePort()
+    const ng = spawnNode(cleanups, [path.join(dir, 'node_modules/@angular/cli/bin/ng.js'), 'serve', '--port', String(ngPort), '--host', '127.0.0.1'], { cwd: dir, env })
+    await ng.waitFor('stdout', /Local:\s+http:\/\/127\.0\.0\.1:\d+/, 150_000)
+
+    const { page } = await chromium.newPage()
+    const errors: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text())
+    })
+    page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`))
+    await page.goto(`http://127.0.0.1:${ngPort}/`)
+    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+    await page.keyboard.press('Alt+Shift+A')
+    await page.locator('#add').focus()
+    await page.keyboard.press('Enter')
+    await page.locator('marginalia-overlay .composer textarea').waitFor()
+    await page.keyboard.type('Add one should add two')
+    await page.keyboard.press('Control+Enter')
+
+    const mcpJson = JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { command: string; args: string[] } } }
+    const { command, args } = mcpJson.mcpServers.marginalia
+    expect(args).toEqual(['--no-install', 'marginalia', 'mcp', '--store', path.join(dir, '.marginalia', 'store.json'), '--root', dir])
+    const client = new Client({ name: 'angular-test', version: '1.0.0' })
+    await client.connect(new StdioClientTransport({ command, args, cwd: dir, env: { ...(process.env as Record<string, string>), MARGINALIA_STORE: '' }, stderr: 'pipe' }))
+    cleanups.push(() => client.close())
+    const watched = await client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 20_000 } })
+    const [summary] = (watched.structuredContent as { annotations: { id: string; comment: string }[] }).annotations
+    expect(summary!.comment).toBe('Add one should add two')
+    const full = (await client.callTool({ name: 'get_annotation', arguments: { id: summary!.id, images: false } })).structuredContent as {
+      annotation: { element?: { selector?: string }; source?: Record<string, unknown> }
+      sourceLines?: string
+    }
+    expect(full.annotation.element?.selector).toBe('#add')
+    expect(full.annotation.source).toMatchObject({ component: 'Counter', components: ['App', 'Counter'], file: 'src/app/counter.ts', line: 10, via: 'angular', exact: false })
+    expect(full.sourceLines).toContain('> 10 | export class Counter {')
+    expect(errors).toEqual([])
+
+    // doctor knows Angular's dev server; a production build carries nothing of Marginalia.
+    const doctor = await runCli(['doctor', '--json'], dir, env)
+    const checks = JSON.parse(doctor.stdout) as { checks: { name: string; status: string; detail: string }[] }
+    expect(checks.checks.find((c) => c.name === 'framework')).toMatchObject({ status: 'ok', detail: 'Angular (dev server http://localhost:4200)' })
+    const build = spawnNode(cleanups, [path.join(dir, 'node_modules/@angular/cli/bin/ng.js'), 'build'], { cwd: dir, env })
+    expect(await build.exited(120_000), build.stderr()).toBe(0)
+    const built = readFileSync(path.join(dir, 'dist/angular/browser/index.html'), 'utf8')
+    expect(built).toContain('<app-root>')
+    expect(built).not.toContain('marginalia')
+  })
+})

@@ -1,0 +1,49 @@
+/**
+ * Solid on Vite (test/fixtures/frameworks/solid, made by create-vite's solid-ts template): `init
+ * --yes` adds the Vite plugin; under `vite` a shared button annotated by the keyboard reaches an
+ * agent started from the config init wrote with its exact file:line, its component and the exact
+ * line of the component tag that uses it (Solid keeps no components in the DOM: the plugin stamps
+ * call sites at compile time).
+ */
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { useChromium } from '../helpers/chromium.js'
+import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, runBin, untilHydrated } from './harness.js'
+
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
+
+describe.skipIf(!enabled)('Solid', () => {
+  it('init, vite dev: the keyboard annotates a shared button; the agent gets file:line, component and call site', { timeout: 120_000 }, async () => {
+    const dir = copyFixture('solid', cleanups)
+    const setup = await init(dir)
+    expect(setup.stdout).toContain('framework: Solid (solid)')
+    expect(setup.stdout).toContain('+   plugins: [marginalia(), solid()],')
+    const env = { MARGINALIA_PORT: String(await freePort()) }
+    const port = await freePort()
+    const dev = runBin(cleanups, dir, 'vite', ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], env)
+    await dev.waitFor('stdout', /Local:/, 60_000)
+
+    const { page } = await chromium.newPage()
+    const errors = pageErrors(page)
+    await page.goto(`http://127.0.0.1:${port}/`)
+    await overlayReady(page)
+    await untilHydrated(page, '#add-to-basket', (t) => t?.trim() !== 'Add to basket (0)')
+
+    await annotateByKeyboard(page, '#add-to-basket', 'the basket button is too small')
+    const agent = await agentFromConfig(cleanups, dir, env)
+    const a = await agent.annotation('the basket button is too small')
+    const button = positionOf(path.join(dir, 'src/components/ui/Button.tsx'), '<button')
+    const used = positionOf(path.join(dir, 'src/Counter.tsx'), '<Button')
+    expect(a.source).toMatchObject({
+      file: 'src/components/ui/Button.tsx',
+      line: button.line,
+      column: button.column,
+      exact: true,
+      component: 'Button',
+      components: ['Counter', 'Button'],
+      callSite: { file: 'src/Counter.tsx', line: used.line, column: used.column, component: 'Counter' },
+    })
+    expect(errors).toEqual([])
+  })
+})

@@ -134,9 +134,9 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
 
 /**
  * Hints as listed: without a `title` (the tool's own `title` says it; a client too old to read it
- * shows the name) and without the hints that say nothing: `idempotentHint: false` is the default,
- * and the destructive and idempotent hints mean something only for a tool that is not read-only.
- * `readOnlyHint` is always stated, false included.
+ * shows the name) and without the hints that say nothing: `readOnlyHint: false` and
+ * `idempotentHint: false` are the defaults, and the destructive and idempotent hints mean
+ * something only for a tool that is not read-only. `openWorldHint: false` stays: its default is true.
  */
 function leanAnnotations(annotations: ToolAnnotations): ToolAnnotations {
   const { title: _title, ...hints } = annotations
@@ -144,7 +144,7 @@ function leanAnnotations(annotations: ToolAnnotations): ToolAnnotations {
     delete hints.destructiveHint
     delete hints.idempotentHint
   } else {
-    hints.readOnlyHint = false
+    delete hints.readOnlyHint
     if (hints.idempotentHint === false) delete hints.idempotentHint
   }
   return hints
@@ -226,7 +226,14 @@ function outlineSchema(value: unknown, depth = 0): unknown {
 const INPUT_OMITTED = new Set(['maxLength'])
 
 /**
- * An input schema without `maxLength`, and without `additionalProperties: false` at the top: the
+ * `minLength: 1` (a non-empty string: the ids and cursors a model copies from an earlier answer)
+ * is left out too: the server refuses an empty one with an error naming the field. Other minimum
+ * lengths stay.
+ */
+const omittedInput = (key: string, v: unknown): boolean => (INPUT_OMITTED.has(key) && typeof v === 'number') || (key === 'minLength' && v === 1)
+
+/**
+ * An input schema without `maxLength` nor `minLength: 1`, and without `additionalProperties: false` at the top: the
  * registry accepts common aliases of parameter names (tools/inputs.ts), and refuses any other
  * unknown key itself with a "did you mean". `toOpenAITools({ strict: true })` puts it back.
  */
@@ -256,7 +263,7 @@ function leanKeywords(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key, v]) => !(INPUT_OMITTED.has(key) && typeof v === 'number'))
+      .filter(([key, v]) => !omittedInput(key, v))
       .map(([key, v]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([k, p]) => [k, leanKeywords(p)])) : leanKeywords(v)]),
   )
 }

@@ -21,9 +21,22 @@ const UI_EXTENSION = { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME
 /** What a host that declares no domains for an app applies to it: scripts and styles inline, images as data, no network. */
 const HOST_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; frame-src 'self'"
 
-async function mcpClient(url: string, extensions?: typeof UI_EXTENSION): Promise<Client> {
-  const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: extensions ? { extensions } : {} })
+/** The two revisions /mcp serves: a 2025-11-25 session (capabilities declared at initialize) and 2026-07-28 requests (each carrying them). */
+const ERAS = [
+  { era: '2025-11-25 session', version: '2025-11-25' },
+  { era: '2026-07-28 requests', version: '2026-07-28' },
+] as const
+
+async function mcpClient(url: string, extensions?: typeof UI_EXTENSION, version?: string): Promise<Client> {
+  const client = new Client(
+    { name: 'test-host', version: '1.0.0' },
+    {
+      capabilities: extensions ? { extensions } : {},
+      ...(version === undefined ? {} : { versionNegotiation: { mode: version === '2026-07-28' ? { pin: version } : ('legacy' as const) } }),
+    },
+  )
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  if (version !== undefined) expect(client.getNegotiatedProtocolVersion()).toBe(version)
   cleanups.push(() => client.close())
   return client
 }
@@ -139,15 +152,32 @@ describe.skipIf(!enabled)('the inbox as an MCP App', () => {
     expect(blocked).toEqual([])
   })
 
-  it('a client that does not announce the UI extension sees no app: no ui:// resource, no _meta.ui, no app tools', async () => {
+  it.each(ERAS)('$era: a host that announces the UI extension is offered the app: the linked tools, the app tools, the resource', async ({ version }) => {
     const { store, http } = await startMarginalia(cleanups)
     const { asked } = await seed(store)
-    const client = await mcpClient(http.mcpUrl)
+    const client = await mcpClient(http.mcpUrl, UI_EXTENSION, version)
+    const { tools } = await client.listTools()
+    expect(tools.find((t) => t.name === 'get_all_pending')!._meta).toMatchObject({ ui: { resourceUri: INBOX_APP_URI } })
+    expect(tools.map((t) => t.name).filter((n) => n.startsWith('inbox_'))).toEqual(['inbox_reply', 'inbox_set_status'])
+    const { resources } = await client.listResources()
+    expect(resources.filter((r) => r.uri.startsWith('ui://')).map((r) => r.uri)).toEqual([INBOX_APP_URI])
+    const read = await client.readResource({ uri: INBOX_APP_URI })
+    expect(read.contents[0]).toMatchObject({ uri: INBOX_APP_URI, mimeType: RESOURCE_MIME_TYPE })
+    const call = await client.callTool({ name: 'inbox_reply', arguments: { id: asked.id, message: 'iPhone SE' } })
+    expect(call.isError).toBeFalsy()
+    expect(store.getAnnotation(asked.id).replies.at(-1)).toMatchObject({ author: 'human', message: 'iPhone SE' })
+  })
+
+  it.each(ERAS)('$era: a client that does not announce the UI extension sees no app: no ui:// resource, no _meta.ui, no app tools, no read', async ({ version }) => {
+    const { store, http } = await startMarginalia(cleanups)
+    const { asked } = await seed(store)
+    const client = await mcpClient(http.mcpUrl, undefined, version)
     const { tools } = await client.listTools()
     expect(tools.filter((t) => t._meta !== undefined)).toEqual([])
     expect(tools.map((t) => t.name).filter((n) => n.startsWith('inbox_'))).toEqual([])
     const { resources } = await client.listResources()
     expect(resources.filter((r) => r.uri.startsWith('ui://'))).toEqual([])
+    await expect(client.readResource({ uri: INBOX_APP_URI })).rejects.toThrow(/Missing required client capabilities/)
     const call = await client.callTool({ name: 'inbox_reply', arguments: { id: asked.id, message: 'hi' } })
     expect(call.isError).toBe(true)
     expect(store.getAnnotation(asked.id).replies).toHaveLength(1)

@@ -226,9 +226,10 @@ function outlineSchema(value: unknown, depth = 0): unknown {
 const INPUT_OMITTED = new Set(['maxLength'])
 
 /**
- * `minLength: 1` (a non-empty string: the ids and cursors a model copies from an earlier answer)
- * is left out too: the server refuses an empty one with an error naming the field. Other minimum
- * lengths stay.
+ * `minLength: 1` is left out too: the ids and cursors a model copies from an earlier answer, and
+ * the texts it writes (a reply, a summary, a reason, a question), which the store wants with more
+ * than whitespace anyway, a rule JSON Schema cannot say: the server refuses an empty one with an
+ * error naming the field. Other minimum lengths stay.
  */
 const omittedInput = (key: string, v: unknown): boolean => (INPUT_OMITTED.has(key) && typeof v === 'number') || (key === 'minLength' && v === 1)
 

@@ -18,7 +18,7 @@ function newest(p) {
   if (!s.isDirectory()) return s.mtimeMs
   return readdirSync(p).reduce((m, name) => Math.max(m, newest(path.join(p, name))), s.mtimeMs)
 }
-const inputs = ['src', 'scripts/bundle.mjs', 'scripts/build-overlay.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
+const inputs = ['src', 'scripts/bundle.mjs', 'scripts/build-overlay.mjs', 'scripts/build-extension.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
 const sources = Math.max(...inputs.map((p) => newest(path.join(root, p))))
 const built = Math.min(mtime(path.join(root, 'dist/marginalia.mjs')), mtime(path.join(root, 'dist/overlay/overlay.js')), mtime(path.join(root, 'dist/index.cjs')))
 if (built < sources) {

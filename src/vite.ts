@@ -42,6 +42,12 @@ export interface MarginaliaViteOptions {
    * beside the build (for `marginalia serve --sources`); false turns marking off.
    */
   sourceLocations?: 'paths' | 'ids' | false
+  /**
+   * The project root: source paths are relative to it, and the store file and the server's
+   * source root are resolved from it (default: Vite's root). For frameworks whose Vite root is a
+   * source folder (Nuxt's `app/`).
+   */
+  root?: string
   /** Globs (relative to the root) of files to mark (default: all app source outside node_modules). */
   include?: string[]
   /** Globs of files never to mark. */
@@ -218,6 +224,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
   /** `vite --host` (or a server.host beyond loopback) without a token: said once, on the dev server's log. */
   let warnedExposed = false
+  /** The server URL this plugin last announced on the dev server's log. */
+  let announced: string | undefined
   const warnIfExposed = (devHost: string | boolean | undefined, logger: { warn(message: string): void }): void => {
     const exposed = devHost === true || (typeof devHost === 'string' && devHost !== '' && !isLoopbackHost(devHost))
     if (!exposed || options.token !== undefined || warnedExposed) return
@@ -251,15 +259,25 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     },
 
     configResolved(config) {
-      root = config.root
+      root = options.root ?? config.root
       publicBase = config.base.endsWith('/') ? config.base : `${config.base}/`
       building = config.command === 'build'
       // vite-plugin-solid: Solid's components leave nothing in the DOM, so their call sites are stamped at compile time.
       if (config.plugins.some((p) => p.name === 'solid')) markOptions.jsx = 'solid'
     },
 
+    // Astro compiles .astro files in its own transform, which runs first: they are marked as they load.
+    async load(id) {
+      if (sourceLocations === false || !id.endsWith('.astro') || !path.isAbsolute(id)) return undefined
+      const code = await readFile(id, 'utf8').catch(() => undefined)
+      const out = code === undefined ? undefined : await markModule(code, id, root, markOptions)
+      if (!out) return undefined
+      if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)
+      return { code: out.code, map: out.map }
+    },
+
     async transform(code, id) {
-      if (sourceLocations === false) return undefined
+      if (sourceLocations === false || id.split('?')[0]!.endsWith('.astro')) return undefined
       const out = await markModule(code, id, root, markOptions)
       if (!out) return undefined
       if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)
@@ -272,7 +290,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     async configureServer(server: ViteDevServer) {
       const logger = server.config.logger
-      // Pages a framework renders on the server (React Router, …) never pass transformIndexHtml: the same tags go in here.
+      // Pages a framework renders in its own middleware (React Router, SvelteKit, Astro …) never pass transformIndexHtml: the same tags go in here.
       server.middlewares.use(injectIntoHtml(() => (state ? overlayTags().map(tagHtml).join('') : undefined), LOADER_ATTR))
       if (options.sameOrigin) {
         server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`, { tokenConfigured: options.token !== undefined }))
@@ -290,7 +308,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
           })
           .catch((e: unknown) => next(e))
       })
-      const storeFile = path.resolve(server.config.root, options.store ?? DEFAULT_STORE_FILE)
+      const storeFile = path.resolve(root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
       const base = `http://${displayHost}:${port}`
       if (!shouldStart) {
@@ -302,7 +320,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       const startHere = async () => {
         const store = await openStore({ file: storeFile })
         try {
-          const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root: server.config.root } })
+          const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root } })
           return { http, store }
         } catch (e) {
           await store.close()
@@ -338,8 +356,12 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         return release(key, lease).catch((e: unknown) => logger.error(`marginalia: closing the server failed: ${e instanceof Error ? e.message : String(e)}`))
       }
       state = { url: lease.http.url, mode: 'started', storeFile }
-      logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(server.config.root, storeFile) || storeFile}`)
-      logger.info(`  marginalia: ${CONNECT_AGENT}`)
+      // Said once per plugin: Nuxt gives the same plugin to its client and its server dev servers.
+      if (announced !== lease.http.url) {
+        announced = lease.http.url
+        logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
+        logger.info(`  marginalia: ${CONNECT_AGENT}`)
+      }
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
       else leases.push(drop)
@@ -358,5 +380,6 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   }
   return plugin
 }
+
 
 export { marginalia }

@@ -5,8 +5,8 @@
  * - the Host header must name this machine (DNS-rebinding defence): loopback names and
  *   addresses (localhost, 127.x.x.x, [::1]) with any port, the bound host, and the machine's own addresses when bound to every interface;
  * - an Origin, when present, must be a loopback origin (any dev server), the server's own
- *   origin, or one given with --allow-origin: a public website the person visits can never
- *   drive this server;
+ *   origin, or one given with --allow-origin (a website, or a browser extension named by its exact
+ *   origin): a public website the person visits can never drive this server;
  * - binding beyond loopback needs a token, and then every API, SSE and MCP request must carry it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
@@ -106,9 +106,11 @@ export function createSecurity(options: SecurityOptions): Security {
         url = undefined
       }
       const allowed =
-        url !== undefined &&
-        (url.protocol === 'http:' || url.protocol === 'https:') &&
-        (isLoopbackHost(url.hostname) || origins.has(url.origin) || (hosts.has(url.hostname) && Number(url.port || defaultPort(url)) === options.port()))
+        // A browser extension (its service worker carries the overlay's requests): only one named exactly.
+        (EXTENSION_ORIGIN.test(origin) && origins.has(origin)) ||
+        (url !== undefined &&
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          (isLoopbackHost(url.hostname) || origins.has(url.origin) || (hosts.has(url.hostname) && Number(url.port || defaultPort(url)) === options.port())))
       if (!allowed) {
         throw new HttpError(403, 'FORBIDDEN', `Origin "${origin}" is not allowed: only loopback origins (http://localhost:*, http://127.x.x.x:*, http://[::1]:*), this server and --allow-origin entries may call it.`)
       }
@@ -148,14 +150,26 @@ function hostOf(header: string): string | undefined {
   return m ? m[1] : undefined
 }
 
+/**
+ * A browser extension's origin, exactly one: Chromium's `chrome-extension://<32 letters a-p>` (the
+ * Marginalia extension's is fixed by its key) or Firefox's `moz-extension://<uuid>` (one per
+ * profile). Never a pattern: a server trusts the extensions it names and no other.
+ */
+const EXTENSION_ORIGIN = /^(chrome-extension:\/\/[a-p]{32}|moz-extension:\/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/
+
 export function normalizeOrigin(origin: string): string {
+  const lower = origin.trim().toLowerCase().replace(/\/+$/, '')
+  if (/^(chrome|moz)-extension:/.test(lower)) {
+    if (!EXTENSION_ORIGIN.test(lower)) throw new Error(`--allow-origin "${origin}" is not an extension origin like chrome-extension://<32 letters a-p> or moz-extension://<uuid>`)
+    return lower
+  }
   let url: URL
   try {
     url = new URL(origin)
   } catch {
     throw new Error(`--allow-origin "${origin}" is not an origin like https://example.com:8080`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--allow-origin "${origin}" must be an http or https origin`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--allow-origin "${origin}" must be an http or https origin, or a browser extension's origin`)
   return url.origin
 }
 

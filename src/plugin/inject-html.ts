@@ -42,15 +42,18 @@ export function injectIntoHtml(tags: () => string | undefined, marker: string) {
     }
     /** The held text with the tags in, or undefined while `<head>` is not seen yet (and may still come). */
     const release = (final: boolean): Buffer | undefined => {
-      const text = Buffer.concat(held).toString('utf8')
+      // Searched in Latin-1, where one byte is one character: a UTF-8 character split across
+      // chunks is never decoded half, and the bytes go out exactly as they came.
+      const bytes = Buffer.concat(held)
+      const text = bytes.toString('latin1')
       const head = HEAD_TAG.exec(text)
       if (!head && !final && heldBytes < HEAD_WINDOW) return undefined
       state = 'through'
       held.length = 0
       const add = tags()
-      if (!head || add === undefined || text.includes(marker)) return Buffer.from(text, 'utf8')
+      if (!head || add === undefined || text.includes(marker)) return bytes
       const at = head.index + head[0].length
-      return Buffer.from(text.slice(0, at) + add + text.slice(at), 'utf8')
+      return Buffer.concat([bytes.subarray(0, at), Buffer.from(add, 'utf8'), bytes.subarray(at)])
     }
     const toBuffer = (chunk: Chunk, encoding?: BufferEncoding): Buffer => (typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk))
 

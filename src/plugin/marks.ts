@@ -3,9 +3,9 @@
  * `data-marginalia-source="<file relative to the root>:<line>:<column>"` (or, for preview
  * builds, `data-mid="<id>"`) to every host element the app's own source writes — JSX/TSX host
  * elements (lower-case tags; never components or fragments, so no component's props change),
- * the elements of a Vue SFC `<template>` and of Svelte 5 markup. It parses with a real parser
- * (oxc-parser for JS/TS/JSX, Vue's and Svelte's own compilers for their files, loaded from the
- * app) and edits with magic-string, so the page's source maps stay right.
+ * the elements of a Vue SFC `<template>`, of Svelte 5 markup and of an Astro component's template.
+ * It parses with a real parser (oxc-parser for JS/TS/JSX, Vue's, Svelte's and Astro's own
+ * compilers for their files, loaded from the app) and edits with magic-string, so the page's source maps stay right.
  */
 import { createHash } from 'node:crypto'
 import path from 'node:path'
@@ -40,7 +40,7 @@ export interface MarkResult {
 }
 
 const JS_FILE = /\.[cm]?[jt]sx$|\.[cm]?[jt]s$/
-const SCRIPT_ANY = /\.(?:[cm]?[jt]sx?|vue|svelte)$/
+const SCRIPT_ANY = /\.(?:[cm]?[jt]sx?|vue|svelte|astro)$/
 
 /** Glob → RegExp: `**` any depth, `*` within a segment, `?` one character. */
 function globToRegExp(glob: string): RegExp {
@@ -199,6 +199,11 @@ function markJsx(m: Marker, filename: string, jsx: 'react' | 'solid' = 'react'):
 type Loaded<T> = T | null | undefined
 let vueSfc: Loaded<typeof import('@vue/compiler-sfc')>
 let svelteCompiler: Loaded<typeof import('svelte/compiler')>
+let astroCompiler: Loaded<AstroCompiler>
+async function loadAstro(root: string) {
+  if (astroCompiler === undefined) astroCompiler = await importFrom<AstroCompiler>(root, ['@astrojs/compiler/sync'])
+  return astroCompiler
+}
 async function loadVue(root: string) {
   if (vueSfc === undefined) vueSfc = await importFrom<typeof import('@vue/compiler-sfc')>(root, ['vue/compiler-sfc', '@vue/compiler-sfc'])
   return vueSfc
@@ -300,6 +305,39 @@ async function markSvelte(m: Marker, root: string): Promise<void> {
   }
 }
 
+interface AstroNode {
+  type: string
+  name?: string
+  position?: { start: { line: number; column: number } }
+  children?: AstroNode[]
+}
+interface AstroCompiler {
+  parse(code: string, options: { position: boolean }): { ast: AstroNode }
+}
+/** Elements of an .astro template that are never marked: raw text, slots, the document's frame. */
+const ASTRO_UNMARKED = new Set(['script', 'style', 'slot', 'html', 'head', 'body', 'template'])
+
+/** Mark every HTML element of an Astro component's template (never a component, nor script/style/slot). */
+async function markAstro(m: Marker, root: string): Promise<void> {
+  const compiler = await loadAstro(root)
+  if (!compiler) return
+  const { ast } = compiler.parse(m.code, { position: true })
+  // Lines and columns (characters) from the compiler; its offsets count bytes.
+  const starts = [0]
+  for (let i = m.code.indexOf('\n'); i !== -1; i = m.code.indexOf('\n', i + 1)) starts.push(i + 1)
+  const stack: AstroNode[] = [ast]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.type === 'element' && n.name && HOST_TAG.test(n.name) && !ASTRO_UNMARKED.has(n.name) && n.position) {
+      const start = (starts[n.position.start.line - 1] ?? Number.NaN) + n.position.start.column - 1
+      const nameEnd = start + 1 + n.name.length
+      if (m.code[start] === '<' && m.code.slice(start + 1, nameEnd) === n.name && /[\s/>]/.test(m.code[nameEnd] ?? '')) m.mark(start, nameEnd)
+    }
+    if (n.type === 'element' && (n.name === 'script' || n.name === 'style')) continue
+    for (const c of n.children ?? []) stack.push(c)
+  }
+}
+
 /** Mark one module's code; undefined when nothing changed (or the file is not app source). */
 export async function markModule(code: string, id: string, root: string, options: MarkOptions = {}): Promise<MarkResult | undefined> {
   const rel = fileToMark(id, root, options)
@@ -309,6 +347,7 @@ export async function markModule(code: string, id: string, root: string, options
   const m = new Marker(code, rel, mode)
   if (file.endsWith('.vue')) await markVue(m, root)
   else if (file.endsWith('.svelte')) await markSvelte(m, root)
+  else if (file.endsWith('.astro')) await markAstro(m, root)
   else if (JS_FILE.test(file)) markJsx(m, file, options.jsx)
   return m.result()
 }

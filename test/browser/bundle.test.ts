@@ -17,9 +17,11 @@ const root = path.resolve(import.meta.dirname, '../..')
  * (screenshots) raise it to the issue's 120 KB; issue #21 took it from 121 535 bytes: the settings
  * menu, dark theme, freeze, shortcuts and Copy as Markdown (shared/markdown.ts) to about 141 000,
  * the top layer, strict-CSP messages, phone layout and server-down notes about 2 000-10 000 more.
- * Component and call site for Preact (its dev tree), Solid and Vue (compile-time call sites): 161 088.
+ * Component and call site for Preact (its dev tree), Solid and Vue (compile-time call sites): 161 088;
+ * with React Router 7 and the framework accuracy work 164 287, and 164 190 with the browser
+ * extension's transport seam and public-API split.
  */
-const OVERLAY_BUDGET = 158 * 1024
+const OVERLAY_BUDGET = 161 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
 const INBOX_BUDGET = 48 * 1024
 /**

@@ -86,6 +86,26 @@ describe('Origin and CORS', () => {
     expect((await request(`${server.url}/api/sessions`, { headers: { Origin: 'https://preview.example.com:8443' } })).status).toBe(403)
   })
 
+  it('a browser extension gets in only by its exact origin: never any other chrome-extension:// or moz-extension:// origin', async () => {
+    const ours = 'chrome-extension://fkdilionbgjppppfmpgbfakpiamkedhg'
+    const firefox = 'moz-extension://0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e'
+    const { server } = await setup({ allowOrigins: [ours, firefox.toUpperCase()] })
+    for (const origin of [ours, firefox]) {
+      const r = await request(`${server.url}/api/sessions`, { headers: { Origin: origin } })
+      expect(r.status, origin).toBe(200)
+      expect(r.headers['access-control-allow-origin']).toBe(origin)
+    }
+    for (const origin of ['chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'moz-extension://00000000-0000-0000-0000-000000000000', `${ours}/`, 'chrome-extension://null', 'null']) {
+      expect((await request(`${server.url}/api/sessions`, { headers: { Origin: origin } })).status, origin).toBe(403)
+    }
+    // Without --allow-origin, no extension at all.
+    const { server: plain } = await setup()
+    expect((await request(`${plain.url}/api/sessions`, { headers: { Origin: ours } })).status).toBe(403)
+    // A pattern or a malformed ID is refused when the server starts.
+    await expect(setup({ allowOrigins: ['chrome-extension://*'] })).rejects.toThrow(/not an extension origin/)
+    await expect(setup({ allowOrigins: ['chrome-extension://fkdilionbgjppppfmpgbfakpiamkedhz'] })).rejects.toThrow(/not an extension origin/)
+  })
+
   it('answers preflights for allowed origins with the methods and headers the overlay and MCP clients use', async () => {
     const { server } = await setup()
     const r = await request(`${server.url}/api/sessions`, {

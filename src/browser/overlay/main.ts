@@ -8,34 +8,7 @@
  * in a shadow root (the page's CSS and ours never meet), and adds one global, `window.Marginalia`.
  */
 import { Overlay } from './overlay.js'
-
-declare const __MARGINALIA_VERSION__: string
-const VERSION = typeof __MARGINALIA_VERSION__ === 'string' ? __MARGINALIA_VERSION__ : 'dev'
-
-/** What `window.Marginalia` offers (for people and for scripts); the README's "The overlay" section documents it. */
-export interface MarginaliaApi {
-  readonly version: string
-  /** The server this overlay talks to, e.g. `http://127.0.0.1:4848`. */
-  readonly server: string
-  /** This page's session, once it has one. */
-  readonly sessionId: string | undefined
-  /** Turn annotate mode on or off (toggles without an argument). */
-  annotate(on?: boolean): void
-  /** Open the comment box for an element (as a click in annotate mode does). */
-  comment(element: Element): void
-  /** Open an annotation's thread. */
-  open(annotationId: string): void
-  /** Try to send the annotations kept in this browser now. */
-  flush(): Promise<void>
-  /** Remove the overlay from the page. */
-  destroy(): void
-}
-
-declare global {
-  interface Window {
-    Marginalia?: MarginaliaApi
-  }
-}
+import { publicApi } from './public-api.js'
 
 /** The server's base URL: `data-server` on the script tag, else the directory the script was loaded from. */
 function serverFromScript(script: HTMLScriptElement | null): string | undefined {
@@ -44,26 +17,6 @@ function serverFromScript(script: HTMLScriptElement | null): string | undefined 
   if (given) return given.replace(/\/+$/, '')
   if (!script.src) return undefined
   return new URL('.', script.src).href.replace(/\/+$/, '')
-}
-
-/** Exactly the documented API, and nothing of the overlay's insides. */
-function publicApi(overlay: Overlay): MarginaliaApi {
-  const api: MarginaliaApi = {
-    version: VERSION,
-    server: overlay.server,
-    get sessionId() {
-      return overlay.sessionId
-    },
-    annotate: (on) => overlay.annotate(on),
-    comment: (element) => overlay.comment(element),
-    open: (id) => overlay.open(id),
-    flush: () => overlay.flush(),
-    destroy: () => {
-      overlay.destroy()
-      if (window.Marginalia === api) delete window.Marginalia
-    },
-  }
-  return api
 }
 
 /** Start once per page, from the script tag that loaded us. */

@@ -7,8 +7,8 @@
  * New parts go beside these as objects of their own: page capture (screenshots, console and
  * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
  */
-import { BrowserAuth } from '../shared/auth.js'
-import { Api } from '../shared/api.js'
+import { BrowserAuth, type Auth } from '../shared/auth.js'
+import { Api, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Annotation } from '../shared/types.js'
 import { Composer } from './composer.js'
@@ -45,6 +45,11 @@ export interface OverlayOptions {
   shortcut?: string | undefined
   /** How long an annotation's screenshot may take (capture and upload), ms; default 1 000. */
   screenshotBudgetMs?: number | undefined
+  /** Set by the browser extension: how requests reach the server, whose session they carry, where "Sign in" leads, and the screenshot it draws. */
+  transport?: Transport
+  auth?: Auth
+  openSignIn?: () => void
+  capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
 }
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
@@ -52,7 +57,7 @@ const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick',
 
 export class Overlay {
   readonly api: Api
-  private readonly auth: BrowserAuth
+  private readonly auth: Auth
   private readonly signIn: SignIn
   /** Every window listener added by mount(), removed at once by destroy(). */
   private readonly listening = new AbortController()
@@ -102,8 +107,8 @@ export class Overlay {
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
-    this.auth = new BrowserAuth(`marginalia.session@${server}`)
-    this.api = new Api(server, 10_000, this.auth)
+    this.auth = options.auth ?? new BrowserAuth(`marginalia.session@${server}`)
+    this.api = new Api(server, 10_000, this.auth, options.transport)
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     this.sync = new PageSync(this.api, sessions, {
@@ -245,7 +250,7 @@ export class Overlay {
         this.sender.retrySoon()
       },
       stop: () => this.sync.stop(),
-    })
+    }, options.openSignIn)
 
     // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
     adoptStyles(this.shadow, OVERLAY_CSS)

@@ -240,7 +240,7 @@ export class PageSync implements ConnectionState {
       presence: (p) => this.setPresence(p),
       open: () => this.setReachable(true),
       down: () => void this.probe(),
-    }, { headers: () => this.api.authHeaders() })
+    }, { headers: () => this.api.authHeaders(), transport: this.api.transport })
   }
 
   /** Reload this page's annotations (after a `reset`), keeping the stream. */

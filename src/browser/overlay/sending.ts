@@ -7,7 +7,7 @@
 import type { Api } from '../shared/api.js'
 import { agentState, squash } from '../shared/format.js'
 import type { Annotation, NewAnnotation } from '../shared/types.js'
-import { gather } from './capture/attach.js'
+import { gather, type Extras } from './capture/attach.js'
 import type { PageLogHandle } from '../early/page-log.js'
 import type { Composer } from './composer.js'
 import type { Dock } from './dock.js'
@@ -25,7 +25,7 @@ export interface SendingParts {
   /** The overlay's host: left out of the screenshot. */
   readonly host: Element
   /** How long the screenshot may take (the script tag's data-screenshot-budget). */
-  readonly options: { screenshotBudgetMs?: number | undefined }
+  readonly options: { screenshotBudgetMs?: number | undefined; capture?: Extras['capture'] }
   /** The page log now (it can be turned on after load). */
   readonly pageLog: PageLogHandle | undefined
   /** Send what waits in the outbox. */
@@ -61,7 +61,7 @@ export function sending(o: SendingParts): Sending {
     send(body, extras) {
       dock.say('Sending…')
       const { screenshot, images } = extras
-      const options = { api: o.api, screenshot, images, log: extras.pageLog ? o.pageLog : undefined, exclude: o.host, budgetMs: o.options.screenshotBudgetMs }
+      const options = { api: o.api, screenshot, images, log: extras.pageLog ? o.pageLog : undefined, exclude: o.host, budgetMs: o.options.screenshotBudgetMs, capture: o.options.capture }
       // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
       void gather(body, extras.target, { ...options, blocked: (why) => o.composer.setShotNote(why.message) }).then(({ body: full, note }) => queue(full, note))
     },

@@ -4,7 +4,7 @@
  * it on the server. Whether sign-in is offered at all, the server's /health says.
  */
 import type { Api } from '../shared/api.js'
-import type { BrowserAuth } from '../shared/auth.js'
+import type { Auth } from '../shared/auth.js'
 
 export interface SignInHooks {
   /** One line for the person (the dock's status). */
@@ -24,8 +24,10 @@ export class SignIn {
   constructor(
     private readonly server: string,
     private readonly api: Api,
-    private readonly auth: BrowserAuth,
+    private readonly auth: Auth,
     private readonly hooks: SignInHooks,
+    /** Where "Sign in" leads instead of the server's popup (the extension signs in from its own page). */
+    private readonly openElsewhere?: () => void,
   ) {
     auth.onChange(() => this.render())
   }
@@ -44,6 +46,7 @@ export class SignIn {
 
   /** The server's sign-in popup (a window the person sees, on the server's origin). */
   open(): void {
+    if (this.openElsewhere) return this.openElsewhere()
     const url = `${this.server}/auth/popup?origin=${encodeURIComponent(location.origin)}`
     const popup = window.open(url, 'marginalia-sign-in', 'popup,width=480,height=400')
     if (!popup) this.hooks.say('The sign-in window was blocked: allow pop-ups for this page and try again.')
@@ -55,7 +58,7 @@ export class SignIn {
     this.hooks.stop()
     this.hooks.say('Signed out.')
     try {
-      await fetch(`${this.server}/auth/sign-out`, { method: 'POST', headers, credentials: 'omit' })
+      await this.api.transport(`${this.server}/auth/sign-out`, { method: 'POST', headers, credentials: 'omit' })
     } catch {
       // the token is gone from this browser either way
     }

@@ -3,7 +3,7 @@
  * kinds of failure the UI treats differently — the server could not be reached at all
  * (`UnreachableError`: keep things and retry) or it answered with an error (`ApiError`).
  */
-import type { BrowserAuth } from './auth.js'
+import type { Auth } from './auth.js'
 import { randomId } from './format.js'
 import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
@@ -25,6 +25,13 @@ export class UnreachableError extends Error {
   }
 }
 
+/**
+ * How requests reach the server: `fetch` in a page that loaded the overlay itself; the browser
+ * extension hands in one that goes through its service worker (a page's Content-Security-Policy
+ * cannot block that, and the person's session never enters the page).
+ */
+export type Transport = (url: string, init: RequestInit) => Promise<Response>
+
 const PAGE_LIMIT = 500
 const UPLOAD_TIMEOUT_MS = 15_000
 
@@ -40,7 +47,8 @@ export class Api implements Uploader {
     readonly base: string,
     private readonly timeoutMs = 10_000,
     /** A signed-in person's session: sent as a bearer header; dropped when the server says it no longer works. */
-    readonly auth?: BrowserAuth,
+    readonly auth?: Auth,
+    readonly transport: Transport = (url, init) => fetch(url, init),
   ) {}
 
   /** Headers that say who we are (none in local use). */
@@ -54,7 +62,7 @@ export class Api implements Uploader {
     let response: Response
     let text: string
     try {
-      response = await fetch(this.base + path, {
+      response = await this.transport(this.base + path, {
         method,
         headers: { ...this.authHeaders(), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
         body: body === undefined ? null : JSON.stringify(body),
@@ -146,7 +154,7 @@ export class Api implements Uploader {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), timeoutMs)
     try {
-      const response = await fetch(`${this.base}/api/attachments`, { method: 'POST', headers: { ...this.authHeaders(), 'Content-Type': blob.type || 'application/octet-stream' }, body: blob, signal: controller.signal, credentials: 'omit' })
+      const response = await this.transport(`${this.base}/api/attachments`, { method: 'POST', headers: { ...this.authHeaders(), 'Content-Type': blob.type || 'application/octet-stream' }, body: blob, signal: controller.signal, credentials: 'omit' })
       if (!response.ok) throw new Error(`upload refused (${response.status})`)
       const s = (await response.json()) as Omit<Attachment, 'id' | 'kind'>
       return { id: `att_${randomId().slice(-12)}`, kind, mime: s.mime, bytes: s.bytes, width: s.width, height: s.height, sha256: s.sha256 }

@@ -14,7 +14,16 @@ export interface SignedIn {
 /** The storage key the server's sign-in page writes on its own origin (the inbox reads it there). */
 export const SERVER_SESSION_KEY = 'marginalia.session'
 
-export class BrowserAuth {
+/** A person's session as the overlay's requests and its sign-in need it (the extension keeps its own). */
+export interface Auth {
+  readonly current: SignedIn | undefined
+  set(session: SignedIn): void
+  clear(): void
+  headers(): Record<string, string>
+  onChange(listener: () => void): () => void
+}
+
+export class BrowserAuth implements Auth {
   private readonly listeners = new Set<() => void>()
 
   constructor(private readonly key: string) {}

@@ -25,6 +25,8 @@ export interface LiveOptions {
   maxRetryMs?: number
   /** Request headers (a signed-in person's bearer token), asked for on every (re)connect. */
   headers?: () => Record<string, string>
+  /** How the stream is fetched (the extension's service worker; `fetch` by default). */
+  transport?: (url: string, init: RequestInit) => Promise<Response>
 }
 
 /**
@@ -94,7 +96,7 @@ export class LiveStream {
   }
 
   private async read(url: string, controller: AbortController): Promise<void> {
-    const response = await fetch(url, {
+    const response = await (this.options.transport ?? fetch)(url, {
       headers: { Accept: 'text/event-stream', ...(this.options.headers?.() ?? {}) },
       cache: 'no-store',
       credentials: 'omit',

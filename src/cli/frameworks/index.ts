@@ -6,15 +6,18 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { next } from './next.js'
 import { angular } from './angular.js'
+import { astro } from './astro.js'
+import { nuxt } from './nuxt.js'
 import { preact } from './preact.js'
 import { reactRouter } from './react-router.js'
 import { scriptTag } from './script-tag.js'
 import { django, laravel, rails } from './server-rendered.js'
 import { solid } from './solid.js'
+import { sveltekit } from './sveltekit.js'
 import type { Framework, Project } from './types.js'
 import { vite } from './vite.js'
 
-const FRAMEWORKS: readonly Framework[] = [next, reactRouter, solid, preact, angular, rails, django, laravel, vite, scriptTag]
+const FRAMEWORKS: readonly Framework[] = [next, nuxt, sveltekit, astro, reactRouter, solid, preact, angular, rails, django, laravel, vite, scriptTag]
 
 /** The project at `root`, as the frameworks read it. */
 export function readProject(root: string): Project {

@@ -7,7 +7,7 @@ const VITE_CONFIGS = ['ts', 'mts', 'js', 'mjs', 'cjs', 'cts'].map((e) => `vite.c
 const MIN_VITE_MAJOR = 5
 
 /** The major version a semver range in package.json starts from (`^4.2.0` → 4), or undefined. */
-function majorOf(range: string | undefined): number | undefined {
+export function majorOf(range: string | undefined): number | undefined {
   const m = range === undefined ? null : /(\d+)(?:\.|$|\s)/.exec(range.replace(/^[^\d]*/, ''))
   return m ? Number(m[1]) : undefined
 }

@@ -47,6 +47,8 @@ export interface Extras {
   exclude?: Element
   /** How long the screenshot may take, capture and upload (default SCREENSHOT_BUDGET_MS). */
   budgetMs?: number
+  /** Draws the picture instead of the DOM capture (the extension's, from the browser's own view of the tab); undefined falls back to it. */
+  capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
   /** The screenshot was left out: the page's Content-Security-Policy blocks it, it took longer than the budget (`slow`), or it could not be drawn (undefined). */
   missing?: (why: ScreenshotBlocked | 'slow' | undefined) => void
 }
@@ -84,7 +86,7 @@ async function withExtras(body: NewAnnotation, extras: Extras): Promise<NewAnnot
     extras.screenshot && box
       ? within(
           budget,
-          captureBox(box, extras.exclude).then(
+          (extras.capture?.(box, extras.exclude) ?? Promise.resolve(undefined)).then((b) => b ?? captureBox(box, extras.exclude)).then(
             (blob) => (blob ? extras.api.upload(blob, 'screenshot', budget) : undefined),
             (error: unknown) => {
               extras.missing?.(error instanceof ScreenshotBlocked ? error : undefined)

@@ -143,7 +143,7 @@ function fromMark(el: Element): SourceLocation | undefined {
     }
   }
   if (here.file && SHARED_UI.test(here.file)) {
-    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? preact?.callSite
+    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? svelteCallSite(marked) ?? preact?.callSite
     if (exact) {
       here.callSite = exact
       return here
@@ -184,6 +184,33 @@ function vueSource(el: Element): SourceLocation | undefined {
     return out
   }
   return undefined
+}
+
+interface SvelteFrame {
+  type?: unknown
+  file?: unknown
+  line?: unknown
+  column?: unknown
+  parent?: SvelteFrame | null
+}
+
+/** Svelte 5 dev: the component tag, outside the shared folder, that renders `el` (its `__svelte_meta` parent frames). */
+function svelteCallSite(el: Element): SourcePoint | undefined {
+  let frame = ((el as unknown as Props).__svelte_meta as { parent?: SvelteFrame | null } | undefined)?.parent
+  for (let depth = 0; frame && depth < 64; frame = frame.parent, depth++) {
+    if (frame.type === 'component' && typeof frame.file === 'string' && !SHARED_UI.test(frame.file) && typeof frame.line === 'number') {
+      const point: SourcePoint = { file: frame.file.slice(0, 1000), line: frame.line }
+      if (typeof frame.column === 'number') point.column = frame.column + 1
+      return point
+    }
+  }
+  return undefined
+}
+
+/** The component a file defines when its name is the component's (Svelte, Astro, Vue single-file components). */
+function componentOfFile(file: string | undefined): string | undefined {
+  const m = /([^/]+)\.(?:svelte|astro|vue)$/.exec(file ?? '')
+  return m?.[1]
 }
 
 function svelteSource(el: Element): SourceLocation | undefined {
@@ -260,6 +287,9 @@ export function findSource(el: Element): SourceLocation | undefined {
           if (names?.components) {
             found.components = names.components
             found.component = names.component!
+          } else {
+            const own = componentOfFile(found.file)
+            if (own) found.component = own
           }
         }
         return found

@@ -61,6 +61,35 @@ export default tseslint.config(
     },
   },
   {
+    // The inbox as an MCP App talks to its host through the MCP Apps SDK (`App`): the one server-side
+    // package it may bundle. The rest of the browser rules hold.
+    files: ['src/browser/app/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*', '!**/store/vocabulary.js', '!**/store/apply.js', '!**/store/questions.js'],
+              allowTypeImports: true,
+              message: 'The browser bundles import only the zod-free store modules (vocabulary.js, apply.js, questions.js); use `import type` for the rest.',
+            },
+            {
+              group: ['zod', 'zod/*', 'immer', 'rxjs', 'rxjs/*', 'lowdb', 'lowdb/*', 'proper-lockfile', '@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps', 'node:*'],
+              allowTypeImports: true,
+              message: 'Server-side packages must not reach the browser bundles (use `import type`); the app imports only @modelcontextprotocol/ext-apps.',
+            },
+            {
+              group: ['**/tools/*', '**/http/*', '**/mcp/*', '**/views/*', '**/cli/*', '../../*.js', '../../../*.js'],
+              allowTypeImports: true,
+              message: 'The browser code does not import the server side (use `import type`).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       // stdout of the stdio server is the protocol: log to stderr only.

@@ -4,11 +4,15 @@
  * (150 ms apart), one of them a question; the agent watches, acknowledges, asks and gets an
  * answer, resolves all three; the person reopens one; the agent watches, takes it again and
  * resolves it. Counted: tool calls, and bytes of text the model reads (every text content block
- * of every result, plus the tools/list it was given).
+ * of every result, plus the tools/list it was given). Every call runs with the SDK client's default
+ * request timeout (60 s, the v2 client's too), and with `longWait` the session ends on a watch
+ * that asks for 2 minutes: the server's max wait must answer it before the client gives up.
  *
  * `tsx bench/agent-session.ts [path/to/marginalia.mjs]` prints the figures as JSON for any build
  * (the "before" figures of scenario 7 in docs/benchmarks.md came from an earlier build this way).
  */
+import { DEFAULT_REQUEST_TIMEOUT_MSEC as V2_CLIENT_TIMEOUT_MS } from '@modelcontextprotocol/client'
+import { DEFAULT_REQUEST_TIMEOUT_MSEC as V1_CLIENT_TIMEOUT_MS } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore } from '../src/index.js'
 import { CLI, seedStore, sleep, spawnMcp, tempDir } from './lib.js'
@@ -23,20 +27,28 @@ export interface SessionFigures {
   totalBytes: number
   /** watch_annotations calls it took to see the whole burst. */
   watchesForBurst: number
+  /** The longest call, spawn of the request to its answer, in ms. */
+  longestCallMs: number
+  /** The default request timeout of the official SDK clients (v1 and v2: the smaller). */
+  clientTimeoutMs: number
 }
 
 const textOf = (r: CallToolResult) => (r.content ?? []).reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : 0), 0)
 
-export async function agentSession(cli: string = CLI): Promise<SessionFigures> {
+export async function agentSession(cli: string = CLI, options: { longWait?: boolean } = {}): Promise<SessionFigures> {
   const dir = tempDir()
   const { file, sessionId } = await seedStore(dir, 0)
   const server = await spawnMcp(dir, [], cli)
   const person = await openStore({ file, pollIntervalMs: 0 })
   let toolCalls = 0
   let resultTextBytes = 0
+  let longestCallMs = 0
   const call = async (name: string, args: Record<string, unknown>) => {
     toolCalls++
-    const { result } = await server.call(name, args)
+    const t0 = performance.now()
+    // The client's defaults: a call that outlasts its request timeout fails here (-32001).
+    const result = (await server.client.callTool({ name, arguments: args })) as CallToolResult
+    longestCallMs = Math.max(longestCallMs, performance.now() - t0)
     if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`)
     resultTextBytes += textOf(result)
     return result.structuredContent as Record<string, unknown>
@@ -93,8 +105,17 @@ export async function agentSession(cli: string = CLI): Promise<SessionFigures> {
     await person.reopen(reopened.id, { message: 'Still off by a pixel on mobile.' })
     await call('watch_annotations', { timeoutMs: 10_000 })
     await call('acknowledge', { id: reopened.id })
-    await call('resolve', { id: reopened.id, summary: 'Fixed the rounding on mobile.' })
-    return { toolCalls, resultTextBytes, toolsListBytes, totalBytes: resultTextBytes + toolsListBytes, watchesForBurst }
+    const last = await call('resolve', { id: reopened.id, summary: 'Fixed the rounding on mobile.' })
+    if (options.longWait) {
+      // Nothing more happens: a 2-minute watch must come back empty within the client's default
+      // timeout. Timed like every call, not counted with the session's calls and bytes.
+      const t0 = performance.now()
+      const r = (await server.client.callTool({ name: 'watch_changes', arguments: { sinceRev: last.rev, timeoutMs: 120_000 } })) as CallToolResult
+      longestCallMs = Math.max(longestCallMs, performance.now() - t0)
+      if ((r.structuredContent as { status?: string } | undefined)?.status !== 'timeout') throw new Error(`the long watch answered ${JSON.stringify(r.structuredContent)}, not a timeout`)
+    }
+    const clientTimeoutMs = Math.min(V1_CLIENT_TIMEOUT_MS, V2_CLIENT_TIMEOUT_MS)
+    return { toolCalls, resultTextBytes, toolsListBytes, totalBytes: resultTextBytes + toolsListBytes, watchesForBurst, longestCallMs, clientTimeoutMs }
   } finally {
     await person.close()
     await server.close()

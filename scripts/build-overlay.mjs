@@ -4,10 +4,12 @@
 //   early.js    — the page log's recorder alone, run before the page's scripts (src/browser/early/main.ts)
 //   loader.js   — the head snippet's script: the recorder, then overlay.js (src/browser/early/loader.ts)
 //   index.html  — the inbox page (src/browser/inbox/index.html), served at /
+//   app.html    — the inbox as an MCP App (src/browser/app): one self-contained document, its
+//                 script inlined, that the MCP server hands to hosts that render apps
 // Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): no imports at run time,
 // nothing leaks into the page's globals but window.Marginalia.
 import { build, transform } from 'esbuild'
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -56,3 +58,36 @@ await build({
   logLevel: 'warning',
 })
 copyFileSync(path.join(root, 'src/browser/inbox/index.html'), path.join(out, 'index.html'))
+
+/**
+ * zod (which the MCP SDK's client, under the app's `App`, validates with) re-exports every locale
+ * as a namespace that cannot be tree-shaken: 264 KB of the app's script. zod itself configures
+ * English only, so the app gets English only.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({ contents: "export { default as en } from './en.js'", resolveDir: path.dirname(args.path), loader: 'js' }))
+  },
+}
+
+// The MCP App: the host loads it in a sandboxed frame with a CSP of its own (no network by
+// default), so nothing may be fetched: the script goes inside the document.
+const appBuild = await build({
+  entryPoints: [path.join(root, 'src/browser/app/main.ts')],
+  write: false,
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: TARGET,
+  tsconfig: path.join(root, 'tsconfig.overlay.json'),
+  minify: true,
+  legalComments: 'none',
+  define: { __MARGINALIA_VERSION__: JSON.stringify(version) },
+  plugins: [minifiedCss, englishOnly],
+  logLevel: 'warning',
+})
+const appScript = appBuild.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1')
+const appPage = readFileSync(path.join(root, 'src/browser/app/index.html'), 'utf8')
+if (!appPage.includes('<!--APP_SCRIPT-->')) throw new Error('src/browser/app/index.html lost its <!--APP_SCRIPT--> placeholder')
+writeFileSync(path.join(out, 'app.html'), appPage.replace('<!--APP_SCRIPT-->', () => `<script>${appScript}</script>`))

@@ -18,12 +18,12 @@ import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
-import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
+import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
 
 export const mcp: Command = {
   summary: 'Serve the MCP tools over stdio (what an AI agent launches)',
   usage: [
-    'marginalia mcp [--store FILE|postgres://URL] [--root DIR] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N]',
+    'marginalia mcp [--store FILE|postgres://URL] [--root DIR] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N] [--max-wait-ms N]',
     '',
     'Serves the annotation tools over MCP on stdin/stdout. stdout carries only the protocol;',
     'logs go to stderr. Exits when stdin closes or on SIGTERM, after flushing pending writes.',
@@ -40,14 +40,14 @@ export const mcp: Command = {
 
 async function run(values: Values): Promise<void> {
   const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
-  const burst = parseBurstFlag(values)
+  const waits = parseWaitFlags(values)
   const root = rootOption(values)
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
   if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
   // Built here, so bad options fail before the connection opens (the entry builds its instances later).
-  const registry = createToolRegistry(store, { ...policy, ...burst, ...(root !== undefined ? { sources: { root } } : {}) })
+  const registry = createToolRegistry(store, { ...policy, ...waits, ...(root !== undefined ? { sources: { root } } : {}) })
   const presence = isDatabaseUrl(file) ? undefined : path.dirname(file)
   const tasks = new TaskTable({ isWait: (name) => registry.tool(name)?.listening === true })
   const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }

@@ -23,12 +23,12 @@ import type { TeamOptions } from '../http/options.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { closeStore, releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseUploadFlags, UPLOAD_OPTIONS, UPLOAD_USAGE } from './upload-flags.js'
-import { parseBurstFlag, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
+import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
 
 export const serve: Command = {
   summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
   usage: [
-    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--sessions-per-identity N] [--streams-per-identity N] [--auth-failures N] [--auth-failure-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--root DIR] [--sources FILE] [--editor NAME]',
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--sessions-per-identity N] [--streams-per-identity N] [--auth-failures N] [--auth-failure-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--max-wait-ms N] [--root DIR] [--sources FILE] [--editor NAME]',
     '',
     'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
     'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
@@ -138,7 +138,7 @@ async function run(values: Values): Promise<void> {
       requestTimeoutMs,
       sseMaxBufferedBytes,
       uploads,
-      tools: { ...policy, ...parseBurstFlag(values) },
+      tools: { ...policy, ...parseWaitFlags(values) },
       log,
       storeLocation: store.location,
       team,

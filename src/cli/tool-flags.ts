@@ -2,7 +2,10 @@
  * The tool policy on the command line (`--profile`, `--allow`, `--deny`, shared by `mcp` and
  * `serve`): parsed here into the ToolPolicy that tools/policy.ts resolves.
  */
+import { MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
 import { BUILTIN_TOOLS } from '../tools/builtin.js'
+import { DEFAULT_MAX_WAIT_MS } from '../tools/wait.js'
+import { BURST_MAX_MS } from '../tools/watch.js'
 import type { ToolDefinition } from '../tools/define.js'
 import { resolveToolPolicy, TOOL_PROFILES, type PolicyLabels, type ToolPolicy, type ToolProfile } from '../tools/policy.js'
 
@@ -12,6 +15,7 @@ export const TOOL_POLICY_OPTIONS = {
   allow: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
   'burst-ms': { type: 'string' },
+  'max-wait-ms': { type: 'string' },
 } as const
 
 /** Help lines for the policy flags, aligned with the other options of a command's usage. */
@@ -20,15 +24,25 @@ export const TOOL_POLICY_USAGE: readonly string[] = [
   '      --allow a,b      also expose these tools (privileged ones need this or --profile full)',
   '      --deny a,b       never expose these tools',
   '      --burst-ms N     watch_annotations answers once no annotation arrived for N ms (default 250; 0: at the first)',
+  `      --max-wait-ms N  no wait lasts longer: a longer timeoutMs is clamped (default ${DEFAULT_MAX_WAIT_MS}, under the SDK clients' 60 s timeout; at most ${MAX_WATCH_TIMEOUT_MS})`,
 ]
 
-/** `--burst-ms N` → RegistryOptions.burstSettleMs (the registry checks the range). */
-export function parseBurstFlag(values: Readonly<Record<string, unknown>>): { burstSettleMs?: number } {
-  const raw = values['burst-ms']
-  if (raw === undefined) return {}
+/** `--burst-ms N` → RegistryOptions.burstSettleMs, `--max-wait-ms N` → RegistryOptions.maxWaitMs. */
+export function parseWaitFlags(values: Readonly<Record<string, unknown>>): { burstSettleMs?: number; maxWaitMs?: number } {
+  const out: { burstSettleMs?: number; maxWaitMs?: number } = {}
+  const burst = wholeMs(values, 'burst-ms', 0, BURST_MAX_MS)
+  if (burst !== undefined) out.burstSettleMs = burst
+  const maxWait = wholeMs(values, 'max-wait-ms', 1, MAX_WATCH_TIMEOUT_MS)
+  if (maxWait !== undefined) out.maxWaitMs = maxWait
+  return out
+}
+
+function wholeMs(values: Readonly<Record<string, unknown>>, flag: string, min: number, max: number): number | undefined {
+  const raw = values[flag]
+  if (raw === undefined) return undefined
   const n = Number(raw)
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || n > 1_000) throw new Error(`--burst-ms: "${String(raw)}" is not a whole number of ms from 0 to 1000`)
-  return { burstSettleMs: n }
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || n < min || n > max) throw new Error(`--${flag}: "${String(raw)}" is not a whole number of ms from ${min} to ${max}`)
+  return n
 }
 
 const FLAG_LABELS: PolicyLabels = { profile: '--profile', allow: '--allow', deny: '--deny' }

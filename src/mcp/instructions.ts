@@ -4,8 +4,6 @@
  * repeat the tool list (the client has tools/list); they say what the list cannot: the order of
  * work, what each intent asks for, the one way to ask, and how long a wait may be.
  */
-import { SAFE_WAIT_MS } from '../tools/wait.js'
-
 /** The numbered steps of the loop, for the tools in `toolNames`; focused on one session when `sessionId` is given. */
 export function workLoopSteps(toolNames: readonly string[], sessionId?: string): string[] {
   const has = (n: string) => toolNames.includes(n)
@@ -29,7 +27,7 @@ export function workLoopRules(toolNames: readonly string[]): string[] {
   const has = (n: string) => toolNames.includes(n)
   return [
     has('ask') && `Unclear? ask once (it waits for the answer); after its timeout call await_reply — never ask twice.`,
-    `Many clients abort a call at 60 s: keep timeoutMs ≤ ${SAFE_WAIT_MS}.`,
+    'A wait ends before clients time out (55 s by default); an empty answer says how to continue, missing nothing.',
     has('watch_changes') && 'To follow replies and reopens too, use watch_changes with sinceRev = the rev of your last result.',
   ].filter((s): s is string => typeof s === 'string')
 }

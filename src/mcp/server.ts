@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js'
 import type { McpCallContext } from '../tools/define.js'
 import { createToolRegistry, type CallOutcome, type RegistryOptions, type ToolService } from '../tools/registry.js'
 import type { ToolError } from '../tools/result.js'
+import { clientCapabilitiesOf, offerInboxAppToAppsOnly, registerInboxApp, withInboxApp } from './app.js'
 import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
@@ -71,8 +72,8 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     const ignored = (['profile', 'allow', 'deny', 'plugins', 'tools'] as const).filter((key) => options[key] !== undefined)
     if (ignored.length > 0) throw new Error(`createServer: ${ignored.join(', ')} would be ignored next to registry; give them to createToolRegistry instead.`)
   }
-  const registry = options.registry ?? createToolRegistry(store, options)
-  const info = registry.serverInfo()
+  const base = options.registry ?? createToolRegistry(store, options)
+  const info = base.serverInfo()
   const { tools, ...capabilities } = info.capabilities
   // Tasks are a 2025-11-25 session feature here: the 2026-07-28 revision moved them to an extension.
   const tasks = options.era === 'modern' ? undefined : options.tasks
@@ -87,14 +88,20 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     },
   )
   const server = mcp.server
+  // The inbox as an MCP App, for clients that render apps (src/mcp/app.ts): its tools and resource.
+  const registryFor = withInboxApp(base, store)
+  const registryOf = (ctx: ServerContext): ToolService => registryFor(clientCapabilitiesOf(mcp, ctx))
   server.registerCapabilities({ tools })
   registerResources(mcp, store, { era: options.era ?? 'legacy', events: options.resourceEvents !== false })
+  registerInboxApp(mcp)
+  offerInboxAppToAppsOnly(mcp)
   registerPrompts(mcp, store, info.tools)
 
-  const outputSchemaOf = (name: string): Record<string, unknown> | undefined => registry.list().find((t) => t.name === name)?.outputSchema as Record<string, unknown> | undefined
+  const outputSchemaOf = (registry: ToolService, name: string): Record<string, unknown> | undefined =>
+    registry.list().find((t) => t.name === name)?.outputSchema as Record<string, unknown> | undefined
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: registry.list().map((t) => ({
+  server.setRequestHandler('tools/list', (_request, ctx) => ({
+    tools: registryOf(ctx).list().map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -102,12 +109,14 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       ...(options.outputSchemas === false ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
       annotations: t.annotations,
       ...(tasks?.supports(t.name) ? { execution: { taskSupport: 'optional' as const } } : {}),
+      ...(t._meta ? { _meta: t._meta } : {}),
     })),
   }))
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const params = request.params
-    const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(params.name)
+    const registry = registryOf(ctx)
+    const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(registry, params.name)
     const taskWish = (params as { task?: { ttl?: unknown } }).task
     if (tasks && taskWish !== undefined && tasks.supports(params.name)) {
       // Answered at once with the task; the wait runs on, its progress kept as the task's status message.

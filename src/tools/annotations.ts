@@ -45,7 +45,7 @@ function mutationLine(done: keyof typeof NEXT & string): (r: z.output<typeof Ann
 export const listSessions = defineTool({
   name: 'list_sessions',
   title: 'List sessions',
-  description: 'The annotation sessions, one per annotated page. To find work use get_all_pending or watch_annotations.',
+  description: 'Annotation sessions, one per annotated page. For work, use get_all_pending or watch_annotations.',
   input: z.strictObject({}),
   output: z.object({ sessions: z.array(Session), count: z.number().int() }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -58,7 +58,7 @@ export const listSessions = defineTool({
 export const getSession = defineTool({
   name: 'get_session',
   title: 'Get a session',
-  description: 'One session and its annotations of any status, as summaries: everything on one page.',
+  description: 'One session and its annotations of any status, as summaries.',
   input: z.strictObject({ id: Id.describe('Session id'), status: AnnotationStatus.optional().describe('Only annotations with this status'), ...pagingInput }),
   output: z.object({ session: Session, ...pageOutput, rev: RevOut }),
   aliases: { sessionId: 'id' },
@@ -74,7 +74,7 @@ export const getSession = defineTool({
 
 export const getPending = defineTool({
   name: 'get_pending',
-  title: 'Get pending annotations of a session',
+  title: 'Pending annotations of a session',
   description: 'Pending annotations of one session, oldest first, as summaries.',
   input: z.strictObject({ sessionId: Id.describe('Session id'), ...pagingInput }),
   output: z.object({ sessionId: z.string(), ...pageOutput, rev: RevOut }),
@@ -85,7 +85,7 @@ export const getPending = defineTool({
 
 export const getAllPending = defineTool({
   name: 'get_all_pending',
-  title: 'Get all pending annotations',
+  title: 'All pending annotations',
   description: 'Pending annotations of every session, oldest first, as summaries.',
   input: z.strictObject({ ...pagingInput }),
   output: z.object({ ...pageOutput, rev: RevOut }),
@@ -106,9 +106,9 @@ async function imageContent(store: Store, a: AnnotationT): Promise<ContentBlock[
 
 export const getAnnotation = defineTool({
   name: 'get_annotation',
-  title: 'Get one annotation in full',
-  description: 'The whole record of one annotation: HTML, position, source location, attachments, every reply.',
-  input: z.strictObject({ id: AnnotationId, images: z.boolean().optional().describe('Include screenshots and images as image content (default true)') }),
+  title: 'Get an annotation',
+  description: 'The whole record of an annotation: HTML, position, source location, attachments, every reply.',
+  input: z.strictObject({ id: AnnotationId, images: z.boolean().optional().describe('Screenshots and images as image content (default true)') }),
   output: AnnotationWithSourceOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id }, ctx) => {
@@ -122,7 +122,7 @@ export const getAnnotation = defineTool({
 export const acknowledge = defineTool({
   name: 'acknowledge',
   title: 'Acknowledge an annotation',
-  description: 'Take a pending annotation before you work on it, so the person sees it and no other agent takes it.',
+  description: 'Take a pending annotation before working on it: the person sees it, no other agent takes it.',
   input: commandInput(AcknowledgeInput, { message: 'Note to the person', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -133,7 +133,7 @@ export const acknowledge = defineTool({
 export const resolve = defineTool({
   name: 'resolve',
   title: 'Resolve an annotation',
-  description: 'Mark an annotation done after you changed the code; the summary is shown to the person, who may reopen it.',
+  description: 'Mark an annotation done once the code is changed; the person sees the summary and may reopen it.',
   input: commandInput(ResolveInput, { summary: 'What you changed', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -144,7 +144,7 @@ export const resolve = defineTool({
 export const dismiss = defineTool({
   name: 'dismiss',
   title: 'Dismiss an annotation',
-  description: 'Decline an annotation that will not be done, with a reason shown to the person.',
+  description: 'Decline an annotation that will not be done; the person sees the reason.',
   input: commandInput(DismissInput, { reason: 'Why it will not be done', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -155,7 +155,7 @@ export const dismiss = defineTool({
 export const reply = defineTool({
   name: 'reply',
   title: 'Reply to an annotation',
-  description: 'Post a message on the thread without changing the status. To ask a question and wait for the answer, use ask.',
+  description: 'Post on the thread without changing the status. To ask and wait for the answer, use ask.',
   input: commandInput(ReplyInput.pick({ message: true, expectedRev: true }), { message: 'Your reply', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

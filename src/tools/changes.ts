@@ -6,10 +6,10 @@ import { currentActor } from '../store/actor.js'
 import { ValidationError } from '../store/errors.js'
 import { AnnotationStatus, Id, Reply, Session } from '../store/model.js'
 import type { Store } from '../store/store.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { watchFor } from '../store/watch.js'
 import { AnnotationSummary, toSummary } from '../views/summary.js'
 import { defineTool, type ToolContext } from './define.js'
-import { SAFE_WAIT_MS, TimeoutParam, waitWithProgress } from './wait.js'
+import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 const DEFAULT_CHANGES_LIMIT = 100
 const MAX_CHANGES_LIMIT = 1_000
@@ -92,7 +92,7 @@ function changesPage(store: Store, sinceRev: number, sessionId: string | undefin
 }
 
 function renderChanges(r: ChangesPage & { status?: string }): string {
-  if (r.status === 'timeout') return `No changes after rev ${r.fromRev} yet (timeout; current rev ${r.currentRev}). Call again with the same sinceRev.`
+  if (r.status === 'timeout') return `No changes after rev ${r.fromRev} yet (timeout; current rev ${r.currentRev}). Call again with sinceRev ${r.toRev}: nothing after it is missed.`
   const lines = [`Changes after rev ${r.fromRev}: ${r.count} event(s), up to rev ${r.toRev} (current ${r.currentRev}).`]
   for (const e of r.events) {
     const what =
@@ -112,7 +112,7 @@ function renderChanges(r: ChangesPage & { status?: string }): string {
 
 export const getChanges = defineTool({
   name: 'get_changes',
-  title: 'Get changes since a rev',
+  title: 'Get changes',
   description: 'Every change after a store rev (new annotations, replies, reopens, status changes). Continue with sinceRev = toRev.',
   input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
   output: z.object(changesOutput),
@@ -123,8 +123,8 @@ export const getChanges = defineTool({
 
 export const watchChanges = defineTool({
   name: 'watch_changes',
-  title: 'Wait for changes since a rev',
-  description: `Like get_changes, but waits for the next change. Many clients abort a call at 60 s: keep timeoutMs ≤ ${SAFE_WAIT_MS} (default ${DEFAULT_WATCH_TIMEOUT_MS}).`,
+  title: 'Wait for changes',
+  description: 'Like get_changes, but waits for the next change.',
   input: z.strictObject({
     sinceRev: SinceRev,
     sessionId: Id.optional().describe('Only this session'),
@@ -143,7 +143,7 @@ export const watchChanges = defineTool({
       const page = changesPage(store, sinceRev, sessionId, max, ctx, hideRoster)
       return page.count > 0 ? page : undefined
     }
-    const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS }), ctx, 'Waiting for changes')
+    const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for changes')
     if (outcome.status === 'found') return { status: 'changes' as const, ...outcome.value }
     return { status: 'timeout' as const, fromRev: sinceRev, toRev: Math.max(sinceRev, store.rev), currentRev: store.rev, events: [], count: 0, more: false }
   },

@@ -3,10 +3,10 @@ import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
 import { Id, Reply, ReplyInput, type Annotation, type Reply as ReplyT } from '../store/model.js'
 import type { Store } from '../store/store.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { watchFor } from '../store/watch.js'
 import { defineTool, type ToolContext } from './define.js'
 import { AnnotationId, described } from './inputs.js'
-import { TimeoutParam, waitWithProgress } from './wait.js'
+import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 const AnswerOut = z.object({
   status: z.enum(['answered', 'timeout']),
@@ -24,10 +24,10 @@ function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
   return a.replies.slice(at + 1).find((r) => r.author === 'human')
 }
 
-async function waitForAnswer(store: Store, annotationId: string, questionId: string, timeoutMs: number, ctx: ToolContext): Promise<AnswerOut> {
+async function waitForAnswer(store: Store, annotationId: string, questionId: string, timeoutMs: number | undefined, ctx: ToolContext): Promise<AnswerOut> {
   const question = store.getAnnotation(annotationId).replies.find((r) => r.id === questionId)
   const probe = () => answerTo(store.getAnnotation(annotationId), questionId) // NOT_FOUND if it is deleted meanwhile
-  const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs }), ctx, 'Waiting for the person to answer')
+  const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for the person to answer')
   const base = { annotationId, questionId, ...(question ? { question: question.message } : {}) }
   return outcome.status === 'found' ? { status: 'answered', ...base, answer: outcome.value } : { status: 'timeout', ...base }
 }
@@ -42,8 +42,8 @@ const Timeout = TimeoutParam
 
 export const ask = defineTool({
   name: 'ask',
-  title: 'Ask the person and wait for the answer',
-  description: 'Ask the person a question on an annotation and wait for the answer. After a timeout call await_reply; never ask twice.',
+  title: 'Ask the person',
+  description: 'Ask the person a question on an annotation and wait for the answer. After a timeout, call await_reply; never ask twice.',
   input: z.strictObject({
     id: AnnotationId,
     question: described(ReplyInput.shape.message, 'Your question'),
@@ -55,18 +55,18 @@ export const ask = defineTool({
   handler: async ({ id, question, timeoutMs }, ctx) => {
     const updated = await ctx.store.reply(id, { author: 'agent', message: question, kind: 'question' })
     const asked = updated.replies.findLast((r) => r.kind === 'question' && r.message === question)!
-    return waitForAnswer(ctx.store, id, asked.id, timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS, ctx)
+    return waitForAnswer(ctx.store, id, asked.id, timeoutMs, ctx)
   },
   render,
 })
 
 export const awaitReply = defineTool({
   name: 'await_reply',
-  title: 'Wait for the answer to a question',
-  description: 'Keep waiting for the answer to a question asked with ask (an answer given meanwhile is returned at once).',
+  title: 'Await the answer',
+  description: 'Keep waiting for the answer to a question from ask (one given meanwhile returns at once).',
   input: z.strictObject({
     id: AnnotationId,
-    questionId: Id.optional().describe('From ask (default: the latest question)'),
+    questionId: Id.optional().describe('From ask (default: the latest)'),
     timeoutMs: Timeout,
   }),
   output: AnswerOut,
@@ -80,7 +80,7 @@ export const awaitReply = defineTool({
         { path: 'questionId', message: questionId === undefined ? `no question was asked on annotation ${id}; use ask` : `${questionId} is not a reply on annotation ${id}` },
       ])
     }
-    return waitForAnswer(ctx.store, id, question.id, timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS, ctx)
+    return waitForAnswer(ctx.store, id, question.id, timeoutMs, ctx)
   },
   render,
 })

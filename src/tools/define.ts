@@ -39,6 +39,8 @@ interface ToolLimits {
   byteBudget: number
   /** watch_annotations answers once no annotation arrived for this long (0: at the first one). */
   burstSettleMs: number
+  /** No wait lasts longer than this (a longer timeoutMs is clamped to it). */
+  maxWaitMs: number
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

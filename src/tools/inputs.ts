@@ -9,7 +9,7 @@ import { Id } from '../store/model.js'
 
 export const AnnotationId = Id.describe('Annotation id')
 
-export const EXPECTED_REV = 'Act only if the annotation is still at this rev'
+export const EXPECTED_REV = 'Act only if still at this rev'
 
 /**
  * A command field, described for the model. Free text also publishes `minLength: 1`: the store's

@@ -10,7 +10,10 @@ import { Cursor, DEFAULT_PAGE_LIMIT, fitPage, Limit, type PageResult } from '../
 import { Detail, renderItems } from '../views/summary.js'
 import type { ToolContext } from './define.js'
 
-export const pagingInput = { detail: Detail.optional(), limit: Limit.optional(), cursor: Cursor.optional() }
+/** `detail` as a tool lists it: the enum says it all (summaries are the default, as the descriptions say). */
+export const DetailParam = z.enum(Detail.options)
+
+export const pagingInput = { detail: DetailParam.optional(), limit: Limit.optional(), cursor: Cursor.optional() }
 
 type ListArgs = z.output<z.ZodObject<typeof pagingInput>>
 

@@ -16,6 +16,8 @@ export interface ToolInfo {
   inputSchema: JsonSchema
   outputSchema: JsonSchema
   annotations: ToolAnnotations
+  /** Listed as the tool's `_meta` (the MCP App a host may render beside its result). */
+  _meta?: Record<string, unknown>
 }
 
 /** A tool in the shape OpenAI's Chat Completions function calling expects. */
@@ -45,7 +47,7 @@ export interface OpenAIToolsOptions {
 }
 
 export function toOpenAITool(info: ToolInfo, strict = false): OpenAITool {
-  const parameters = withoutNulls(info.inputSchema) as JsonSchema
+  const parameters = { properties: {}, ...(withoutNulls(info.inputSchema) as JsonSchema) } // OpenAI wants `properties`, empty or not
   return strict
     ? { type: 'function', function: { name: info.name, description: info.description, parameters: strictParameters(parameters), strict: true } }
     : { type: 'function', function: { name: info.name, description: info.description, parameters: { ...parameters, additionalProperties: false } } }
@@ -117,7 +119,7 @@ export function describeTool(tool: ToolDefinition): ToolInfo {
 function computeToolInfo(tool: ToolDefinition): ToolInfo {
   const precomputed = BUILTIN_TOOLS.includes(tool) ? PRECOMPUTED?.[tool.name] : undefined
   if (precomputed) {
-    return { name: tool.name, title: tool.title, description: tool.description, ...precomputed, annotations: { title: tool.title, ...tool.annotations } }
+    return { name: tool.name, title: tool.title, description: tool.description, ...precomputed, annotations: leanAnnotations(tool.annotations) }
   }
   return {
     name: tool.name,
@@ -126,8 +128,26 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
     inputSchema: declaredDialect(tool.input) === undefined ? leanInput(jsonSchema(tool.input, 'input')) : exactInput(tool.input),
     // Success shape only: a failure is an `isError` result without structured content, so no client validates it.
     outputSchema: outlineSchema(jsonSchema(tool.output, 'output')) as JsonSchema,
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: leanAnnotations(tool.annotations),
   }
+}
+
+/**
+ * Hints as listed: without a `title` (the tool's own `title` says it; a client too old to read it
+ * shows the name) and without the hints that say nothing: `readOnlyHint: false` and
+ * `idempotentHint: false` are the defaults, and the destructive and idempotent hints mean
+ * something only for a tool that is not read-only. `openWorldHint: false` stays: its default is true.
+ */
+function leanAnnotations(annotations: ToolAnnotations): ToolAnnotations {
+  const { title: _title, ...hints } = annotations
+  if (hints.readOnlyHint === true) {
+    delete hints.destructiveHint
+    delete hints.idempotentHint
+  } else {
+    delete hints.readOnlyHint
+    if (hints.idempotentHint === false) delete hints.idempotentHint
+  }
+  return hints
 }
 
 /**
@@ -172,7 +192,7 @@ export function leanSchema(value: unknown): unknown {
 }
 
 /** Keywords an output schema keeps: the shape (types, fields, enums), not the limits the server enforces on input. */
-const OUTLINE_KEYWORDS = new Set(['type', 'properties', 'required', 'items', 'enum', 'anyOf', 'oneOf', 'const', 'additionalProperties'])
+const OUTLINE_KEYWORDS = new Set(['type', 'properties', 'items', 'enum', 'anyOf', 'oneOf', 'const', 'additionalProperties'])
 /** Below this depth an output object is published as `{ type: "object" }`: a client learns the shape of a result, not of every nested record. */
 const OUTLINE_DEPTH = 1
 
@@ -188,11 +208,16 @@ function outlineSchema(value: unknown, depth = 0): unknown {
   if (schema.type === 'object' && depth >= OUTLINE_DEPTH) return { type: 'object' }
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(schema)) {
-    if (!OUTLINE_KEYWORDS.has(key)) continue
+    if (!OUTLINE_KEYWORDS.has(key) || (key === 'type' && 'const' in schema)) continue // a const says its type
     if (key === 'properties') out[key] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, p]) => [k, outlineSchema(p, depth + 1)]))
     else if (key === 'additionalProperties') { if (v !== false) out[key] = outlineSchema(v, depth + 1) }
-    else if (key === 'items' || key === 'anyOf' || key === 'oneOf') out[key] = outlineSchema(v, depth)
-    else out[key] = v
+    else if (key === 'items') out[key] = outlineSchema(v, depth)
+    else if (key === 'anyOf' || key === 'oneOf') {
+      // Alternatives that outline the same (two kinds of record, both `{ type: "object" }`) are one.
+      const alternatives = [...new Map((v as unknown[]).map((a) => outlineSchema(a, depth)).map((a) => [JSON.stringify(a), a])).values()]
+      if (alternatives.length === 1) Object.assign(out, alternatives[0])
+      else out[key] = alternatives
+    } else out[key] = v
   }
   return out
 }
@@ -201,7 +226,15 @@ function outlineSchema(value: unknown, depth = 0): unknown {
 const INPUT_OMITTED = new Set(['maxLength'])
 
 /**
- * An input schema without `maxLength`, and without `additionalProperties: false` at the top: the
+ * `minLength: 1` is left out too: the ids and cursors a model copies from an earlier answer, and
+ * the texts it writes (a reply, a summary, a reason, a question), which the store wants with more
+ * than whitespace anyway, a rule JSON Schema cannot say: the server refuses an empty one with an
+ * error naming the field. Other minimum lengths stay.
+ */
+const omittedInput = (key: string, v: unknown): boolean => (INPUT_OMITTED.has(key) && typeof v === 'number') || (key === 'minLength' && v === 1)
+
+/**
+ * An input schema without `maxLength` nor `minLength: 1`, and without `additionalProperties: false` at the top: the
  * registry accepts common aliases of parameter names (tools/inputs.ts), and refuses any other
  * unknown key itself with a "did you mean". `toOpenAITools({ strict: true })` puts it back.
  */
@@ -222,6 +255,7 @@ function exactInput(schema: z.ZodType): JsonSchema {
 
 function leanInput(schema: JsonSchema): JsonSchema {
   const { additionalProperties, ...rest } = leanKeywords(schema) as JsonSchema
+  if (typeof rest.properties === 'object' && rest.properties !== null && Object.keys(rest.properties).length === 0) delete rest.properties // no parameters: `{ type: "object" }` says it
   return additionalProperties === false ? rest : { ...rest, ...(additionalProperties === undefined ? {} : { additionalProperties }) }
 }
 
@@ -230,7 +264,7 @@ function leanKeywords(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key, v]) => !(INPUT_OMITTED.has(key) && typeof v === 'number'))
+      .filter(([key, v]) => !omittedInput(key, v))
       .map(([key, v]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([k, p]) => [k, leanKeywords(p)])) : leanKeywords(v)]),
   )
 }

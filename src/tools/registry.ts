@@ -18,6 +18,8 @@ import { describeTool, toOpenAIResponsesTool, toOpenAITool, type OpenAIResponses
 import { toToolError, type ToolError } from './result.js'
 import { prepareArgs } from './inputs.js'
 import { BURST_MAX_MS, BURST_QUIET_MS } from './watch.js'
+import { DEFAULT_MAX_WAIT_MS } from './wait.js'
+import { MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
 
 export { BUILTIN_TOOLS } from './builtin.js'
 export type { JsonSchema, OpenAIResponsesTool, OpenAITool, OpenAIToolsOptions, ToolInfo } from './publish.js'
@@ -123,6 +125,12 @@ export interface RegistryOptions extends ToolPolicy {
    * ms (default 250, bounded at 1 s after the first; 0 answers at the first one).
    */
   burstSettleMs?: number
+  /**
+   * No wait (watch_annotations, watch_changes, ask, await_reply) lasts longer than this many ms
+   * (default 55 000: under the 60 s request timeout of the official SDK clients). A longer
+   * timeoutMs is clamped, and the answer says how to continue.
+   */
+  maxWaitMs?: number
   /** The app's source (project root, manifest, editor), handed to every tool call as `ctx.sources`. */
   sources?: SourceOptions
 }
@@ -136,6 +144,7 @@ export class ToolRegistry implements ToolService {
   private readonly validateOutput: boolean
   private readonly byteBudget: number
   private readonly burstSettleMs: number
+  private readonly maxWaitMs: number
   private readonly sources: SourceOptions | undefined
   private readonly serverName: string
   readonly profile: ToolProfile
@@ -160,6 +169,10 @@ export class ToolRegistry implements ToolService {
     this.burstSettleMs = options.burstSettleMs ?? BURST_QUIET_MS
     if (!Number.isInteger(this.burstSettleMs) || this.burstSettleMs < 0 || this.burstSettleMs > BURST_MAX_MS) {
       throw new ValidationError([{ path: 'burstSettleMs', message: `must be a whole number of ms from 0 to ${BURST_MAX_MS}` }])
+    }
+    this.maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS
+    if (!Number.isInteger(this.maxWaitMs) || this.maxWaitMs < 1 || this.maxWaitMs > MAX_WATCH_TIMEOUT_MS) {
+      throw new ValidationError([{ path: 'maxWaitMs', message: `must be a whole number of ms from 1 to ${MAX_WATCH_TIMEOUT_MS}` }])
     }
     this.serverName = options.name ?? PACKAGE_NAME
     this.sources = options.sources
@@ -202,7 +215,7 @@ export class ToolRegistry implements ToolService {
       store: this.store,
       signal: options.signal ?? new AbortController().signal,
       progress: (progress, message) => options.onProgress?.(progress, message),
-      limits: { byteBudget: this.byteBudget, burstSettleMs: this.burstSettleMs },
+      limits: { byteBudget: this.byteBudget, burstSettleMs: this.burstSettleMs, maxWaitMs: this.maxWaitMs },
       ...(this.sources ? { sources: this.sources } : {}),
       ...(options.mcp ? { mcp: options.mcp } : {}),
     }

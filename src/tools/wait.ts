@@ -15,12 +15,18 @@ const TimeoutMs = z
 
 /**
  * The longest wait that survives clients with a fixed 60 s request timeout (the official SDK's
- * default, the OpenAI Agents SDK): the descriptions recommend it, and no default wait reaches it.
+ * v1 and v2 clients, mcp-remote, the OpenAI Agents SDK): every wait is clamped to it unless the
+ * server is given another maximum (RegistryOptions.maxWaitMs, `--max-wait-ms`).
  */
-export const SAFE_WAIT_MS = 55_000
+export const DEFAULT_MAX_WAIT_MS = 55_000
 
 /** The `timeoutMs` parameter of every waiting tool. */
-export const TimeoutParam = TimeoutMs.optional().describe(`Wait at most this many ms (default ${DEFAULT_WATCH_TIMEOUT_MS})`)
+export const TimeoutParam = TimeoutMs.optional().describe(`Max ms to wait (default ${DEFAULT_WATCH_TIMEOUT_MS}; the server caps it)`)
+
+/** How long a call waits: what it asked for (or the default), clamped to the server's maximum. */
+export function waitMs(timeoutMs: number | undefined, ctx: Pick<ToolContext, 'limits'>): number {
+  return Math.min(timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS, ctx.limits.maxWaitMs)
+}
 
 /**
  * Wait for the first value of `watch$`, sending a progress notification every

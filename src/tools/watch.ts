@@ -3,21 +3,20 @@ import { asyncScheduler, filter, map, race, startWith, switchMap, take, timer, t
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
 import { Id } from '../store/model.js'
-import { DEFAULT_WATCH_TIMEOUT_MS, watchFor } from '../store/watch.js'
+import { watchFor } from '../store/watch.js'
 import { Limit, pageOutput } from '../views/page.js'
-import { Detail } from '../views/summary.js'
 import { defineTool } from './define.js'
-import { detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
-import { SAFE_WAIT_MS, TimeoutParam, waitWithProgress } from './wait.js'
+import { DetailParam, detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
+import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
   name: 'watch_annotations',
-  title: 'Wait for new annotations',
-  description: `Wait for pending annotations and return them (at once if some are pending; a burst comes back in one answer). Many clients abort a call at 60 s: keep timeoutMs ≤ ${SAFE_WAIT_MS} (default ${DEFAULT_WATCH_TIMEOUT_MS}).`,
+  title: 'Wait for annotations',
+  description: 'Wait for pending annotations and return them (at once if some are pending; a burst comes in one answer).',
   input: z.strictObject({
-    sessionId: Id.optional().describe('Only this session (default: every session)'),
+    sessionId: Id.optional().describe('Only this session'),
     timeoutMs: TimeoutParam,
-    detail: Detail.optional(),
+    detail: DetailParam.optional(),
     limit: Limit.optional(),
   }),
   output: z.object({
@@ -36,7 +35,7 @@ export const watchAnnotations = defineTool({
     }
     const now = pendingPage()
     if (now && !ctx.signal.aborted) return { status: 'annotations' as const, ...now } // work exists at call time: no added latency
-    const outcome = await waitWithProgress(watchFor(store, pendingPage, { timeoutMs: timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS }), ctx, 'Waiting for annotations')
+    const outcome = await waitWithProgress(watchFor(store, pendingPage, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for annotations')
     if (outcome.status === 'timeout') return { status: 'timeout' as const, rev: store.rev }
     // A person often leaves several comments in a row: let the burst settle, so it comes back in one answer.
     if (ctx.limits.burstSettleMs > 0) await waitWithProgress(burstSettled(store, sessionId, ctx.limits.burstSettleMs), ctx, 'Waiting for the burst to settle')
@@ -44,7 +43,7 @@ export const watchAnnotations = defineTool({
   },
   render: (r) =>
     r.status === 'timeout'
-      ? `No pending annotations yet (timeout, rev ${r.rev}). Call watch_annotations again to keep listening.`
+      ? `No pending annotations yet (timeout, rev ${r.rev}). Call watch_annotations again: work that arrives meanwhile stays pending (replies and status changes since: watch_changes with sinceRev ${r.rev}).`
       : renderPage(
           { annotations: r.annotations ?? [], count: r.count ?? 0, total: r.total ?? 0, nextCursor: r.nextCursor, truncated: r.truncated },
           pageHeader('pending annotations', { count: r.count ?? 0, total: r.total ?? 0, rev: r.rev }),

@@ -21,7 +21,7 @@ export const Limit = z
   .min(1, 'must be at least 1')
   .max(MAX_PAGE_LIMIT, `must be at most ${MAX_PAGE_LIMIT}`)
   .describe(`Page size (default ${DEFAULT_PAGE_LIMIT})`)
-export const Cursor = z.string().min(1).max(1_000).describe('nextCursor of the previous page')
+export const Cursor = z.string().min(1).max(1_000).describe('From nextCursor')
 
 export const pageOutput = {
   annotations: z.array(AnnotationItem),

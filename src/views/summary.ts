@@ -48,7 +48,7 @@ export type AnnotationSummary = z.infer<typeof AnnotationSummary>
 export const AnnotationItem = z.union([AnnotationSummary, Annotation])
 export type AnnotationItem = z.infer<typeof AnnotationItem>
 
-export const Detail = z.enum(['summary', 'full']).describe('"summary" (default) or "full" records')
+export const Detail = z.enum(['summary', 'full']).describe('Default "summary"')
 export type Detail = z.infer<typeof Detail>
 
 /** The element's selector, prefixed by the shadow hosts and iframes on the way to it: `x-card >>> button.delete`. */

@@ -32,12 +32,13 @@ describe('tools/list', () => {
       expect(t.description!.length).toBeGreaterThan(40)
       expect(t.inputSchema.type).toBe('object')
       expect(t.outputSchema?.type).toBe('object')
-      expect(t.annotations?.title).toBe(t.title) // hints carry the title too, for clients that read only annotations
+      expect(t.annotations).not.toHaveProperty('title') // the tool's own title says it: not twice
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     // Each tool's hint reaches the client: true for the queries and watches, false (stated, not left out) for the rest.
     for (const q of READ_ONLY_NAMES) expect(byName[q]!.annotations!.readOnlyHint, q).toBe(true)
-    for (const m of MUTATING_NAMES) expect(byName[m]!.annotations!.readOnlyHint, m).toBe(false)
+    // Not read-only: readOnlyHint left at its default (false), and whether the change is destructive said.
+    for (const m of MUTATING_NAMES) expect([byName[m]!.annotations!.readOnlyHint ?? false, typeof byName[m]!.annotations!.destructiveHint], m).toEqual([false, 'boolean'])
     expect(READ_ONLY_NAMES.length * MUTATING_NAMES.length).toBeGreaterThan(0)
     expect(byName.dismiss!.inputSchema.required).toEqual(['id', 'reason'])
     expect(byName.watch_annotations!.inputSchema.properties).toHaveProperty('timeoutMs')

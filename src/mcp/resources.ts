@@ -64,6 +64,8 @@ export function urisChangedBy(event: StoreEvent): string[] {
     case 'identity.revoked':
     case 'credential.issued':
     case 'credential.ended':
+    case 'capture.requested':
+    case 'capture.taken':
       return []
     default: {
       const unknown: never = event

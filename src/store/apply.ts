@@ -31,6 +31,8 @@ export function applyAnnotationEvent(records: AnnotationRecords, event: StoreEve
     case 'identity.revoked':
     case 'credential.issued':
     case 'credential.ended':
+    case 'capture.requested':
+    case 'capture.taken':
       return 'ignored'
     case 'annotation.created': {
       const existing = records.get(event.annotationId)

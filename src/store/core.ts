@@ -53,6 +53,7 @@ import {
 import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type ArchiveSink } from './archive.js'
 import type { LoadResult, StoreAdapter } from './persistence.js'
 import { MemoryBlobStore, requireBlobs, type BlobStore } from './blobs/blob-store.js'
+import { CaptureTakenInput, RequestCaptureInput, captureTaken, requestCapture, type CaptureRequest } from './captures.js'
 import { gcBlobs, referencedBlobs, type GcResult } from './blobs/gc.js'
 
 export interface StoreOptions {
@@ -249,6 +250,19 @@ export class Store {
 
   private replyNow(id: string, input: z.input<typeof ReplyInput>): Promise<Annotation> {
     return this.command('reply', ReplyInput, input, (ctx, args) => decide.reply(ctx, id, args))
+  }
+
+  /** Ask the browsers showing an annotation's page for a picture of its element now (`capture.requested`; see captures.ts). */
+  requestCapture(annotationId: string, input: RequestCaptureInput): Promise<CaptureRequest> {
+    return this.command('requestCapture', RequestCaptureInput, input, (ctx, args) => requestCapture(ctx, annotationId, args))
+  }
+
+  /** A browser's answer to a capture request (`capture.taken`): the picture's bytes are in the blob store first. */
+  recordCapture(annotationId: string, input: CaptureTakenInput): Promise<{ requestId: string }> {
+    const attachments = attachmentsOf({ attachments: [input?.attachment] })
+    return requireBlobs(this.blobs, attachments ?? [], 'capture').then(() =>
+      this.command('recordCapture', CaptureTakenInput, input, (ctx, args) => captureTaken(ctx, annotationId, args)),
+    )
   }
 
   /** Remove an annotation (the person's action). Resolves to the annotation as it was. */

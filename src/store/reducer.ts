@@ -100,6 +100,8 @@ function freezeTouched(next: StoreState, event: StoreEvent): void {
       freeze(next.credentials[event.credential.id], true)
       break
     case 'credential.ended':
+    case 'capture.requested':
+    case 'capture.taken':
       break
     default:
       unknownEvent(event)
@@ -142,6 +144,10 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
       return
     case 'credential.ended':
       delete draft.credentials[event.credentialId]
+      return
+    case 'capture.requested':
+    case 'capture.taken':
+      // A request and its answer travel between processes; no record changes.
       return
     default:
       unknownEvent(event)

@@ -232,7 +232,9 @@ export class InboxFeed {
       case 'identity.revoked':
       case 'credential.issued':
       case 'credential.ended':
-        // Who exists and who signed in: the roster took them above; no annotation changes.
+      case 'capture.requested':
+      case 'capture.taken':
+        // Who exists and who signed in (the roster took them above), a browser's picture for an agent: no annotation changes.
         return
       default: {
         // Every kind is handled above: a new kind fails to compile here until the inbox decides what it shows.

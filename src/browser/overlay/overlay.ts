@@ -38,6 +38,7 @@ import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseSh
 import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
 import { SignIn } from './sign-in.js'
 import { FocusReturn } from './focus.js'
+import { answerCapture } from './capture-requests.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -127,6 +128,17 @@ export class Overlay {
         this.closeThread()
         this.dock.say(`That annotation was ${how}.`)
       },
+      captureRequested: (e) =>
+        void answerCapture(e, {
+          api: this.api,
+          host: this.host,
+          get: (id) => this.sync.get(id),
+          anchor: (a) => {
+            this.pins.anchors.forget(a.id)
+            return this.pins.anchors.of(a)
+          },
+          looked: (a) => this.dock.say(`The agent looked at #${this.sync.numberOf(a.id)}.`),
+        }).catch(() => {}), // nothing to tell the person: the agent hears the timeout
     })
     this.sender = new Sender(
       this.api,

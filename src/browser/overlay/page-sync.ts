@@ -37,6 +37,8 @@ export interface SyncEvents {
   agentReplied(annotation: Annotation, reply: Reply): void
   /** One of the page's annotations was deleted or archived elsewhere (`changed` follows). */
   removed(id: string, how: 'deleted' | 'archived'): void
+  /** An agent asks for a picture of one of the page's annotations as it is now. */
+  captureRequested(event: Extract<StoreEvent, { type: 'capture.requested' }>): void
 }
 
 const HEALTH_POLL_MS = 20_000
@@ -299,6 +301,7 @@ export class PageSync implements ConnectionState {
       return
     }
     if (e.sessionId !== this.session) return
+    if (e.type === 'capture.requested') return this.events.captureRequested(e)
     const outcome = this.records.apply(e)
     // An annotation we have not loaded changed: fetch it. Stale (a copy fetched after the event) or not ours: nothing to do.
     if (outcome === 'missing' && (e.type === 'annotation.status_changed' || e.type === 'annotation.replied')) void this.fetchOne(e.annotationId)

@@ -141,6 +141,11 @@ export class Api implements Uploader {
     return this.request('DELETE', `/api/annotations/${encodeURIComponent(id)}`)
   }
 
+  /** Answer an agent's capture request with the picture uploaded for it. */
+  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string }): Promise<{ requestId: string }> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/captures`, body)
+  }
+
   /** Upload one image (with who sends it); the server sniffs its type and answers with the record. */
   async upload(blob: Blob, kind: Attachment['kind'], timeoutMs = UPLOAD_TIMEOUT_MS): Promise<Attachment> {
     const controller = new AbortController()

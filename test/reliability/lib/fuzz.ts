@@ -14,7 +14,7 @@ import { BUILTIN_TOOLS } from '../../../src/index.js'
 export const TOOLS: readonly string[] = BUILTIN_TOOLS.map((t) => t.name)
 /** The tools that change data (not marked readOnlyHint): a refused call to one must change nothing. */
 export const MUTATING: ReadonlySet<string> = new Set(BUILTIN_TOOLS.filter((t) => t.annotations.readOnlyHint !== true).map((t) => t.name))
-export const KNOWN_CODES = new Set(['NOT_FOUND', 'INVALID_TRANSITION', 'INVALID_PARAMS', 'CONFLICT', 'CURSOR_EXPIRED', 'STORE_FILE', 'STORE_CLOSED', 'UNKNOWN_TOOL', 'CANCELLED'])
+export const KNOWN_CODES = new Set(['NOT_FOUND', 'INVALID_TRANSITION', 'INVALID_PARAMS', 'CONFLICT', 'CURSOR_EXPIRED', 'STORE_FILE', 'STORE_CLOSED', 'UNKNOWN_TOOL', 'CANCELLED', 'NO_BROWSER'])
 export const BYTE_BUDGET = 256 * 1024
 
 /** What a valid value of a field looks like; an enum and a page size carry their own bounds. */

@@ -1,0 +1,112 @@
+/**
+ * The agent looks at the person's page: `capture` through a real MCP client, answered by the
+ * overlay in real Chromium. The picture's pixels follow the page as it is now (a hot reload turns
+ * the button from red to green); with no browser on the page the call fails clearly, in time.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Store } from '../../../src/index.js'
+import { useChromium } from '../../helpers/chromium.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
+import { eventually } from '../../helpers/eventually.js'
+import { connect, errorOf, structured } from '../../helpers/mcp.js'
+import { decodePng } from '../../context/png.js'
+
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
+
+const RED: [number, number, number] = [220, 0, 0]
+const GREEN: [number, number, number] = [0, 160, 60]
+
+function fixture(server: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Buy</title>
+<style>body { margin: 0; padding: 40px; background: #fff; } #buy { width: 200px; height: 100px; border: 0; background: rgb(220, 0, 0); }
+#note { margin-top: 40px; width: 300px; height: 60px; background: rgb(40, 40, 200); }</style></head>
+<body><button id="buy" type="button" aria-label="Buy"></button><div id="note">Shipping</div>
+<script src="${server}/overlay.js" data-screenshot-budget="10000"></script></body></html>`
+}
+
+const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
+
+async function setup(): Promise<{ store: Store; page: Page; url: string; mcp: Awaited<ReturnType<typeof connect>> }> {
+  const { store, http } = await startMarginalia(cleanups)
+  const pages = await servePages({ '/buy': () => fixture(http.url) }, cleanups)
+  const { page } = await chromium.newPage({ viewport: { width: 1000, height: 700 } })
+  await page.goto(`${pages.origin}/buy`)
+  await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
+  const mcp = await connect(store)
+  cleanups.push(() => mcp.close())
+  return { store, page, url: `${pages.origin}/buy`, mcp }
+}
+
+/** The person annotates the red button through the overlay (with its screenshot: the "before"). */
+async function annotateButton(page: Page, store: Store): Promise<string> {
+  await ui(page, '.annotate').click()
+  await page.locator('#buy').click()
+  await ui(page, '.composer textarea').fill('Should be green')
+  await ui(page, '.composer button[type="submit"]').click()
+  await eventually(() => store.getAllPending().length, 10_000).toBe(1)
+  return store.getAllPending()[0]!.id
+}
+
+/** The colour inside the element in a picture (below its middle: clear of the outline). */
+function colourOf(png: Buffer): [number, number, number] {
+  const img = decodePng(png)
+  const [r, g, b] = img.pixel(Math.floor(img.width / 2), Math.floor(img.height / 2) + Math.floor(img.height / 6))
+  return [r, g, b]
+}
+
+function imageOf(result: CallToolResult): Buffer {
+  const image = result.content.find((c) => c.type === 'image')
+  if (!image || image.type !== 'image') throw new Error(`no image in ${JSON.stringify(result.content).slice(0, 300)}`)
+  expect(image.mimeType).toBe('image/png')
+  return Buffer.from(image.data, 'base64')
+}
+
+describe.skipIf(!enabled)('capture: the agent looks at the person\'s page', () => {
+  it('returns the element as it is now: red, then green after the page changed', { timeout: 60_000 }, async () => {
+    const { store, page, url, mcp } = await setup()
+    const id = await annotateButton(page, store)
+
+    const first = await mcp.call('capture', { id })
+    expect(first.isError).toBeFalsy()
+    expect(colourOf(imageOf(first))).toEqual(RED)
+    const out = structured<{ capturedAt: string; url: string; anchor: string; annotationId: string }>(first)
+    expect(out).toMatchObject({ annotationId: id, url, anchor: 'found' })
+    expect(Date.parse(out.capturedAt)).toBeGreaterThan(Date.now() - 60_000)
+    // The person sees that the agent looked.
+    await eventually(() => ui(page, '.toast').first().textContent(), 10_000).toContain('The agent looked at #1')
+
+    // A hot reload lands: the button is green now.
+    await page.evaluate(() => {
+      document.querySelector<HTMLElement>('#buy')!.style.background = 'rgb(0, 160, 60)'
+    })
+    const second = await mcp.call('capture', { id })
+    expect(colourOf(imageOf(second))).toEqual(GREEN)
+  })
+
+  it('an element that is gone: the picture shows the page, anchor "missing"', { timeout: 60_000 }, async () => {
+    const { store, page, mcp } = await setup()
+    const id = await annotateButton(page, store)
+    await page.evaluate(() => document.querySelector('#buy')!.remove())
+    const result = await mcp.call('capture', { id })
+    expect(structured<{ anchor: string }>(result).anchor).toBe('missing')
+    imageOf(result)
+  })
+
+  it('no browser shows the page: a clear error naming the page, within the timeout', { timeout: 60_000 }, async () => {
+    const { store, page, url, mcp } = await setup()
+    const id = await annotateButton(page, store)
+    await page.close()
+    const started = Date.now()
+    const result = await mcp.call('capture', { id, timeoutMs: 1_500 })
+    const elapsed = Date.now() - started
+    const error = errorOf(result)
+    expect(error.code).toBe('NO_BROWSER')
+    expect(error.message).toContain(url)
+    expect(error.message).toMatch(/open/)
+    expect(elapsed).toBeGreaterThanOrEqual(1_400)
+    expect(elapsed).toBeLessThan(5_000)
+  })
+})

@@ -65,8 +65,9 @@ export function urisChangedBy(event: StoreEvent): string[] {
     case 'credential.issued':
     case 'credential.ended':
     case 'capture.requested':
-    case 'capture.taken':
       return []
+    case 'capture.taken':
+      return event.attachTo === undefined ? [] : [annotationUri(event.annotationId), sessionUri(event.sessionId)]
     default: {
       const unknown: never = event
       throw new Error(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)

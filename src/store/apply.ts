@@ -32,8 +32,18 @@ export function applyAnnotationEvent(records: AnnotationRecords, event: StoreEve
     case 'credential.issued':
     case 'credential.ended':
     case 'capture.requested':
-    case 'capture.taken':
       return 'ignored'
+    case 'capture.taken': {
+      // Only an "after" picture changes a record: it joins the reply it was asked for.
+      if (event.attachTo === undefined) return 'ignored'
+      const a = records.get(event.annotationId)
+      if (!a) return 'missing'
+      if (a.rev >= event.rev) return 'stale'
+      a.replies = a.replies.map((r) => (r.id === event.attachTo ? { ...r, attachments: [...(r.attachments ?? []), { ...event.attachment, kind: 'after' }] } : r))
+      a.updatedAt = event.at
+      a.rev = event.rev
+      return 'applied'
+    }
     case 'annotation.created': {
       const existing = records.get(event.annotationId)
       if (existing && existing.rev >= event.rev) return 'stale'

@@ -7,9 +7,9 @@
  */
 import { Subject, interval, map, merge, take, timer, type Observable } from 'rxjs'
 import { z } from 'zod'
-import { Attachment, Id, LIMITS } from './model.js'
+import { Attachment, Id, LIMITS, type Annotation, type Reply } from './model.js'
 import { CAPTURE_ANCHORS } from './vocabulary.js'
-import { NotFoundError } from './errors.js'
+import { NotFoundError, ValidationError } from './errors.js'
 import { shardGet } from './shards.js'
 import type { CaptureTakenEvent, StoreEvent } from './events.js'
 import type { DecideContext, Verdict } from './commands.js'
@@ -32,6 +32,7 @@ export const CaptureTakenInput = z.strictObject({
   url: z.string().min(1).max(LIMITS.url),
   anchor: z.enum(CAPTURE_ANCHORS),
   capturedAt: z.iso.datetime(),
+  attachTo: Id.optional(),
 })
 export type CaptureTakenInput = z.input<typeof CaptureTakenInput>
 
@@ -56,10 +57,23 @@ export function requestCapture({ state, now, newId }: DecideContext, annotationI
 export function captureTaken({ state }: DecideContext, annotationId: string, args: z.output<typeof CaptureTakenInput>): Verdict<{ requestId: string }> {
   const a = shardGet(state.annotations, annotationId)
   if (!a) throw new NotFoundError('annotation', annotationId)
+  if (args.attachTo !== undefined) {
+    const r = replyFor(a, args.attachTo)
+    // One "after" per reply: a second browser's answer to the same request changes nothing.
+    if (r.attachments?.some((x) => x.kind === 'after')) return { drafts: [], result: () => ({ requestId: args.requestId }) }
+    if ((r.attachments?.length ?? 0) >= LIMITS.attachmentsPerMessage) throw new ValidationError([{ path: 'attachTo', message: `reply ${args.attachTo} has ${LIMITS.attachmentsPerMessage} attachments already` }])
+  }
   return {
     drafts: [{ type: 'capture.taken', sessionId: a.sessionId, annotationId, ...args }],
     result: () => ({ requestId: args.requestId }),
   }
+}
+
+/** The reply `id` of annotation `a` (the one an "after" picture goes on). */
+function replyFor(a: Annotation, id: string): Reply {
+  const r = a.replies.find((x) => x.id === id)
+  if (!r) throw new ValidationError([{ path: 'attachTo', message: `annotation ${a.id} has no reply ${id}` }])
+  return r
 }
 
 /** What `takePicture` needs from a store. */

@@ -70,12 +70,13 @@ export function changeStatus(
   action: StatusAction,
   id: string,
   expectedRev: number | undefined,
-  message: { author: Author; text: string | undefined },
+  message: { author: Author; text: string | undefined; after?: boolean | undefined },
 ): Verdict<Annotation> {
   const current = mustGetFrom(state, id, expectedRev)
   const to = transition(action, id, current.status)
   const draft: EventDraft = { type: 'annotation.status_changed', sessionId: current.sessionId, annotationId: id, action, from: current.status, to }
   if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, ...(by ? { by: { ...by } } : {}), message: message.text, createdAt: now }
+  if (message.after && draft.reply) draft.after = true
   return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
 }
 

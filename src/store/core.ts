@@ -226,9 +226,12 @@ export class Store {
     return this.statusCommand('acknowledge', AcknowledgeInput, id, input, (args) => ({ author: 'agent', text: args.message }))
   }
 
-  /** any → resolved. A summary becomes a reply by `author` (the agent unless the person resolves it in the inbox). */
-  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent'): Promise<Annotation> {
-    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary }))
+  /**
+   * any → resolved. A summary becomes a reply by `author` (the agent unless the person resolves it
+   * in the inbox); `after`: a browser showing the page adds a picture of the element to it.
+   */
+  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent', options: { after?: boolean } = {}): Promise<Annotation> {
+    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary, after: options.after }))
   }
 
   /** any → dismissed. The reason (required) becomes a reply by `author` (the agent unless the person dismisses it in the inbox). */
@@ -359,7 +362,7 @@ export class Store {
     schema: S,
     id: string,
     input: z.input<S>,
-    messageOf: (args: z.output<S>) => { author: Author; text: string | undefined },
+    messageOf: (args: z.output<S>) => { author: Author; text: string | undefined; after?: boolean | undefined },
   ): Promise<Annotation> {
     return this.command(action, schema, input, (ctx, args) => decide.changeStatus(ctx, action, id, args.expectedRev, messageOf(args)))
   }

@@ -37,6 +37,8 @@ export interface AnnotationStatusChangedEvent extends EventBase {
   to: AnnotationStatus
   /** The message that came with the change (acknowledge message, resolve summary, dismiss reason, reopen note). */
   reply?: Reply
+  /** A browser showing the page adds a picture of the element now to `reply`, as its "after" (a `capture.taken` with `attachTo`). */
+  after?: true
 }
 
 export interface AnnotationRepliedEvent extends EventBase {
@@ -119,6 +121,8 @@ export interface CaptureTakenEvent extends EventBase {
   anchor: (typeof CAPTURE_ANCHORS)[number]
   /** When the browser took it (its clock, ISO-8601). */
   capturedAt: string
+  /** The reply the picture goes on as its `after` attachment (a resolve's summary that asked for one). Without it no record changes. */
+  attachTo?: string
 }
 
 export type PublicCredential = Omit<Credential, 'hash'>

@@ -101,7 +101,9 @@ function freezeTouched(next: StoreState, event: StoreEvent): void {
       break
     case 'credential.ended':
     case 'capture.requested':
+      break
     case 'capture.taken':
+      if (event.attachTo !== undefined) freeze(shardGet(next.annotations, event.annotationId), true)
       break
     default:
       unknownEvent(event)
@@ -117,7 +119,8 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
     case 'annotation.status_changed':
     case 'annotation.replied':
     case 'annotation.deleted':
-    case 'annotation.archived': {
+    case 'annotation.archived':
+    case 'capture.taken': {
       const records: AnnotationRecords = {
         get: (id) => draftGet<Annotation>(draft.annotations, id) as Annotation | undefined,
         set: (id, annotation) => draftSet(draft.annotations, id, annotation),
@@ -146,8 +149,7 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
       delete draft.credentials[event.credentialId]
       return
     case 'capture.requested':
-    case 'capture.taken':
-      // A request and its answer travel between processes; no record changes.
+      // A request travels between processes; no record changes.
       return
     default:
       unknownEvent(event)

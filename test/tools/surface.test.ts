@@ -70,7 +70,7 @@ describe('tools/list is lean', () => {
     closers.push(() => mcp.close())
     const listed = await mcp.client.listTools()
     expect(listed.tools.every((t) => t.outputSchema === undefined)).toBe(true)
-    expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThanOrEqual(9.5 * 1024)
+    expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThanOrEqual(10 * 1024)
     const r = await mcp.call('get_annotation', { id: a1.id })
     expect(r.structuredContent).toMatchObject({ annotation: { id: a1.id } })
   })
@@ -137,7 +137,7 @@ describe('forgiving inputs', () => {
   it('an unknown parameter gets a "did you mean"', async () => {
     const { registry, a1 } = await setup()
     const r = await registry.call('resolve', { id: a1.id, sumary: 'x' })
-    expect(text(r)).toBe('INVALID_PARAMS: resolve: invalid input — sumary: unknown parameter; did you mean "summary"? Parameters: id, summary, expectedRev')
+    expect(text(r)).toBe('INVALID_PARAMS: resolve: invalid input — sumary: unknown parameter; did you mean "summary"? Parameters: id, summary, expectedRev, after')
     expect(text(await registry.call('get_all_pending', { cursor: 'x', Limit: 5 }))).toContain('did you mean "limit"?')
   })
 })

@@ -1,16 +1,15 @@
 /**
  * An agent asks to see an annotation's element now (`capture.requested` on this page's session
- * stream): once the next frames have settled (a hot reload has landed), the element is found again
+ * stream), or resolved it asking for an "after" picture (`after` on the status change): once the next frames have settled (a hot reload has landed), the element is found again
  * as the pins find it, pictured as on send, uploaded, and named to the server as the answer. A
  * request heard after nobody waits for it any more (a replay after a reconnect) is left alone.
  */
 import type { Api } from '../shared/api.js'
-import type { Annotation, StoreEvent } from '../shared/types.js'
+import type { Annotation } from '../shared/types.js'
 import type { Anchor } from './anchor/resolve.js'
+import type { CaptureAsk } from './page-sync.js'
 import { viewRect } from './anchor/dom.js'
 import { captureBox } from './capture/screenshot.js'
-
-type CaptureRequested = Extract<StoreEvent, { type: 'capture.requested' }>
 
 export interface CaptureDeps {
   api: Api
@@ -49,7 +48,7 @@ async function boxOf(element: Element): Promise<DOMRect> {
 }
 
 /** Take and send the picture a request asks for; false when it was not for this page or came too late. */
-export async function answerCapture(e: CaptureRequested, deps: CaptureDeps): Promise<boolean> {
+export async function answerCapture(e: CaptureAsk, deps: CaptureDeps): Promise<boolean> {
   if (Date.parse(e.expiresAt) < Date.now()) return false
   await settle()
   const a = deps.get(e.annotationId) ?? (await deps.api.annotation(e.annotationId).catch(() => undefined))
@@ -66,6 +65,7 @@ export async function answerCapture(e: CaptureRequested, deps: CaptureDeps): Pro
     url: location.href,
     anchor: element ? (anchor.state === 'moved' ? 'moved' : 'found') : 'missing',
     capturedAt: new Date().toISOString(),
+    ...(e.attachTo !== undefined ? { attachTo: e.attachTo } : {}),
   })
   deps.looked(a)
   return true

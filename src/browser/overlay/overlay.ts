@@ -137,7 +137,7 @@ export class Overlay {
             this.pins.anchors.forget(a.id)
             return this.pins.anchors.of(a)
           },
-          looked: (a) => this.dock.say(`The agent looked at #${this.sync.numberOf(a.id)}.`),
+          looked: (a) => this.dock.say(e.attachTo === undefined ? `The agent looked at #${this.sync.numberOf(a.id)}.` : `#${this.sync.numberOf(a.id)} resolved: its "after" picture is in the thread.`),
         }).catch(() => {}), // nothing to tell the person: the agent hears the timeout
     })
     this.sender = new Sender(

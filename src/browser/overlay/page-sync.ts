@@ -37,9 +37,20 @@ export interface SyncEvents {
   agentReplied(annotation: Annotation, reply: Reply): void
   /** One of the page's annotations was deleted or archived elsewhere (`changed` follows). */
   removed(id: string, how: 'deleted' | 'archived'): void
-  /** An agent asks for a picture of one of the page's annotations as it is now. */
-  captureRequested(event: Extract<StoreEvent, { type: 'capture.requested' }>): void
+  /** An agent asks for a picture of one of the page's annotations as it is now (for itself, or as the "after" of its reply `attachTo`). */
+  captureRequested(request: CaptureAsk): void
 }
+
+/** What a capture asks for: whose element, the answer's name, until when, and the reply an "after" goes on. */
+export interface CaptureAsk {
+  annotationId: string
+  requestId: string
+  expiresAt: string
+  attachTo?: string
+}
+
+/** How long after a resolve that asked for an "after" picture a browser still takes it. */
+const AFTER_WINDOW_MS = 10_000
 
 const HEALTH_POLL_MS = 20_000
 
@@ -309,6 +320,9 @@ export class PageSync implements ConnectionState {
     if (e.type === 'annotation.replied' && e.reply.author === 'agent') this.events.agentReplied(this.records.get(e.annotationId)!, e.reply)
     if (e.type === 'annotation.deleted' || e.type === 'annotation.archived') this.events.removed(e.annotationId, e.type === 'annotation.deleted' ? 'deleted' : 'archived')
     this.events.changed()
+    if (e.type === 'annotation.status_changed' && e.after && e.reply) {
+      this.events.captureRequested({ annotationId: e.annotationId, requestId: e.reply.id, attachTo: e.reply.id, expiresAt: new Date(Date.parse(e.at) + AFTER_WINDOW_MS).toISOString() })
+    }
   }
 
   private async fetchOne(id: string): Promise<void> {

@@ -142,7 +142,7 @@ export class Api implements Uploader {
   }
 
   /** Answer an agent's capture request with the picture uploaded for it. */
-  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string }): Promise<{ requestId: string }> {
+  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string }): Promise<{ requestId: string }> {
     return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/captures`, body)
   }
 

@@ -29,7 +29,7 @@ function fixture(server: string): string {
 
 const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
-async function setup(): Promise<{ store: Store; page: Page; url: string; mcp: Awaited<ReturnType<typeof connect>> }> {
+async function setup(): Promise<{ store: Store; page: Page; url: string; server: string; mcp: Awaited<ReturnType<typeof connect>> }> {
   const { store, http } = await startMarginalia(cleanups)
   const pages = await servePages({ '/buy': () => fixture(http.url) }, cleanups)
   const { page } = await chromium.newPage({ viewport: { width: 1000, height: 700 } })
@@ -37,7 +37,7 @@ async function setup(): Promise<{ store: Store; page: Page; url: string; mcp: Aw
   await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
   const mcp = await connect(store)
   cleanups.push(() => mcp.close())
-  return { store, page, url: `${pages.origin}/buy`, mcp }
+  return { store, page, url: `${pages.origin}/buy`, server: http.url, mcp }
 }
 
 /** The person annotates the red button through the overlay (with its screenshot: the "before"). */
@@ -66,7 +66,7 @@ function imageOf(result: CallToolResult): Buffer {
 
 describe.skipIf(!enabled)('capture: the agent looks at the person\'s page', () => {
   it('returns the element as it is now: red, then green after the page changed', { timeout: 60_000 }, async () => {
-    const { store, page, url, mcp } = await setup()
+    const { store, page, url, server, mcp } = await setup()
     const id = await annotateButton(page, store)
 
     const first = await mcp.call('capture', { id })
@@ -84,6 +84,45 @@ describe.skipIf(!enabled)('capture: the agent looks at the person\'s page', () =
     })
     const second = await mcp.call('capture', { id })
     expect(colourOf(imageOf(second))).toEqual(GREEN)
+
+    // Resolved while the page is open: the green "after" joins the summary; the red "before" stays.
+    const resolved = await mcp.call('resolve', { id, summary: 'Made it green' })
+    expect(resolved.isError).toBeFalsy()
+    const afterOf = () => store.getAnnotation(id).replies.at(-1)?.attachments?.find((x) => x.kind === 'after')
+    await eventually(afterOf, 10_000).toBeDefined()
+    const withAfter = afterOf()
+    expect(colourOf(Buffer.from((await store.blobs.get(withAfter!.sha256))!.bytes))).toEqual(GREEN)
+    const a = store.getAnnotation(id)
+    expect(a.replies.at(-1)!.message).toBe('Made it green')
+    const before = a.attachments!.find((x) => x.kind === 'screenshot')!
+    expect(colourOf(Buffer.from((await store.blobs.get(before.sha256))!.bytes))).toEqual(RED)
+
+    // get_annotation says which picture is which.
+    const full = await mcp.call('get_annotation', { id })
+    const labels = full.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text)
+    expect(labels).toEqual(expect.arrayContaining(['before: the element when it was annotated', 'after: the element when it was resolved']))
+    const order = full.content.map((c) => (c.type === 'text' ? (c as { text: string }).text.split(':')[0] : c.type))
+    expect(order.slice(1)).toEqual(['before', 'image', 'after', 'image'])
+
+    // The thread shows them side by side.
+    await page.evaluate((annotationId) => window.Marginalia!.open(annotationId), id)
+    await ui(page, '.before-after figure').nth(1).waitFor({ timeout: 10_000 })
+    expect(await ui(page, '.before-after figcaption').allTextContents()).toEqual(['Before', 'After'])
+    // And so does the inbox.
+    const inbox = await page.context().newPage()
+    await inbox.goto(`${server}/?status=all`)
+    const card = inbox.locator(`article.card[data-id="${id}"]`)
+    await card.locator('.before-after figure').nth(1).waitFor({ timeout: 10_000 })
+    expect(await card.locator('.before-after figcaption').allTextContents()).toEqual(['Before', 'After'])
+  })
+
+  it('resolve with after: false adds no picture', { timeout: 60_000 }, async () => {
+    const { store, page, mcp } = await setup()
+    const id = await annotateButton(page, store)
+    await mcp.call('resolve', { id, summary: 'Done', after: false })
+    // A capture answered afterwards shows the overlay was there and would have answered.
+    expect((await mcp.call('capture', { id })).isError).toBeFalsy()
+    expect(store.getAnnotation(id).replies.at(-1)!.attachments).toBeUndefined()
   })
 
   it('an element that is gone: the picture shows the page, anchor "missing"', { timeout: 60_000 }, async () => {

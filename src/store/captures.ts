@@ -7,7 +7,7 @@
  */
 import { Subject, interval, map, merge, take, timer, type Observable } from 'rxjs'
 import { z } from 'zod'
-import { Attachment, Id, LIMITS, type Annotation, type Reply } from './model.js'
+import { Attachment, ElementInfo, Id, LIMITS, type Annotation, type Reply } from './model.js'
 import { CAPTURE_ANCHORS } from './vocabulary.js'
 import { NotFoundError, ValidationError } from './errors.js'
 import { shardGet } from './shards.js'
@@ -33,6 +33,7 @@ export const CaptureTakenInput = z.strictObject({
   anchor: z.enum(CAPTURE_ANCHORS),
   capturedAt: z.iso.datetime(),
   attachTo: Id.optional(),
+  element: ElementInfo.optional(),
 })
 export type CaptureTakenInput = z.input<typeof CaptureTakenInput>
 
@@ -63,6 +64,8 @@ export function captureTaken({ state }: DecideContext, annotationId: string, arg
     if (r.attachments?.some((x) => x.kind === 'after')) return { drafts: [], result: () => ({ requestId: args.requestId }) }
     if ((r.attachments?.length ?? 0) >= LIMITS.attachmentsPerMessage) throw new ValidationError([{ path: 'attachTo', message: `reply ${args.attachTo} has ${LIMITS.attachmentsPerMessage} attachments already` }])
   }
+  // The element as found: only for an agent's annotation not anchored yet (the first browser's answer wins).
+  if (args.element !== undefined && (a.author !== 'agent' || a.element?.fingerprint !== undefined)) delete args.element
   return {
     drafts: [{ type: 'capture.taken', sessionId: a.sessionId, annotationId, ...args }],
     result: () => ({ requestId: args.requestId }),

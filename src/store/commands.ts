@@ -42,7 +42,7 @@ export function createSession({ now, newId }: DecideContext, args: z.output<type
   }
 }
 
-export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.output<typeof AddAnnotationInput>): Verdict<Annotation> {
+export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.output<typeof AddAnnotationInput>, author?: 'agent'): Verdict<Annotation> {
   if (!shardGet(state.sessions, args.sessionId)) throw new NotFoundError('session', args.sessionId)
   const { sessionId, comment, ...optional } = args
   const annotation: Annotation = {
@@ -54,6 +54,7 @@ export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.
     ...(optional.source ? { source: normalizeSource(JSON.parse(JSON.stringify(optional.source)) as SourceLocation) } : {}),
     replies: [],
     ...(by ? { by: { ...by } } : {}),
+    ...(author ? { author } : {}),
     createdAt: now,
     updatedAt: now,
     rev: 0,

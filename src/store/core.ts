@@ -209,16 +209,17 @@ export class Store {
     return this.command('createSession', CreateSessionInput, input, (ctx, args) => decide.createSession(ctx, args))
   }
 
-  addAnnotation(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
+  /** Add an annotation; `author: 'agent'` when an agent files it (the `annotate` tool). */
+  addAnnotation(input: z.input<typeof AddAnnotationInput>, options: { author?: 'agent' } = {}): Promise<Annotation> {
     // The bytes are durable before the reference is committed (a crash leaves an orphan, never a
     // dangling reference). Without attachments the command is queued at once (call order kept).
     const attachments = attachmentsOf(input)
-    if (attachments?.length) return requireBlobs(this.blobs, attachments, 'annotation').then(() => this.addAnnotationNow(input))
-    return this.addAnnotationNow(input)
+    if (attachments?.length) return requireBlobs(this.blobs, attachments, 'annotation').then(() => this.addAnnotationNow(input, options.author))
+    return this.addAnnotationNow(input, options.author)
   }
 
-  private addAnnotationNow(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
-    return this.command('addAnnotation', AddAnnotationInput, input, (ctx, args) => decide.addAnnotation(ctx, args))
+  private addAnnotationNow(input: z.input<typeof AddAnnotationInput>, author: 'agent' | undefined): Promise<Annotation> {
+    return this.command('addAnnotation', AddAnnotationInput, input, (ctx, args) => decide.addAnnotation(ctx, args, author))
   }
 
   /** pending → acknowledged; anything else is refused. A message becomes an agent reply. */

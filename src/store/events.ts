@@ -3,7 +3,7 @@
  * Events carry everything needed to replay them, so the same reducer serves commands,
  * start-up replay and changes made by other processes.
  */
-import type { Actor, Annotation, AnnotationStatus, Attachment, Credential, Identity, Reply, Session } from './model.js'
+import type { Actor, Annotation, AnnotationStatus, Attachment, Credential, ElementInfo, Identity, Reply, Session } from './model.js'
 import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
@@ -123,6 +123,11 @@ export interface CaptureTakenEvent extends EventBase {
   capturedAt: string
   /** The reply the picture goes on as its `after` attachment (a resolve's summary that asked for one). Without it no record changes. */
   attachTo?: string
+  /**
+   * The element as the browser found it (fingerprint, label, box …), for an annotation an agent
+   * filed by selector: it becomes the annotation's element, and the picture its screenshot.
+   */
+  element?: ElementInfo
 }
 
 export type PublicCredential = Omit<Credential, 'hash'>

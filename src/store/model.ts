@@ -240,6 +240,8 @@ export const Annotation = z.object({
   replies: z.array(Reply),
   /** Who created it, when known (a signed-in person; absent for local use). */
   by: Actor.optional(),
+  /** `agent`: an agent filed it (the `annotate` tool); absent: a person did. */
+  author: z.literal('agent').optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   resolvedAt: Timestamp.optional(),

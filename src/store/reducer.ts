@@ -103,7 +103,7 @@ function freezeTouched(next: StoreState, event: StoreEvent): void {
     case 'capture.requested':
       break
     case 'capture.taken':
-      if (event.attachTo !== undefined) freeze(shardGet(next.annotations, event.annotationId), true)
+      if (event.attachTo !== undefined || event.element !== undefined) freeze(shardGet(next.annotations, event.annotationId), true)
       break
     default:
       unknownEvent(event)

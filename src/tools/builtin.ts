@@ -4,6 +4,7 @@ import { watchAnnotations } from './watch.js'
 import { getChanges, watchChanges } from './changes.js'
 import { ask, awaitReply } from './conversation.js'
 import { capture } from './capture.js'
+import { annotate } from './annotate.js'
 
 /** The built-in tools, in the order they are listed. None is privileged. */
 export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
@@ -13,6 +14,7 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
   getAllPending,
   getAnnotation,
   capture,
+  annotate,
   acknowledge,
   resolve,
   dismiss,

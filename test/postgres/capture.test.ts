@@ -3,7 +3,7 @@
  * connected to server A. The request reaches A's overlay through the database (LISTEN/NOTIFY),
  * the picture goes to A (its blob in the database), and B's waiting call hears the answer.
  */
-import { expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { openStore } from '../../src/index.js'
 import { useChromium } from '../helpers/chromium.js'
@@ -15,7 +15,7 @@ import { PG_URL, describePg, dropSchema, freshSchema } from './pg.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
-const suite = await describePg('capture across two servers on PostgreSQL')
+const suite = enabled ? await describePg('capture across two servers on PostgreSQL') : describe.skip
 
 const page = (server: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Buy</title>
 <style>body { margin: 0; padding: 40px; background: #fff; } #buy { width: 200px; height: 100px; border: 0; background: rgb(220, 0, 0); }</style></head>
@@ -30,7 +30,7 @@ function colourOf(result: CallToolResult): [number, number, number] {
   return [r, g, b]
 }
 
-suite.skipIf(!enabled)('capture on PostgreSQL', () => {
+suite('capture on PostgreSQL', () => {
   it('requested through one server, answered by the browser connected to the other', { timeout: 90_000 }, async () => {
     const schema = freshSchema()
     cleanups.push(() => dropSchema(schema))

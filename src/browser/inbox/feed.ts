@@ -216,7 +216,7 @@ export class InboxFeed {
       case 'annotation.replied':
       case 'capture.taken':
         // A picture only the agent waited for changes no record.
-        if (e.type === 'capture.taken' && e.attachTo === undefined) return
+        if (e.type === 'capture.taken' && e.attachTo === undefined && e.element === undefined) return
         // Not loaded (another view, a later page): nothing to show; stale: a response brought it already.
         if (this.annotations.apply(e) === 'applied') this.events.changed(e.annotationId)
         if (e.type === 'annotation.status_changed' || this.view.author || this.view.agent || this.view.q) this.refreshTotals()

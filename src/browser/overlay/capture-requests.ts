@@ -10,6 +10,7 @@ import type { Anchor } from './anchor/resolve.js'
 import type { CaptureAsk } from './page-sync.js'
 import { viewRect } from './anchor/dom.js'
 import { captureBox } from './capture/screenshot.js'
+import { describeElement } from './describe.js'
 
 export interface CaptureDeps {
   api: Api
@@ -55,6 +56,9 @@ export async function answerCapture(e: CaptureAsk, deps: CaptureDeps): Promise<b
   if (!a) return false
   const anchor = deps.anchor(a)
   const element = anchor.state === 'lost' ? null : anchor.element
+  // An agent's annotation is anchored only where its element is (another page of the app may open first).
+  if (e.describe && !element) return false
+  const described = e.describe && element ? describeElement(element) : undefined
   const box = element ? await boxOf(element) : new DOMRect(0, 0, window.innerWidth, window.innerHeight)
   const blob = await captureBox(box, deps.host)
   if (!blob) return false
@@ -66,7 +70,8 @@ export async function answerCapture(e: CaptureAsk, deps: CaptureDeps): Promise<b
     anchor: element ? (anchor.state === 'moved' ? 'moved' : 'found') : 'missing',
     capturedAt: new Date().toISOString(),
     ...(e.attachTo !== undefined ? { attachTo: e.attachTo } : {}),
+    ...(described ? { element: described } : {}),
   })
-  deps.looked(a)
+  if (!described) deps.looked(a)
   return true
 }

@@ -47,7 +47,12 @@ export interface CaptureAsk {
   requestId: string
   expiresAt: string
   attachTo?: string
+  /** An agent's annotation not anchored yet: the answer describes the element found (fingerprint, label, box). */
+  describe?: boolean
 }
+
+/** An annotation an agent filed by selector that no browser has anchored yet. */
+const unanchored = (a: Annotation): boolean => a.author === 'agent' && a.element !== undefined && a.element.fingerprint === undefined
 
 /** How long after a resolve that asked for an "after" picture a browser still takes it. */
 const AFTER_WINDOW_MS = 10_000
@@ -218,6 +223,7 @@ export class PageSync implements ConnectionState {
       this.openStream(rev)
       this.events.changed()
       this.events.loaded()
+      this.anchorAgents(annotations.filter(unanchored))
     } catch (e) {
       if (generation !== this.generation) return
       if (e instanceof UnreachableError) this.setReachable(false)
@@ -320,9 +326,15 @@ export class PageSync implements ConnectionState {
     if (e.type === 'annotation.replied' && e.reply.author === 'agent') this.events.agentReplied(this.records.get(e.annotationId)!, e.reply)
     if (e.type === 'annotation.deleted' || e.type === 'annotation.archived') this.events.removed(e.annotationId, e.type === 'annotation.deleted' ? 'deleted' : 'archived')
     this.events.changed()
+    if (e.type === 'annotation.created' && unanchored(e.annotation)) this.anchorAgents([e.annotation])
     if (e.type === 'annotation.status_changed' && e.after && e.reply) {
       this.events.captureRequested({ annotationId: e.annotationId, requestId: e.reply.id, attachTo: e.reply.id, expiresAt: new Date(Date.parse(e.at) + AFTER_WINDOW_MS).toISOString() })
     }
+  }
+
+  /** Agents' annotations this page shows and no browser anchored yet: find their elements and say how they look. */
+  private anchorAgents(list: readonly Annotation[]): void {
+    for (const a of list) this.events.captureRequested({ annotationId: a.id, requestId: `anchor:${a.id}`, expiresAt: new Date(Date.now() + AFTER_WINDOW_MS).toISOString(), describe: true })
   }
 
   private async fetchOne(id: string): Promise<void> {

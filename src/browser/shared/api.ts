@@ -5,7 +5,7 @@
  */
 import type { BrowserAuth } from './auth.js'
 import { randomId } from './format.js'
-import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
+import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, ElementInfo, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
   constructor(
@@ -142,7 +142,7 @@ export class Api implements Uploader {
   }
 
   /** Answer an agent's capture request with the picture uploaded for it. */
-  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string }): Promise<{ requestId: string }> {
+  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string; element?: ElementInfo }): Promise<{ requestId: string }> {
     return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/captures`, body)
   }
 

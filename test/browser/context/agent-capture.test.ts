@@ -12,6 +12,9 @@ import { servePages, startMarginalia } from '../../helpers/page.js'
 import { eventually } from '../../helpers/eventually.js'
 import { connect, errorOf, structured } from '../../helpers/mcp.js'
 import { decodePng } from '../../context/png.js'
+import { request } from '../../helpers/http.js'
+import { createToolRegistry } from '../../../src/index.js'
+import type { McpCallContext } from '../../../src/tools/define.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -123,6 +126,42 @@ describe.skipIf(!enabled)('capture: the agent looks at the person\'s page', () =
     // A capture answered afterwards shows the overlay was there and would have answered.
     expect((await mcp.call('capture', { id })).isError).toBeFalsy()
     expect(store.getAnnotation(id).replies.at(-1)!.attachments).toBeUndefined()
+  })
+
+  it("an agent's annotate of another element is pinned on it in the open page within a second, anchored like a person's", { timeout: 60_000 }, async () => {
+    const { store, page, url, server, mcp } = await setup()
+    const filed = await mcp.call('annotate', { url, selector: '#note', comment: 'Shipping text is cut off', intent: 'fix', severity: 'important' })
+    expect(filed.isError, JSON.stringify(filed.content)).toBeFalsy()
+    const { id } = structured<{ id: string }>(filed)
+    const started = Date.now()
+    const pin = ui(page, `.pin[data-id="${id}"][data-agent]`)
+    await pin.waitFor({ timeout: 5_000 })
+    await eventually(async () => {
+      const box = await pin.boundingBox()
+      const note = await page.locator('#note').boundingBox()
+      return box !== null && note !== null && Math.abs(box.y - note.y) < 40 && box.x >= note.x - 40 && box.x <= note.x + note.width + 40
+    }, 5_000).toBe(true)
+    const pinnedMs = Date.now() - started
+    console.error(`annotate → pin on the element: ${pinnedMs} ms`)
+    expect(pinnedMs).toBeLessThan(1_000)
+    // The browser anchored it as a person's: fingerprint, label, and a screenshot of the element.
+    await eventually(() => store.getAnnotation(id).element?.fingerprint, 10_000).toBeDefined()
+    const a = store.getAnnotation(id)
+    expect(a).toMatchObject({ author: 'agent', intent: 'fix', severity: 'important', element: { tag: 'div' } })
+    expect(colourOf(Buffer.from((await store.blobs.get(a.attachments!.find((x) => x.kind === 'screenshot')!.sha256))!.bytes))).toEqual([40, 40, 200])
+
+    // The agent that filed it never gets it back from watch_annotations; another agent does, unless it asks for people's only.
+    expect(structured<{ status: string }>(await mcp.call('watch_annotations', { timeoutMs: 300 })).status).toBe('timeout')
+    // Another agent (another MCP session) gets it, unless it asks for people's annotations only.
+    const registry = createToolRegistry(store)
+    const otherAgent = { mcp: { sessionId: 'another-agent', notify: async () => {}, request: () => Promise.reject(new Error('no client')) } as unknown as McpCallContext }
+    const seen = await registry.call('watch_annotations', { timeoutMs: 300 }, otherAgent)
+    expect(seen.ok && (seen.result as { annotations: { id: string }[] }).annotations.map((x) => x.id)).toEqual([id])
+    const people = await registry.call('watch_annotations', { timeoutMs: 300, authors: 'people' }, otherAgent)
+    expect(people.ok && people.result.status).toBe('timeout')
+    // The person answers and resolves it like any annotation.
+    expect((await request(`${server}/api/annotations/${id}/replies`, { method: 'POST', body: { message: 'Will look' } })).status).toBe(201)
+    expect((await request(`${server}/api/annotations/bulk`, { method: 'POST', body: { action: 'resolve', ids: [id] } })).json).toMatchObject({ done: [id] })
   })
 
   it('an element that is gone: the picture shows the page, anchor "missing"', { timeout: 60_000 }, async () => {

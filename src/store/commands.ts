@@ -6,7 +6,7 @@
 import type { z } from 'zod'
 import { normalizeSource, type SourceLocation } from './source-location.js'
 import type { AddAnnotationInput, AddIdentityInput, CreateSessionInput, DeleteInput, NewCredentialInput, ReplyInput } from './model.js'
-import type { Actor, Annotation, Author, Credential, Identity, Reply, Session } from './model.js'
+import type { Actor, Annotation, Author, ElementInfo, Credential, Identity, Reply, Session } from './model.js'
 import { ConflictError, CredentialError, NotFoundError, ValidationError } from './errors.js'
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft } from './events.js'
@@ -85,6 +85,9 @@ export function reply({ state, now, newId, by }: DecideContext, id: string, args
   const current = mustGetFrom(state, id, args.expectedRev)
   const reply: Reply = { id: newId('reply'), author: args.author, ...(by ? { by: { ...by } } : {}), message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
+  if (args.point && args.kind === 'question') reply.point = true
+  if (args.element !== undefined) reply.element = JSON.parse(JSON.stringify(args.element)) as ElementInfo
+  if (args.source !== undefined) reply.source = normalizeSource(JSON.parse(JSON.stringify(args.source)) as SourceLocation)
   if (args.attachments !== undefined && args.attachments.length > 0) reply.attachments = args.attachments
   return {
     drafts: [{ type: 'annotation.replied', sessionId: current.sessionId, annotationId: id, reply }],

@@ -97,7 +97,7 @@ export interface CredentialEndedEvent extends EventBase {
  * annotation's page (its overlay hears this on the session's event stream) takes it and answers
  * with `capture.taken`. Changes no record.
  */
-export interface CaptureRequestedEvent extends EventBase {
+interface CaptureRequestedEvent extends EventBase {
   type: 'capture.requested'
   annotationId: string
   /** Names the request: the answer carries it. */
@@ -108,7 +108,11 @@ export interface CaptureRequestedEvent extends EventBase {
   expiresAt: string
 }
 
-/** A browser took the picture a `capture.requested` asked for. Changes no record: the waiting agent takes the picture from here. */
+/**
+ * A browser took a picture of an annotation's element: for a `capture.requested` (the waiting agent
+ * takes it from here; no record changes), as the "after" of a resolve that asked for one
+ * (`attachTo`), or anchoring an annotation an agent filed (`element`).
+ */
 export interface CaptureTakenEvent extends EventBase {
   type: 'capture.taken'
   annotationId: string

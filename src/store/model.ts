@@ -204,6 +204,11 @@ export const Reply = z.object({
   message: text(LIMITS.message),
   /** An agent reply that asks the person something (see the `ask` tool). */
   kind: z.enum(REPLY_KINDS).optional(),
+  /** A question the person answers by pointing at an element (the overlay turns to annotate mode). */
+  point: z.literal(true).optional(),
+  /** The element the person pointed at, answering a `point` question. */
+  element: ElementInfo.optional(),
+  source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   createdAt: Timestamp,
 })
@@ -298,6 +303,9 @@ export const ReplyInput = z.strictObject({
   author: Author,
   message: nonBlank(LIMITS.message),
   kind: z.enum(REPLY_KINDS).optional(),
+  point: z.literal(true).optional(),
+  element: ElementInfo.optional(),
+  source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   expectedRev: ExpectedRev,
 })

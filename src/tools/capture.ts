@@ -17,7 +17,7 @@ const CaptureOut = z.object({
 type CaptureOut = z.infer<typeof CaptureOut>
 
 /** A picture of the annotation's element now, or NoBrowserError once `timeoutMs` passed without one. */
-export async function captureNow(ctx: ToolContext, id: string, timeoutMs: number): Promise<CaptureOut> {
+async function captureNow(ctx: ToolContext, id: string, timeoutMs: number): Promise<CaptureOut> {
   const { request, taken } = await takePicture(ctx.store, id, timeoutMs, ctx.signal)
   if (ctx.signal.aborted) {
     const e = new Error('The call was cancelled.')

@@ -129,8 +129,9 @@ export class Api implements Uploader {
     return this.request('GET', '/api/questions')
   }
 
-  reply(id: string, message: string, attachments?: Attachment[]): Promise<Annotation> {
-    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, attachments && attachments.length > 0 ? { message, attachments } : { message })
+  /** A reply; `pointed`: the element the person clicked to answer a question asking them to point. */
+  reply(id: string, message: string, attachments?: Attachment[], pointed?: Pick<NewAnnotation, 'element' | 'source'>): Promise<Annotation> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, { message, ...(attachments && attachments.length > 0 ? { attachments } : {}), ...pointed })
   }
 
   reopen(id: string, message?: string): Promise<Annotation> {

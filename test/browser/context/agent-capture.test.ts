@@ -164,6 +164,31 @@ describe.skipIf(!enabled)('capture: the agent looks at the person\'s page', () =
     expect((await request(`${server}/api/annotations/bulk`, { method: 'POST', body: { action: 'resolve', ids: [id] } })).json).toMatchObject({ done: [id] })
   })
 
+  it('ask with point: the overlay turns to annotate mode with the question; a click answers with the element', { timeout: 60_000 }, async () => {
+    const { store, page, mcp } = await setup()
+    const id = await annotateButton(page, store)
+    await ui(page, '.composer').waitFor({ state: 'hidden' })
+    const asking = mcp.call('ask', { id, question: 'Which element do you mean by "shipping"?', point: true, timeoutMs: 30_000 })
+    await ui(page, '.annotate[aria-pressed="true"]').waitFor({ timeout: 10_000 })
+    await eventually(() => ui(page, '.toast').first().textContent(), 10_000).toContain('Which element do you mean by "shipping"?')
+    await page.locator('#note').click()
+    await ui(page, '.composer textarea').fill('This box')
+    await ui(page, '.composer button[type="submit"]').click()
+    const result = await asking
+    const out = structured<{ status: string; answer: { message: string; element?: { selector: string; label?: string; fingerprint?: object }; attachments?: { kind: string; sha256: string }[] } }>(result)
+    expect(out.status).toBe('answered')
+    expect(out.answer.message).toBe('This box')
+    expect(out.answer.element).toMatchObject({ selector: '#note' })
+    expect(out.answer.element!.label).toContain('Shipping')
+    const shot = out.answer.attachments!.find((x) => x.kind === 'screenshot')!
+    expect(colourOf(Buffer.from((await store.blobs.get(shot.sha256))!.bytes))).toEqual([40, 40, 200])
+    // await_reply returns the same answer.
+    const again = structured<{ answer: { element?: { selector: string } } }>(await mcp.call('await_reply', { id, timeoutMs: 1_000 }))
+    expect(again.answer.element!.selector).toBe('#note')
+    // No new annotation was made: the pick answered the question.
+    expect(store.getSession(store.getAnnotation(id).sessionId).annotations).toHaveLength(1)
+  })
+
   it('an element that is gone: the picture shows the page, anchor "missing"', { timeout: 60_000 }, async () => {
     const { store, page, mcp } = await setup()
     const id = await annotateButton(page, store)

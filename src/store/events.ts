@@ -97,7 +97,7 @@ export interface CredentialEndedEvent extends EventBase {
  * annotation's page (its overlay hears this on the session's event stream) takes it and answers
  * with `capture.taken`. Changes no record.
  */
-interface CaptureRequestedEvent extends EventBase {
+export interface CaptureRequestedEvent extends EventBase {
   type: 'capture.requested'
   annotationId: string
   /** Names the request: the answer carries it. */

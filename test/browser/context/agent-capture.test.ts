@@ -27,6 +27,7 @@ function fixture(server: string): string {
 <style>body { margin: 0; padding: 40px; background: #fff; } #buy { width: 200px; height: 100px; border: 0; background: rgb(220, 0, 0); }
 #note { margin-top: 40px; width: 300px; height: 60px; background: rgb(40, 40, 200); }</style></head>
 <body><button id="buy" type="button" aria-label="Buy"></button><div id="note">Shipping</div>
+<p class="total" data-marginalia-source="src/Cart.tsx:42:7">Total $24</p>
 <script src="${server}/overlay.js" data-screenshot-budget="10000"></script></body></html>`
 }
 
@@ -162,6 +163,15 @@ describe.skipIf(!enabled)('capture: the agent looks at the person\'s page', () =
     // The person answers and resolves it like any annotation.
     expect((await request(`${server}/api/annotations/${id}/replies`, { method: 'POST', body: { message: 'Will look' } })).status).toBe(201)
     expect((await request(`${server}/api/annotations/bulk`, { method: 'POST', body: { action: 'resolve', ids: [id] } })).json).toMatchObject({ done: [id] })
+  })
+
+  it('annotate by source location: the element the build plugin marked with that file and line gets the pin', { timeout: 60_000 }, async () => {
+    const { store, page, url, mcp } = await setup()
+    const filed = await mcp.call('annotate', { url, source: { file: 'src/Cart.tsx', line: 42 }, comment: 'Total should include tax' })
+    const { id } = structured<{ id: string }>(filed)
+    await ui(page, `.pin[data-id="${id}"][data-agent]`).waitFor({ timeout: 5_000 })
+    await eventually(() => store.getAnnotation(id).element?.fingerprint, 10_000).toBeDefined()
+    expect(store.getAnnotation(id)).toMatchObject({ source: { file: 'src/Cart.tsx', line: 42 }, element: { tag: 'p', text: 'Total $24' } })
   })
 
   it('ask with point: the overlay turns to annotate mode with the question; a click answers with the element', { timeout: 60_000 }, async () => {

@@ -13,6 +13,7 @@ import { openStore } from '../src/index.js'
 import { wakeOneProcess } from './serve-scenario.js'
 import { postgresBench } from './postgres.js'
 import { screenshotTimes } from './screenshot.js'
+import { captureTimes } from './capture.js'
 import { agentSession } from './agent-session.js'
 import { nextDevStartup } from './next-dev.js'
 import { CLI, cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
@@ -380,6 +381,12 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'element screenshot (Chromium)', 'p50', r.p50, 'ms', { op: '<=', limit: 300 })
     record(opts, 'element screenshot (Chromium)', 'p95', r.p95, 'ms')
     record(opts, 'element screenshot (Chromium)', 'size', r.bytes / 1024, 'KB', { op: '<=', limit: 400 })
+  },
+  capture: async (opts) => {
+    const r = await captureTimes(opts.smoke ? 2 : 20)
+    if (!r) return void process.stderr.write('  capture: skipped (no Chromium)\n')
+    record(opts, 'capture, tool call to image (Chromium)', 'p50', r.p50, 'ms', { op: '<=', limit: 500 })
+    record(opts, 'capture, tool call to image (Chromium)', 'p95', r.p95, 'ms')
   },
 }
 

@@ -7,7 +7,7 @@
  * listening"), and drives Debian's Chromium with playwright-core:
  *
  *   docs/screenshots/overlay.png — the demo page, pins on the annotated elements, a thread open
- *   docs/screenshots/inbox.png   — the inbox at /
+ *   docs/screenshots/inbox.png   — the inbox at /?status=all&sort=oldest: the resolved card shows its before | after
  *   docs/screenshots/phone.png   — the demo page on a 375×667 touch screen, words selected by touch, the box open
  *
  * Needs /usr/bin/chromium (apt-get install chromium) or MARGINALIA_CHROMIUM; never downloads a browser.
@@ -20,6 +20,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { chromium } from 'playwright-core'
 import { createMemoryStore, startHttpServer } from '../src/index.js'
+import { storeImage } from '../src/store/blobs/index.js'
+import type { Attachment } from '../src/store/model.js'
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium.js'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -51,6 +53,29 @@ await new Promise<void>((resolve) => page$.listen(0, '127.0.0.1', resolve))
 const pageOrigin = `http://127.0.0.1:${(page$.address() as AddressInfo).port}`
 const pageUrl = `${pageOrigin}/checkout`
 
+/** The demo page's logo as it was (plain text) and once linked (underlined, with its focus ring), as attachments. */
+async function logoPictures(): Promise<[Attachment, Attachment]> {
+  const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS })
+  try {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
+    await tab.setContent(readFileSync(path.join(root, 'scripts', 'demo-page.html'), 'utf8').replace('<!--OVERLAY-->', ''))
+    const shot = async (): Promise<Attachment> => {
+      const box = (await tab.locator('header > div.logo').boundingBox())!
+      const png = await tab.screenshot({ clip: { x: Math.max(0, box.x - 16), y: Math.max(0, box.y - 16), width: box.width + 32, height: box.height + 32 } })
+      const stored = await storeImage(store.blobs, png)
+      return { id: `att_${stored.sha256.slice(0, 12)}`, kind: 'screenshot', mime: stored.mime, bytes: stored.bytes, width: stored.width, height: stored.height, sha256: stored.sha256 }
+    }
+    const before = await shot()
+    await tab.evaluate(`(() => {
+      const logo = document.querySelector('header > div.logo')
+      logo.innerHTML = '<a href="/" style="color: inherit; text-decoration: underline; text-underline-offset: 3px; outline: 2px solid #4f46e5; outline-offset: 3px; border-radius: 2px">Fern &amp; Field</a>'
+    })()`)
+    return [before, await shot()]
+  } finally {
+    await browser.close()
+  }
+}
+
 // ---- history ----
 const viewport = { width: 1280, height: 800 }
 minutesAgo(48)
@@ -58,6 +83,9 @@ const session = await store.createSession({ url: pageUrl, name: 'Checkout · Fer
 /** An element as the overlay describes it; `at`: where in it the person clicked (fractions), where its pin goes. */
 const on = (selector: string, tag: string, text: string, rect: { x: number; y: number; width: number; height: number }, at?: { x: number; y: number }) => ({ selector, tag, text, rect, path: `html > body > main > ${selector}`, ...(at ? { at } : {}) })
 
+// The logo before and after the agent's fix, pictured as the overlay pictures an element: the
+// "before" goes with the annotation, the "after" a browser took when the agent resolved it.
+const [beforeShot, afterShot] = await logoPictures()
 const logo = await store.addAnnotation({
   sessionId: session.id,
   comment: 'The logo should link back to the home page.',
@@ -66,11 +94,13 @@ const logo = await store.addAnnotation({
   intent: 'change',
   severity: 'suggestion',
   viewport,
+  attachments: [beforeShot],
 })
 minutesAgo(44)
 await store.acknowledge(logo.id, { message: 'Taking this one.' })
 minutesAgo(41)
-await store.resolve(logo.id, { summary: 'Wrapped the logo in <a href="/"> in Header.tsx and kept the focus ring visible.' })
+const resolvedLogo = await store.resolve(logo.id, { summary: 'Wrapped the logo in <a href="/"> in Header.tsx and kept the focus ring visible.' }, 'agent', { after: true })
+await store.recordCapture(logo.id, { requestId: 'after', attachment: { ...afterShot, kind: 'after' }, url: pageUrl, anchor: 'found', capturedAt: clock().toISOString(), attachTo: resolvedLogo.replies.at(-1)!.id })
 
 minutesAgo(31)
 const express = await store.addAnnotation({
@@ -151,11 +181,12 @@ try {
   await page.screenshot({ path: path.join(outDir, 'overlay.png') })
 
   const inbox = await context.newPage()
-  await inbox.setViewportSize({ width: 1280, height: 1000 })
-  await inbox.goto(`${http.url}/`)
+  await inbox.setViewportSize({ width: 1280, height: 1440 })
+  await inbox.goto(`${http.url}/?status=all&sort=oldest`)
   await inbox.locator('#live[data-state="live"]').waitFor({ timeout: 10_000 })
   await inbox.locator('.question').first().waitFor()
   await inbox.locator('.filter .n').first().filter({ hasText: /\d/ }).waitFor()
+  await inbox.locator('.before-after figure[data-side="after"] img').waitFor()
   // Two cards selected: the selection bar with the bulk actions and Copy as Markdown.
   await inbox.locator('article.card input.pick').nth(0).check()
   await inbox.locator('article.card input.pick').nth(1).check()

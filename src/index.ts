@@ -96,6 +96,8 @@ export {
   type IdentityRevokedEvent,
   type CredentialIssuedEvent,
   type CredentialEndedEvent,
+  type CaptureRequestedEvent,
+  type CaptureTakenEvent,
   type PublicCredential,
 } from './store/events.js'
 

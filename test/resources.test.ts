@@ -94,10 +94,20 @@ describe('resources', () => {
       'identity.revoked': { ...base, sessionId: '', type: 'identity.revoked', identityId: 'idn_1' },
       'credential.issued': { ...base, sessionId: '', type: 'credential.issued', credential: { id: 'c1', identityId: 'idn_1', kind: 'session', createdAt: base.at } },
       'credential.ended': { ...base, sessionId: '', type: 'credential.ended', credentialId: 'c1', identityId: 'idn_1', reason: 'signed_out' },
+      'capture.requested': { ...annotation, type: 'capture.requested', requestId: 'cap_1', url: 'http://localhost/', expiresAt: base.at },
+      'capture.taken': {
+        ...annotation,
+        type: 'capture.taken',
+        requestId: 'cap_1',
+        url: 'http://localhost/',
+        anchor: 'found',
+        capturedAt: base.at,
+        attachment: { id: 'att_1', kind: 'screenshot', mime: 'image/png', bytes: 1, width: 1, height: 1, sha256: 'a'.repeat(64) },
+      },
     }
     for (const [kind, event] of Object.entries(events)) {
-      // Identity events change no resource.
-      const expected = kind.startsWith('identity.') || kind.startsWith('credential.') ? [] : kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
+      // Identity events and a browser's pictures for an agent change no resource.
+      const expected = kind.startsWith('identity.') || kind.startsWith('credential.') || kind.startsWith('capture.') ? [] : kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
       expect(urisChangedBy(event), kind).toEqual(expected)
     }
     expect(() => urisChangedBy({ ...base, type: 'annotation.teleported' } as unknown as StoreEvent)).toThrow(/unknown event type "annotation.teleported"/)

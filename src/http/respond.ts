@@ -52,6 +52,7 @@ const STATUS_OF_CODE: Partial<Record<string, number>> = {
   CURSOR_EXPIRED: 410,
   UNAUTHORIZED: 401,
   STORE_CLOSED: 503,
+  NO_BROWSER: 504,
 }
 
 /** Any thrown value → status, headers and error body. Unexpected errors are logged and masked. */

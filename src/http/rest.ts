@@ -34,7 +34,7 @@ function mustOwn(ctx: RequestContext, annotation: { id: string; by?: { id: strin
 }
 
 const NewAnnotationBody = AddAnnotationInput.omit({ sessionId: true })
-const ReplyBody = ReplyInput.pick({ message: true, attachments: true, expectedRev: true })
+const ReplyBody = ReplyInput.pick({ message: true, attachments: true, element: true, source: true, expectedRev: true })
 const PageQuery = {
   limit: z.coerce.number().pipe(Limit).optional(),
   cursor: Cursor.optional(),

@@ -13,6 +13,7 @@ import { editorBase } from '../sources/editor.js'
 import { VERSION } from '../version.js'
 import { adminRoutes } from './admin.js'
 import { attachmentRoutes } from './attachments.js'
+import { captureRoutes } from './captures.js'
 import { bearerOf } from './callers.js'
 import { defineRoute, reply, type Access, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
@@ -138,6 +139,7 @@ const ROUTES: readonly Route[] = [
   }),
   ...restRoutes,
   ...attachmentRoutes,
+  ...captureRoutes,
   ...adminRoutes,
   favicon('/favicon.ico'),
   favicon('/favicon.svg'),

@@ -48,6 +48,8 @@ export function uploaderOf(caller: Caller): string {
 function referencedBy(event: StoreEvent): string[] {
   if (event.type === 'annotation.created') return [...referencedBlobs([event.annotation])]
   if (event.type === 'annotation.replied') return (event.reply.attachments ?? []).map((a) => a.sha256)
+  if (event.type === 'annotation.status_changed') return (event.reply?.attachments ?? []).map((a) => a.sha256)
+  if (event.type === 'capture.taken' && (event.attachTo !== undefined || event.element !== undefined)) return [event.attachment.sha256]
   return []
 }
 

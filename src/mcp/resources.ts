@@ -60,7 +60,10 @@ export function urisChangedBy(event: StoreEvent): string[] {
     case 'identity.revoked':
     case 'credential.issued':
     case 'credential.ended':
+    case 'capture.requested':
       return []
+    case 'capture.taken':
+      return event.attachTo === undefined && event.element === undefined ? [] : [annotationUri(event.annotationId), sessionUri(event.sessionId)]
     default: {
       const unknown: never = event
       throw new Error(`unknown event type ${JSON.stringify((unknown as { type?: unknown }).type)}`)

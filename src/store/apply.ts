@@ -31,7 +31,24 @@ export function applyAnnotationEvent(records: AnnotationRecords, event: StoreEve
     case 'identity.revoked':
     case 'credential.issued':
     case 'credential.ended':
+    case 'capture.requested':
       return 'ignored'
+    case 'capture.taken': {
+      // Only an "after" picture (it joins the reply it was asked for) or the element of an agent's
+      // annotation found on the page (it anchors it; the picture is its screenshot) change a record.
+      if (event.attachTo === undefined && event.element === undefined) return 'ignored'
+      const a = records.get(event.annotationId)
+      if (!a) return 'missing'
+      if (a.rev >= event.rev) return 'stale'
+      if (event.attachTo !== undefined) a.replies = a.replies.map((r) => (r.id === event.attachTo ? { ...r, attachments: [...(r.attachments ?? []), { ...event.attachment, kind: 'after' }] } : r))
+      if (event.element !== undefined) {
+        a.element = { ...a.element, ...event.element }
+        a.attachments = [{ ...event.attachment, kind: 'screenshot' }, ...(a.attachments ?? []).filter((x) => x.kind !== 'screenshot')]
+      }
+      a.updatedAt = event.at
+      a.rev = event.rev
+      return 'applied'
+    }
     case 'annotation.created': {
       const existing = records.get(event.annotationId)
       if (existing && existing.rev >= event.rev) return 'stale'

@@ -6,7 +6,7 @@
 import type { z } from 'zod'
 import { normalizeSource, type SourceLocation } from './source-location.js'
 import type { AddAnnotationInput, AddIdentityInput, CreateSessionInput, DeleteInput, NewCredentialInput, ReplyInput } from './model.js'
-import type { Actor, Annotation, Author, Credential, Identity, Reply, Session } from './model.js'
+import type { Actor, Annotation, Author, ElementInfo, Credential, Identity, Reply, Session } from './model.js'
 import { ConflictError, CredentialError, NotFoundError, ValidationError } from './errors.js'
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft } from './events.js'
@@ -42,7 +42,7 @@ export function createSession({ now, newId }: DecideContext, args: z.output<type
   }
 }
 
-export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.output<typeof AddAnnotationInput>): Verdict<Annotation> {
+export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.output<typeof AddAnnotationInput>, author?: 'agent'): Verdict<Annotation> {
   if (!shardGet(state.sessions, args.sessionId)) throw new NotFoundError('session', args.sessionId)
   const { sessionId, comment, ...optional } = args
   const annotation: Annotation = {
@@ -54,6 +54,7 @@ export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.
     ...(optional.source ? { source: normalizeSource(JSON.parse(JSON.stringify(optional.source)) as SourceLocation) } : {}),
     replies: [],
     ...(by ? { by: { ...by } } : {}),
+    ...(author ? { author } : {}),
     createdAt: now,
     updatedAt: now,
     rev: 0,
@@ -70,12 +71,13 @@ export function changeStatus(
   action: StatusAction,
   id: string,
   expectedRev: number | undefined,
-  message: { author: Author; text: string | undefined },
+  message: { author: Author; text: string | undefined; after?: boolean | undefined },
 ): Verdict<Annotation> {
   const current = mustGetFrom(state, id, expectedRev)
   const to = transition(action, id, current.status)
   const draft: EventDraft = { type: 'annotation.status_changed', sessionId: current.sessionId, annotationId: id, action, from: current.status, to }
   if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, ...(by ? { by: { ...by } } : {}), message: message.text, createdAt: now }
+  if (message.after && draft.reply) draft.after = true
   return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
 }
 
@@ -83,6 +85,9 @@ export function reply({ state, now, newId, by }: DecideContext, id: string, args
   const current = mustGetFrom(state, id, args.expectedRev)
   const reply: Reply = { id: newId('reply'), author: args.author, ...(by ? { by: { ...by } } : {}), message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
+  if (args.point && args.kind === 'question') reply.point = true
+  if (args.element !== undefined) reply.element = JSON.parse(JSON.stringify(args.element)) as ElementInfo
+  if (args.source !== undefined) reply.source = normalizeSource(JSON.parse(JSON.stringify(args.source)) as SourceLocation)
   if (args.attachments !== undefined && args.attachments.length > 0) reply.attachments = args.attachments
   return {
     drafts: [{ type: 'annotation.replied', sessionId: current.sessionId, annotationId: id, reply }],

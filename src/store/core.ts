@@ -53,6 +53,7 @@ import {
 import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type ArchiveSink } from './archive.js'
 import type { LoadResult, StoreAdapter } from './persistence.js'
 import { MemoryBlobStore, requireBlobs, type BlobStore } from './blobs/blob-store.js'
+import { CaptureTakenInput, RequestCaptureInput, captureTaken, requestCapture, type CaptureRequest } from './captures.js'
 import { gcBlobs, referencedBlobs, type GcResult } from './blobs/gc.js'
 
 export interface StoreOptions {
@@ -208,16 +209,17 @@ export class Store {
     return this.command('createSession', CreateSessionInput, input, (ctx, args) => decide.createSession(ctx, args))
   }
 
-  addAnnotation(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
+  /** Add an annotation; `author: 'agent'` when an agent files it (the `annotate` tool). */
+  addAnnotation(input: z.input<typeof AddAnnotationInput>, options: { author?: 'agent' } = {}): Promise<Annotation> {
     // The bytes are durable before the reference is committed (a crash leaves an orphan, never a
     // dangling reference). Without attachments the command is queued at once (call order kept).
     const attachments = attachmentsOf(input)
-    if (attachments?.length) return requireBlobs(this.blobs, attachments, 'annotation').then(() => this.addAnnotationNow(input))
-    return this.addAnnotationNow(input)
+    if (attachments?.length) return requireBlobs(this.blobs, attachments, 'annotation').then(() => this.addAnnotationNow(input, options.author))
+    return this.addAnnotationNow(input, options.author)
   }
 
-  private addAnnotationNow(input: z.input<typeof AddAnnotationInput>): Promise<Annotation> {
-    return this.command('addAnnotation', AddAnnotationInput, input, (ctx, args) => decide.addAnnotation(ctx, args))
+  private addAnnotationNow(input: z.input<typeof AddAnnotationInput>, author: 'agent' | undefined): Promise<Annotation> {
+    return this.command('addAnnotation', AddAnnotationInput, input, (ctx, args) => decide.addAnnotation(ctx, args, author))
   }
 
   /** pending → acknowledged; anything else is refused. A message becomes an agent reply. */
@@ -225,9 +227,12 @@ export class Store {
     return this.statusCommand('acknowledge', AcknowledgeInput, id, input, (args) => ({ author: 'agent', text: args.message }))
   }
 
-  /** any → resolved. A summary becomes a reply by `author` (the agent unless the person resolves it in the inbox). */
-  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent'): Promise<Annotation> {
-    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary }))
+  /**
+   * any → resolved. A summary becomes a reply by `author` (the agent unless the person resolves it
+   * in the inbox); `after`: a browser showing the page adds a picture of the element to it.
+   */
+  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent', options: { after?: boolean } = {}): Promise<Annotation> {
+    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary, after: options.after }))
   }
 
   /** any → dismissed. The reason (required) becomes a reply by `author` (the agent unless the person dismisses it in the inbox). */
@@ -249,6 +254,19 @@ export class Store {
 
   private replyNow(id: string, input: z.input<typeof ReplyInput>): Promise<Annotation> {
     return this.command('reply', ReplyInput, input, (ctx, args) => decide.reply(ctx, id, args))
+  }
+
+  /** Ask the browsers showing an annotation's page for a picture of its element now (`capture.requested`; see captures.ts). */
+  requestCapture(annotationId: string, input: RequestCaptureInput): Promise<CaptureRequest> {
+    return this.command('requestCapture', RequestCaptureInput, input, (ctx, args) => requestCapture(ctx, annotationId, args))
+  }
+
+  /** A browser's answer to a capture request (`capture.taken`): the picture's bytes are in the blob store first. */
+  recordCapture(annotationId: string, input: CaptureTakenInput): Promise<{ requestId: string }> {
+    const attachments = attachmentsOf({ attachments: [input?.attachment] })
+    return requireBlobs(this.blobs, attachments ?? [], 'capture').then(() =>
+      this.command('recordCapture', CaptureTakenInput, input, (ctx, args) => captureTaken(ctx, annotationId, args)),
+    )
   }
 
   /** Remove an annotation (the person's action). Resolves to the annotation as it was. */
@@ -345,7 +363,7 @@ export class Store {
     schema: S,
     id: string,
     input: z.input<S>,
-    messageOf: (args: z.output<S>) => { author: Author; text: string | undefined },
+    messageOf: (args: z.output<S>) => { author: Author; text: string | undefined; after?: boolean | undefined },
   ): Promise<Annotation> {
     return this.command(action, schema, input, (ctx, args) => decide.changeStatus(ctx, action, id, args.expectedRev, messageOf(args)))
   }

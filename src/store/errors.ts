@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'STORE_UNAVAILABLE',
   'STORE_CLOSED',
   'UNAUTHORIZED',
+  'NO_BROWSER',
   'INTERNAL_ERROR',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
@@ -203,5 +204,16 @@ export class StoreUnavailableError extends MarginaliaError {
   constructor(location: string, problem: string, retryAfterSeconds = 1, options?: ErrorOptions) {
     super('STORE_UNAVAILABLE', `The store at ${location} is unavailable (${problem}); nothing was written. Retry in ${retryAfterSeconds} s.`, { location, retryAfterSeconds }, options)
     this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+/** No browser showing an annotation's page answered a capture request in time. */
+export class NoBrowserError extends MarginaliaError {
+  constructor(annotationId: string, url: string, timeoutMs: number) {
+    super(
+      'NO_BROWSER',
+      `No browser showing ${url || 'the annotation\'s page'} answered within ${timeoutMs} ms: ask the person to open ${url || 'the page'} (with the overlay) and try again.`,
+      { annotationId: clipEcho(annotationId), url: clipEcho(url, 1_000), timeoutMs },
+    )
   }
 }

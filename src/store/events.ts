@@ -3,8 +3,8 @@
  * Events carry everything needed to replay them, so the same reducer serves commands,
  * start-up replay and changes made by other processes.
  */
-import type { Actor, Annotation, AnnotationStatus, Credential, Identity, Reply, Session } from './model.js'
-import { ANNOTATION_STATUSES, AUTHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
+import type { Actor, Annotation, AnnotationStatus, Attachment, Credential, ElementInfo, Identity, Reply, Session } from './model.js'
+import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -37,6 +37,8 @@ export interface AnnotationStatusChangedEvent extends EventBase {
   to: AnnotationStatus
   /** The message that came with the change (acknowledge message, resolve summary, dismiss reason, reopen note). */
   reply?: Reply
+  /** A browser showing the page adds a picture of the element now to `reply`, as its "after" (a `capture.taken` with `attachTo`). */
+  after?: true
 }
 
 export interface AnnotationRepliedEvent extends EventBase {
@@ -90,6 +92,48 @@ export interface CredentialEndedEvent extends EventBase {
   reason: (typeof CREDENTIAL_END_REASONS)[number]
 }
 
+/**
+ * An agent asked for a picture of an annotation's element as it is now. A browser showing the
+ * annotation's page (its overlay hears this on the session's event stream) takes it and answers
+ * with `capture.taken`. Changes no record.
+ */
+export interface CaptureRequestedEvent extends EventBase {
+  type: 'capture.requested'
+  annotationId: string
+  /** Names the request: the answer carries it. */
+  requestId: string
+  /** The page to show it on (the annotation's page, else its session's). */
+  url: string
+  /** After this instant nobody waits for the answer: a browser that hears the request later (a replay) leaves it. */
+  expiresAt: string
+}
+
+/**
+ * A browser took a picture of an annotation's element: for a `capture.requested` (the waiting agent
+ * takes it from here; no record changes), as the "after" of a resolve that asked for one
+ * (`attachTo`), or anchoring an annotation an agent filed (`element`).
+ */
+export interface CaptureTakenEvent extends EventBase {
+  type: 'capture.taken'
+  annotationId: string
+  requestId: string
+  /** The picture (its bytes in the blob store). */
+  attachment: Attachment
+  /** The page the browser showed. */
+  url: string
+  /** Where the element was: as anchored (`found`), found elsewhere by its fingerprint (`moved`), or not at all (`missing`: the picture shows the viewport). */
+  anchor: (typeof CAPTURE_ANCHORS)[number]
+  /** When the browser took it (its clock, ISO-8601). */
+  capturedAt: string
+  /** The reply the picture goes on as its `after` attachment (a resolve's summary that asked for one). Without it no record changes. */
+  attachTo?: string
+  /**
+   * The element as the browser found it (fingerprint, label, box …), for an annotation an agent
+   * filed by selector: it becomes the annotation's element, and the picture its screenshot.
+   */
+  element?: ElementInfo
+}
+
 export type PublicCredential = Omit<Credential, 'hash'>
 
 export type StoreEvent =
@@ -103,6 +147,8 @@ export type StoreEvent =
   | AnnotationRepliedEvent
   | AnnotationDeletedEvent
   | AnnotationArchivedEvent
+  | CaptureRequestedEvent
+  | CaptureTakenEvent
 
 export { STORE_EVENT_TYPES, type StoreEventType }
 
@@ -162,6 +208,10 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
     }
     case 'credential.ended':
       return typeof v.credentialId === 'string' && typeof v.identityId === 'string' && isOneOf(v.reason, CREDENTIAL_END_REASONS)
+    case 'capture.requested':
+      return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && typeof v.url === 'string' && typeof v.expiresAt === 'string'
+    case 'capture.taken':
+      return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && isObject(v.attachment) && typeof v.attachment.sha256 === 'string' && typeof v.url === 'string' && isOneOf(v.anchor, CAPTURE_ANCHORS) && typeof v.capturedAt === 'string'
     default: {
       // A kind in STORE_EVENT_TYPES without a case here does not compile.
       const unknown: never = type

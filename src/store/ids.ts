@@ -1,9 +1,9 @@
 /** Record ids: the store asks for one per new session, annotation and reply. */
 import { randomBytes } from 'node:crypto'
 
-export type IdKind = 'session' | 'annotation' | 'reply' | 'identity'
+export type IdKind = 'session' | 'annotation' | 'reply' | 'identity' | 'capture'
 
-const ID_PREFIX: Record<IdKind, string> = { session: 'ses', annotation: 'ann', reply: 'rep', identity: 'idn' }
+const ID_PREFIX: Record<IdKind, string> = { session: 'ses', annotation: 'ann', reply: 'rep', identity: 'idn', capture: 'cap' }
 let idSeq = 0
 let entropy = Buffer.alloc(0)
 let entropyAt = 0

@@ -161,6 +161,8 @@ export class Indexes {
       case 'identity.revoked':
       case 'credential.issued':
       case 'credential.ended':
+      case 'capture.requested':
+      case 'capture.taken':
         return
       default: {
         const unknown: never = event

@@ -204,6 +204,11 @@ export const Reply = z.object({
   message: text(LIMITS.message),
   /** An agent reply that asks the person something (see the `ask` tool). */
   kind: z.enum(REPLY_KINDS).optional(),
+  /** A question the person answers by pointing at an element (the overlay turns to annotate mode). */
+  point: z.literal(true).optional(),
+  /** The element the person pointed at, answering a `point` question. */
+  element: ElementInfo.optional(),
+  source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   createdAt: Timestamp,
 })
@@ -240,6 +245,8 @@ export const Annotation = z.object({
   replies: z.array(Reply),
   /** Who created it, when known (a signed-in person; absent for local use). */
   by: Actor.optional(),
+  /** `agent`: an agent filed it (the `annotate` tool); absent: a person did. */
+  author: z.literal('agent').optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   resolvedAt: Timestamp.optional(),
@@ -296,6 +303,9 @@ export const ReplyInput = z.strictObject({
   author: Author,
   message: nonBlank(LIMITS.message),
   kind: z.enum(REPLY_KINDS).optional(),
+  point: z.literal(true).optional(),
+  element: ElementInfo.optional(),
+  source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   expectedRev: ExpectedRev,
 })

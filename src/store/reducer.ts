@@ -100,6 +100,10 @@ function freezeTouched(next: StoreState, event: StoreEvent): void {
       freeze(next.credentials[event.credential.id], true)
       break
     case 'credential.ended':
+    case 'capture.requested':
+      break
+    case 'capture.taken':
+      if (event.attachTo !== undefined || event.element !== undefined) freeze(shardGet(next.annotations, event.annotationId), true)
       break
     default:
       unknownEvent(event)
@@ -115,7 +119,8 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
     case 'annotation.status_changed':
     case 'annotation.replied':
     case 'annotation.deleted':
-    case 'annotation.archived': {
+    case 'annotation.archived':
+    case 'capture.taken': {
       const records: AnnotationRecords = {
         get: (id) => draftGet<Annotation>(draft.annotations, id) as Annotation | undefined,
         set: (id, annotation) => draftSet(draft.annotations, id, annotation),
@@ -142,6 +147,9 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
       return
     case 'credential.ended':
       delete draft.credentials[event.credentialId]
+      return
+    case 'capture.requested':
+      // A request travels between processes; no record changes.
       return
     default:
       unknownEvent(event)

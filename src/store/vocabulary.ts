@@ -37,6 +37,8 @@ export const STORE_EVENT_TYPES = [
   'identity.revoked',
   'credential.issued',
   'credential.ended',
+  'capture.requested',
+  'capture.taken',
 ] as const
 export type StoreEventType = (typeof STORE_EVENT_TYPES)[number]
 
@@ -75,8 +77,13 @@ export const LIMITS = {
   fingerprintAttributes: 8,
 } as const
 
-/** What an attachment is: the overlay's element screenshot or an image the person pasted. */
-export const ATTACHMENT_KINDS = ['screenshot', 'image'] as const
+/**
+ * What an attachment is: the overlay's element screenshot (taken on send: the "before"), an image
+ * the person pasted, or the picture a browser took when the agent resolved it (the "after").
+ */
+export const ATTACHMENT_KINDS = ['screenshot', 'image', 'after'] as const
+/** Where a browser found an annotation's element when it took a picture of it: as anchored, elsewhere by its fingerprint, or not at all (the picture shows the viewport). */
+export const CAPTURE_ANCHORS = ['found', 'moved', 'missing'] as const
 /** The image types an attachment may have (sniffed from the bytes, never taken from a header). */
 export const IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
 /** What the overlay's page log records: console calls, uncaught errors, failed requests. */

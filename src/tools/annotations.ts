@@ -94,12 +94,15 @@ export const getAllPending = defineTool({
   render: (r) => renderPage(r, pageHeader('pending annotations', r), detailOf(r)),
 })
 
-/** The annotation's images (its own, then its replies'), as MCP image content; a blob gone missing is left out. */
+/** What each picture is, said before it: the element when annotated, once fixed, or an image the person added. */
+const IMAGE_LABEL = { screenshot: 'before: the element when it was annotated', after: 'after: the element when it was resolved', image: 'an image the person added' } as const
+
+/** The annotation's images (its own, then its replies'), each labelled, as MCP image content; a blob gone missing is left out. */
 async function imageContent(store: Store, a: AnnotationT): Promise<ContentBlock[]> {
   const out: ContentBlock[] = []
   for (const att of [...(a.attachments ?? []), ...a.replies.flatMap((r) => r.attachments ?? [])]) {
     const blob = await store.blobs.get(att.sha256)
-    if (blob) out.push({ type: 'image', data: Buffer.from(blob.bytes).toString('base64'), mimeType: blob.mime })
+    if (blob) out.push({ type: 'text', text: IMAGE_LABEL[att.kind] }, { type: 'image', data: Buffer.from(blob.bytes).toString('base64'), mimeType: blob.mime })
   }
   return out
 }
@@ -134,10 +137,12 @@ export const resolve = defineTool({
   name: 'resolve',
   title: 'Resolve an annotation',
   description: 'Mark an annotation done once the code is changed; the person sees the summary and may reopen it.',
-  input: commandInput(ResolveInput, { summary: 'What you changed', expectedRev: EXPECTED_REV }),
+  input: commandInput(ResolveInput, { summary: 'What you changed', expectedRev: EXPECTED_REV }).extend({
+    after: z.boolean().optional().describe('Add the browser\'s "after" picture (default true)'),
+  }),
   output: AnnotationOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.resolve(id, input), ctx),
+  handler: async ({ id, after, ...input }, ctx) => annotationResult(await ctx.store.resolve(id, input, 'agent', { after: after !== false }), ctx),
   render: mutationLine('resolved'),
 })
 

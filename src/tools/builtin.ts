@@ -3,6 +3,8 @@ import { acknowledge, dismiss, getAllPending, getAnnotation, getPending, getSess
 import { watchAnnotations } from './watch.js'
 import { getChanges, watchChanges } from './changes.js'
 import { ask, awaitReply } from './conversation.js'
+import { capture } from './capture.js'
+import { annotate } from './annotate.js'
 
 /** The built-in tools, in the order they are listed. None is privileged. */
 export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
@@ -11,6 +13,8 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
   getPending,
   getAllPending,
   getAnnotation,
+  capture,
+  annotate,
   acknowledge,
   resolve,
   dismiss,

@@ -48,12 +48,13 @@ export const ask = defineTool({
     id: AnnotationId,
     question: described(ReplyInput.shape.message, 'Your question'),
     timeoutMs: Timeout,
+    point: z.boolean().optional().describe('The person answers by clicking an element'),
   }),
   output: AnswerOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   listening: true,
-  handler: async ({ id, question, timeoutMs }, ctx) => {
-    const updated = await ctx.store.reply(id, { author: 'agent', message: question, kind: 'question' })
+  handler: async ({ id, question, timeoutMs, point }, ctx) => {
+    const updated = await ctx.store.reply(id, { author: 'agent', message: question, kind: 'question', ...(point ? { point: true as const } : {}) })
     const asked = updated.replies.findLast((r) => r.kind === 'question' && r.message === question)!
     return waitForAnswer(ctx.store, id, asked.id, timeoutMs, ctx)
   },

@@ -21,7 +21,7 @@ const TimeoutMs = z
 export const DEFAULT_MAX_WAIT_MS = 55_000
 
 /** The `timeoutMs` parameter of every waiting tool. */
-export const TimeoutParam = TimeoutMs.optional().describe(`Max ms to wait (default ${DEFAULT_WATCH_TIMEOUT_MS}; the server caps it)`)
+export const TimeoutParam = TimeoutMs.optional().describe(`Max ms to wait (default ${DEFAULT_WATCH_TIMEOUT_MS}; server-capped)`)
 
 /** How long a call waits: what it asked for (or the default), clamped to the server's maximum. */
 export function waitMs(timeoutMs: number | undefined, ctx: Pick<ToolContext, 'limits'>): number {

@@ -2,9 +2,10 @@
 import { asyncScheduler, filter, map, race, startWith, switchMap, take, timer, type Observable, type SchedulerLike } from 'rxjs'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
-import { Id } from '../store/model.js'
+import { Id, type Annotation } from '../store/model.js'
+import { filedByCaller } from './annotate.js'
 import { watchFor } from '../store/watch.js'
-import { Limit, pageOutput } from '../views/page.js'
+import { DEFAULT_PAGE_LIMIT, Limit, fitPage, pageOutput } from '../views/page.js'
 import { defineTool } from './define.js'
 import { DetailParam, detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
 import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
@@ -18,6 +19,7 @@ export const watchAnnotations = defineTool({
     timeoutMs: TimeoutParam,
     detail: DetailParam.optional(),
     limit: Limit.optional(),
+    authors: z.enum(['all', 'people']).optional().describe("people: no agent's (never your own)"),
   }),
   output: z.object({
     status: z.enum(['annotations', 'timeout']),
@@ -26,12 +28,19 @@ export const watchAnnotations = defineTool({
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   listening: true,
-  handler: async ({ sessionId, timeoutMs, detail, limit }, ctx) => {
+  handler: async ({ sessionId, timeoutMs, detail, limit, authors }, ctx) => {
     const { store } = ctx
     if (sessionId !== undefined) store.getSession(sessionId) // unknown session → NOT_FOUND now, not a silent wait
+    // Never the caller's own annotations; with `people`, no agent's.
+    const leftOut = (a: Annotation) => a.author === 'agent' && (authors === 'people' || filedByCaller(ctx, a))
     const pendingPage = () => {
       if (store.countPending(sessionId) === 0) return undefined
-      return listPage(store, { sessionId, status: 'pending' }, { detail, limit }, ctx)
+      const pending = sessionId === undefined ? store.getAllPending() : store.getPending(sessionId)
+      if (!pending.some(leftOut)) return listPage(store, { sessionId, status: 'pending' }, { detail, limit }, ctx)
+      const kept = pending.filter((a) => !leftOut(a))
+      if (kept.length === 0) return undefined
+      const items = kept.slice(0, limit ?? DEFAULT_PAGE_LIMIT)
+      return { ...fitPage({ items, total: kept.length, hasMore: false }, detail ?? 'summary', ctx.limits.byteBudget), rev: store.rev }
     }
     const now = pendingPage()
     if (now && !ctx.signal.aborted) return { status: 'annotations' as const, ...now } // work exists at call time: no added latency

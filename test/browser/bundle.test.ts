@@ -20,8 +20,12 @@ const root = path.resolve(import.meta.dirname, '../..')
  * Component and call site for Preact (its dev tree), Solid and Vue (compile-time call sites): 161 088;
  * with React Router 7 and the framework accuracy work 164 287, and 164 190 with the browser
  * extension's transport seam and public-API split.
+ * The agent's pictures (answering capture requests, the "after" on resolve, before | after in the
+ * thread) took it from 157 392 to 160 466; agents' annotations (anchoring them, their pin mark) to
+ * 161 421; answering a question by pointing at an element to 162 552. All of it together (the
+ * frameworks' source work, the extension's seam, the agent's pictures and pointing): 169 791.
  */
-const OVERLAY_BUDGET = 161 * 1024
+const OVERLAY_BUDGET = 166 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
 const INBOX_BUDGET = 48 * 1024
 /**

@@ -13,7 +13,7 @@ function fixedClock(start = Date.UTC(2026, 0, 1, 12, 0, 0)): () => Date {
 /** Ids `ses_1`, `ann_2`, `rep_3` … in call order. */
 export function counterIds(): (kind: IdKind) => string {
   let n = 0
-  const prefix: Record<IdKind, string> = { session: 'ses', annotation: 'ann', reply: 'rep', identity: 'idn' }
+  const prefix: Record<IdKind, string> = { session: 'ses', annotation: 'ann', reply: 'rep', identity: 'idn', capture: 'cap' }
   return (kind) => `${prefix[kind]}_${String(++n).padStart(4, '0')}`
 }
 

@@ -60,7 +60,7 @@ describe('registry.list()', () => {
     const byName = Object.fromEntries(registry.list().map((t) => [t.name, t]))
     const fields = (name: string) => Object.keys(byName[name]!.inputSchema.properties as object)
     expect(fields('acknowledge')).toEqual(['id', ...Object.keys(AcknowledgeInput.shape)])
-    expect(fields('resolve')).toEqual(['id', ...Object.keys(ResolveInput.shape)])
+    expect(fields('resolve')).toEqual(['id', ...Object.keys(ResolveInput.shape), 'after'])
     expect(fields('dismiss')).toEqual(['id', ...Object.keys(DismissInput.shape)])
     expect(fields('reply')).toEqual(['id', 'message', 'expectedRev']) // author and kind are the tool's to set
     for (const [name, field] of [['acknowledge', 'message'], ['resolve', 'summary'], ['dismiss', 'reason'], ['reply', 'message'], ['ask', 'question']] as const) {

@@ -214,6 +214,9 @@ export class InboxFeed {
         return
       case 'annotation.status_changed':
       case 'annotation.replied':
+      case 'capture.taken':
+        // A picture only the agent waited for changes no record.
+        if (e.type === 'capture.taken' && e.attachTo === undefined && e.element === undefined) return
         // Not loaded (another view, a later page): nothing to show; stale: a response brought it already.
         if (this.annotations.apply(e) === 'applied') this.events.changed(e.annotationId)
         if (e.type === 'annotation.status_changed' || this.view.author || this.view.agent || this.view.q) this.refreshTotals()
@@ -232,7 +235,8 @@ export class InboxFeed {
       case 'identity.revoked':
       case 'credential.issued':
       case 'credential.ended':
-        // Who exists and who signed in: the roster took them above; no annotation changes.
+      case 'capture.requested':
+        // Who exists and who signed in (the roster took them above), an agent's request for a picture: no annotation changes.
         return
       default: {
         // Every kind is handled above: a new kind fails to compile here until the inbox decides what it shows.

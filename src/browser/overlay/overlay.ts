@@ -38,6 +38,8 @@ import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseSh
 import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
 import { SignIn } from './sign-in.js'
 import { FocusReturn } from './focus.js'
+import { answerCapture } from './capture-requests.js'
+import { Pointing } from './point.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -94,6 +96,8 @@ export class Overlay {
   private readonly sending: Sending
   /** Where the thread's images and source links point. */
   private readonly links: Links
+  /** An agent's question the person answers by pointing at an element. */
+  private readonly pointing: Pointing
 
   constructor(
     readonly server: string,
@@ -125,6 +129,7 @@ export class Overlay {
       loaded: () => void this.sender.flush(),
       back: () => this.sender.retrySoon(),
       agentReplied: (a, reply) => {
+        if (reply.kind === 'question' && reply.point) return this.pointing.start(a, reply)
         if (this.thread.openId !== a.id) this.dock.say(reply.kind === 'question' ? `The agent asks about #${this.sync.numberOf(a.id)}` : `The agent replied on #${this.sync.numberOf(a.id)}`)
       },
       removed: (id, how) => {
@@ -132,6 +137,17 @@ export class Overlay {
         this.closeThread()
         this.dock.say(`That annotation was ${how}.`)
       },
+      captureRequested: (e) =>
+        void answerCapture(e, {
+          api: this.api,
+          host: this.host,
+          get: (id) => this.sync.get(id),
+          anchor: (a) => {
+            this.pins.anchors.forget(a.id)
+            return this.pins.anchors.of(a)
+          },
+          looked: (a) => this.dock.say(e.attachTo === undefined ? `The agent looked at #${this.sync.numberOf(a.id)}.` : `#${this.sync.numberOf(a.id)} resolved: its "after" picture is in the thread.`),
+        }).catch(() => {}), // nothing to tell the person: the agent hears the timeout
     })
     this.sender = new Sender(
       this.api,
@@ -189,7 +205,7 @@ export class Overlay {
     // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
     this.topLayer = new TopLayer(this.host, () => this.schedulePosition())
     this.composer = new Composer({
-      send: (body, extras) => this.sending.send(body, extras),
+      send: (body, extras) => (this.pointing.active ? void this.pointing.answer(body, extras.target) : this.sending.send(body, extras)),
       pageLog: (on) => this.startPageLog(on),
       closed: (restoreFocus) => {
         this.schedulePosition()
@@ -278,6 +294,17 @@ export class Overlay {
     })
     this.frameKeys = new FrameKeys(this.onKeyDown)
     this.sending = sending(this)
+    this.pointing = new Pointing({
+      api: this.api,
+      host: this.host,
+      budgetMs: options.screenshotBudgetMs,
+      annotate: () => this.picker.set(true),
+      say: (text) => this.dock.say(text),
+      answered: (a) => {
+        this.picker.set(false)
+        this.update(a)
+      },
+    })
   }
 
   /** Turned on while off at load: the log starts now (it has nothing from before). */

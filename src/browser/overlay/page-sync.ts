@@ -37,7 +37,25 @@ export interface SyncEvents {
   agentReplied(annotation: Annotation, reply: Reply): void
   /** One of the page's annotations was deleted or archived elsewhere (`changed` follows). */
   removed(id: string, how: 'deleted' | 'archived'): void
+  /** An agent asks for a picture of one of the page's annotations as it is now (for itself, or as the "after" of its reply `attachTo`). */
+  captureRequested(request: CaptureAsk): void
 }
+
+/** What a capture asks for: whose element, the answer's name, until when, and the reply an "after" goes on. */
+export interface CaptureAsk {
+  annotationId: string
+  requestId: string
+  expiresAt: string
+  attachTo?: string
+  /** An agent's annotation not anchored yet: the answer describes the element found (fingerprint, label, box). */
+  describe?: boolean
+}
+
+/** An annotation an agent filed by selector that no browser has anchored yet. */
+const unanchored = (a: Annotation): boolean => a.author === 'agent' && a.element !== undefined && a.element.fingerprint === undefined
+
+/** How long after a resolve that asked for an "after" picture a browser still takes it. */
+const AFTER_WINDOW_MS = 10_000
 
 const HEALTH_POLL_MS = 20_000
 
@@ -205,6 +223,7 @@ export class PageSync implements ConnectionState {
       this.openStream(rev)
       this.events.changed()
       this.events.loaded()
+      this.anchorAgents(annotations.filter(unanchored))
     } catch (e) {
       if (generation !== this.generation) return
       if (e instanceof UnreachableError) this.setReachable(false)
@@ -299,6 +318,7 @@ export class PageSync implements ConnectionState {
       return
     }
     if (e.sessionId !== this.session) return
+    if (e.type === 'capture.requested') return this.events.captureRequested(e)
     const outcome = this.records.apply(e)
     // An annotation we have not loaded changed: fetch it. Stale (a copy fetched after the event) or not ours: nothing to do.
     if (outcome === 'missing' && (e.type === 'annotation.status_changed' || e.type === 'annotation.replied')) void this.fetchOne(e.annotationId)
@@ -306,6 +326,15 @@ export class PageSync implements ConnectionState {
     if (e.type === 'annotation.replied' && e.reply.author === 'agent') this.events.agentReplied(this.records.get(e.annotationId)!, e.reply)
     if (e.type === 'annotation.deleted' || e.type === 'annotation.archived') this.events.removed(e.annotationId, e.type === 'annotation.deleted' ? 'deleted' : 'archived')
     this.events.changed()
+    if (e.type === 'annotation.created' && unanchored(e.annotation)) this.anchorAgents([e.annotation])
+    if (e.type === 'annotation.status_changed' && e.after && e.reply) {
+      this.events.captureRequested({ annotationId: e.annotationId, requestId: e.reply.id, attachTo: e.reply.id, expiresAt: new Date(Date.parse(e.at) + AFTER_WINDOW_MS).toISOString() })
+    }
+  }
+
+  /** Agents' annotations this page shows and no browser anchored yet: find their elements and say how they look. */
+  private anchorAgents(list: readonly Annotation[]): void {
+    for (const a of list) this.events.captureRequested({ annotationId: a.id, requestId: `anchor:${a.id}`, expiresAt: new Date(Date.now() + AFTER_WINDOW_MS).toISOString(), describe: true })
   }
 
   private async fetchOne(id: string): Promise<void> {

@@ -60,12 +60,13 @@ export class Pins {
       pin.toggleAttribute('data-waiting', queued)
       pin.setAttribute('data-status', a.status)
       pin.setAttribute('data-id', a.id)
+      pin.toggleAttribute('data-agent', a.author === 'agent')
       if (q) pin.setAttribute('data-question', '')
       else pin.removeAttribute('data-question')
       pin.setAttribute('aria-expanded', String(openId === a.id))
       delete pin.dataset.anchor
       pin.dataset.n = queued ? '' : String(i + 1)
-      pin.dataset.summary = `${queued ? 'Not sent yet (kept in this browser)' : STATUS_LABEL[a.status]}${q ? ' · question from the agent' : ''}\n${clip(a.comment, 140)}`
+      pin.dataset.summary = `${queued ? 'Not sent yet (kept in this browser)' : STATUS_LABEL[a.status]}${a.author === 'agent' ? ' · filed by an agent' : ''}${q ? ' · question from the agent' : ''}\n${clip(a.comment, 140)}`
     })
     for (const [id, pin] of this.buttons) {
       if (!seen.has(id)) {

@@ -5,7 +5,7 @@
  */
 import type { Auth } from './auth.js'
 import { randomId } from './format.js'
-import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
+import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, ElementInfo, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
   constructor(
@@ -137,8 +137,9 @@ export class Api implements Uploader {
     return this.request('GET', '/api/questions')
   }
 
-  reply(id: string, message: string, attachments?: Attachment[]): Promise<Annotation> {
-    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, attachments && attachments.length > 0 ? { message, attachments } : { message })
+  /** A reply; `pointed`: the element the person clicked to answer a question asking them to point. */
+  reply(id: string, message: string, attachments?: Attachment[], pointed?: Pick<NewAnnotation, 'element' | 'source'>): Promise<Annotation> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, { message, ...(attachments && attachments.length > 0 ? { attachments } : {}), ...pointed })
   }
 
   reopen(id: string, message?: string): Promise<Annotation> {
@@ -147,6 +148,11 @@ export class Api implements Uploader {
 
   remove(id: string): Promise<Annotation> {
     return this.request('DELETE', `/api/annotations/${encodeURIComponent(id)}`)
+  }
+
+  /** Answer an agent's capture request with the picture uploaded for it. */
+  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string; element?: ElementInfo }): Promise<{ requestId: string }> {
+    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/captures`, body)
   }
 
   /** Upload one image (with who sends it); the server sniffs its type and answers with the record. */

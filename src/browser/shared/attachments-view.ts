@@ -27,11 +27,30 @@ function enlarge(from: HTMLElement, a: Attachment, base: string): void {
   }
   const box = h(
     'div',
-    { class: 'lightbox', role: 'dialog', 'aria-label': a.kind === 'screenshot' ? 'Screenshot' : 'Image', onclick: close },
-    h('img', { src: attachmentUrl(base, a.sha256), alt: a.kind === 'screenshot' ? 'Screenshot of the annotated element' : 'Attached image' }),
+    { class: 'lightbox', role: 'dialog', 'aria-label': LABEL[a.kind], onclick: close },
+    h('img', { src: attachmentUrl(base, a.sha256), alt: a.kind === 'screenshot' ? 'Screenshot of the annotated element' : a.kind === 'after' ? 'The element once fixed' : 'Attached image' }),
   )
   document.addEventListener('keydown', onKey, true)
   parent.appendChild(box)
+}
+
+const LABEL: Readonly<Record<Attachment['kind'], string>> = { screenshot: 'Screenshot', image: 'Image', after: 'After' }
+
+/** One thumbnail that enlarges on click. */
+function thumb(a: Attachment, base: string, label = LABEL[a.kind]): HTMLButtonElement {
+  const button: HTMLButtonElement = h(
+    'button',
+    { type: 'button', class: 'thumb', 'data-kind': a.kind, title: `${label} ${a.width}×${a.height} (click to enlarge)`, onclick: () => enlarge(button, a, base) },
+    h('img', { src: attachmentUrl(base, a.sha256), alt: label, loading: 'lazy' }),
+  )
+  return button
+}
+
+/** The element when it was annotated and once fixed, side by side (the "before" may be missing: a note without a screenshot). */
+export function beforeAfter(before: Attachment | undefined, after: Attachment, base: string): HTMLDivElement {
+  const figure = (a: Attachment | undefined, caption: string) =>
+    h('figure', { 'data-side': caption.toLowerCase() }, a ? thumb(a, base, caption) : h('div', { class: 'none' }, 'no screenshot'), h('figcaption', {}, caption))
+  return h('div', { class: 'before-after', 'aria-label': 'Before and after' }, figure(before, 'Before'), figure(after, 'After'))
 }
 
 /** Thumbnails of `list`, served from `base`; null when there are none. */
@@ -40,15 +59,7 @@ export function attachmentStrip(list: readonly Attachment[] | undefined, base: s
   return h(
     'div',
     { class: 'attachments', 'aria-label': 'Images' },
-    ...list.map((a) => {
-      const label = a.kind === 'screenshot' ? 'Screenshot' : 'Image'
-      const button: HTMLButtonElement = h(
-        'button',
-        { type: 'button', class: 'thumb', 'data-kind': a.kind, title: `${label} ${a.width}×${a.height} (click to enlarge)`, onclick: () => enlarge(button, a, base) },
-        h('img', { src: attachmentUrl(base, a.sha256), alt: label, loading: 'lazy' }),
-      )
-      return button
-    }),
+    ...list.map((a) => thumb(a, base)),
   )
 }
 

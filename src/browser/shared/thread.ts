@@ -6,8 +6,8 @@
 import { LIMITS } from '../../store/vocabulary.js'
 import { h, type Attrs, type Child } from './dom.js'
 import { clip, fullTime, openQuestionOf, timeAgo } from './format.js'
-import type { Annotation, Reply } from './types.js'
-import { attachmentStrip } from './attachments-view.js'
+import type { Annotation, Attachment, Reply } from './types.js'
+import { attachmentStrip, beforeAfter } from './attachments-view.js'
 
 /** A `<time>` that says "5 min ago", with the full local time as its tooltip. */
 export function timeEl(iso: string): HTMLTimeElement {
@@ -23,14 +23,16 @@ function author(r: Reply, open: boolean): string {
   return open ? `${name ?? 'The agent'} asks you` : `${name ?? 'Agent'} asked`
 }
 
-/** One reply; `open` marks the agent's question the person has not answered yet. */
-function replyItem(r: Reply, open: boolean, attachments: string): HTMLLIElement {
+/** One reply; `open` marks the agent's question the person has not answered yet; an "after" picture stands beside `before`. */
+function replyItem(r: Reply, open: boolean, attachments: string, before: Attachment | undefined): HTMLLIElement {
+  const after = r.attachments?.find((x) => x.kind === 'after')
   return h(
     'li',
     { class: 'reply', 'data-author': r.author, 'data-kind': r.kind ?? 'message', 'data-open': open },
     h('div', { class: 'who' }, h('b', {}, author(r, open)), timeEl(r.createdAt)),
-    h('p', {}, r.message),
-    attachmentStrip(r.attachments, attachments),
+    r.message === '' ? null : h('p', {}, r.message),
+    after ? beforeAfter(before, after, attachments) : null,
+    attachmentStrip(r.attachments?.filter((x) => x !== after), attachments),
   )
 }
 
@@ -38,7 +40,8 @@ function replyItem(r: Reply, open: boolean, attachments: string): HTMLLIElement 
 export function replyList(a: Annotation, attachments: string): HTMLOListElement | null {
   if (a.replies.length === 0) return null
   const question = openQuestionOf(a)
-  return h('ol', { class: 'replies', 'aria-label': 'Replies' }, ...a.replies.map((r) => replyItem(r, r === question, attachments)))
+  const before = a.attachments?.find((x) => x.kind === 'screenshot')
+  return h('ol', { class: 'replies', 'aria-label': 'Replies' }, ...a.replies.map((r) => replyItem(r, r === question, attachments, before)))
 }
 
 /** A text box for a reply, cut at the store's message limit. */

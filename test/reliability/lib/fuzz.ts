@@ -14,7 +14,7 @@ import { BUILTIN_TOOLS } from '../../../src/index.js'
 export const TOOLS: readonly string[] = BUILTIN_TOOLS.map((t) => t.name)
 /** The tools that change data (not marked readOnlyHint): a refused call to one must change nothing. */
 export const MUTATING: ReadonlySet<string> = new Set(BUILTIN_TOOLS.filter((t) => t.annotations.readOnlyHint !== true).map((t) => t.name))
-export const KNOWN_CODES = new Set(['NOT_FOUND', 'INVALID_TRANSITION', 'INVALID_PARAMS', 'CONFLICT', 'CURSOR_EXPIRED', 'STORE_FILE', 'STORE_CLOSED', 'UNKNOWN_TOOL', 'CANCELLED'])
+export const KNOWN_CODES = new Set(['NOT_FOUND', 'INVALID_TRANSITION', 'INVALID_PARAMS', 'CONFLICT', 'CURSOR_EXPIRED', 'STORE_FILE', 'STORE_CLOSED', 'UNKNOWN_TOOL', 'CANCELLED', 'NO_BROWSER'])
 export const BYTE_BUDGET = 256 * 1024
 
 /** What a valid value of a field looks like; an enum and a page size carry their own bounds. */
@@ -28,6 +28,7 @@ type Kind =
   | 'sinceRev'
   | 'timeoutMs'
   | 'boolean'
+  | 'source'
   | { enum: readonly unknown[] }
   | { limit: number }
 type Field = [name: string, kind: Kind, required: boolean]
@@ -48,6 +49,7 @@ function kindOf(tool: string, name: string, p: JsonProperty): Kind {
   if (name === 'expectedRev') return 'rev'
   if (name === 'limit' && p.maximum !== undefined) return { limit: p.maximum }
   if (p.type === 'string') return 'message' // free text: a message, summary, reason or question
+  if (p.type === 'object' && name === 'source') return 'source' // a file and a line (annotate)
   throw new Error(`the fuzz cannot make a value for ${tool}.${name} (${JSON.stringify(p)}): add its kind to kindOf`)
 }
 
@@ -130,6 +132,8 @@ function valid(kind: Kind): fc.Arbitrary<unknown> {
       return fc.oneof(live('questionId'), fc.constant('rep_unknown'))
     case 'boolean':
       return fc.boolean()
+    case 'source':
+      return fc.record({ file: fc.oneof(fc.constant('src/App.tsx'), fc.string({ maxLength: 30 })), line: fc.oneof(fc.integer({ min: 1, max: 500 }), fc.integer()) })
     case 'cursor':
       return fc.oneof(live('cursor'), bogusCursor)
     case 'message':

@@ -127,7 +127,7 @@ export function harness(seed: number): Harness {
   let t = Date.UTC(2026, 0, 1, 12, 0, 0)
   let n = 0
   let x = seed >>> 0 || 1
-  const prefix: Record<IdKind, string> = { session: 'ses', annotation: 'ann', reply: 'rep', identity: 'idn' }
+  const prefix: Record<IdKind, string> = { session: 'ses', annotation: 'ann', reply: 'rep', identity: 'idn', capture: 'cap' }
   return {
     clock: () => new Date(t),
     ids: (kind) => {

@@ -1,8 +1,10 @@
 /**
- * Preact on Vite (test/fixtures/frameworks/preact, made by create-vite's preact-ts template with @preact/preset-vite): `init
- * --yes` adds the Vite plugin; under `vite` a shared button annotated by the keyboard reaches an
- * agent started from the config init wrote with its exact file:line, its component and the exact
- * line of the component tag that uses it (from Preact's virtual tree and its dev JSX `__source`).
+ * Solid and Preact on Vite (test/fixtures/frameworks/{solid,preact}, made by create-vite's
+ * solid-ts and preact-ts templates): `init --yes` adds the Vite plugin; under `vite` a shared
+ * button annotated by the keyboard reaches an agent started from the config init wrote with its
+ * exact file:line, its component and the exact line of the component tag that uses it. Solid keeps
+ * no components in the DOM: the plugin stamps call sites at compile time. Preact's come from its
+ * virtual tree and its dev JSX `__source`.
  */
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -12,12 +14,17 @@ import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overl
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
-describe.skipIf(!enabled)('Preact', () => {
+const APPS = [
+  { fixture: 'solid', name: 'Solid', plugin: 'solid()', components: ['Counter', 'Button'] },
+  { fixture: 'preact', name: 'Preact', plugin: 'preact()', components: ['App', 'Counter', 'Button'] },
+]
+
+describe.skipIf(!enabled).each(APPS)('$name', ({ fixture, name, plugin, components }) => {
   it('init, vite dev: the keyboard annotates a shared button; the agent gets file:line, component and call site', { timeout: 120_000 }, async () => {
-    const dir = copyFixture('preact', cleanups)
+    const dir = copyFixture(fixture, cleanups)
     const setup = await init(dir)
-    expect(setup.stdout).toContain('framework: Preact (preact)')
-    expect(setup.stdout).toContain('+   plugins: [marginalia(), preact()],')
+    expect(setup.stdout).toContain(`framework: ${name} (${fixture})`)
+    expect(setup.stdout).toContain(`+   plugins: [marginalia(), ${plugin}],`)
     const env = { MARGINALIA_PORT: String(await freePort()) }
     const port = await freePort()
     const dev = runBin(cleanups, dir, 'vite', ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], env)
@@ -40,7 +47,7 @@ describe.skipIf(!enabled)('Preact', () => {
       column: button.column,
       exact: true,
       component: 'Button',
-      components: ['App', 'Counter', 'Button'],
+      components,
       callSite: { file: 'src/Counter.tsx', line: used.line, column: used.column, component: 'Counter' },
     })
     expect(errors).toEqual([])

@@ -34,6 +34,8 @@ interface Framework {
   selector: string
   /** Resolves when the page has hydrated (the annotated element is live). */
   hydrated: (page: Page) => Promise<void>
+  /** The dev server starts no Marginalia server: `marginalia serve` runs beside it, as init says. */
+  serve?: boolean
 }
 
 const clickUntilChanged = (selector: string, initial: string) => async (page: Page) => {
@@ -59,6 +61,14 @@ export const FRAMEWORKS: Framework[] = [
     args: (port) => ['dev', '--port', String(port), '--host', '127.0.0.1'],
     selector: 'button.astro-button',
     hydrated: waitFor("document.querySelectorAll('astro-island').length === 3 && document.querySelectorAll('astro-island[ssr]').length === 0"),
+  },
+  {
+    name: 'next-app',
+    bin: 'next/dist/bin/next',
+    args: (port) => ['dev', '-p', String(port), '-H', '127.0.0.1'],
+    selector: 'section.counter button.ui-button',
+    hydrated: clickUntilChanged('section.counter button.ui-button', 'Count: 0'),
+    serve: true,
   },
 ]
 
@@ -103,7 +113,7 @@ function copyFixture(name: string): string {
 function appEnv(dir: string, extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MARGINALIA_') && !k.startsWith('VITEST') && k !== 'NODE_ENV' && k !== 'TEST') env[k] = v
-  return { ...env, HOME: path.join(dir, '.home'), NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', BROWSER: 'none', CI: '1', NO_COLOR: '1', ...extra }
+  return { ...env, HOME: path.join(dir, '.home'), NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', BROWSER: 'none', CI: '1', NO_COLOR: '1', ...extra }
 }
 
 async function init(dir: string): Promise<void> {
@@ -144,8 +154,10 @@ interface Run {
 
 async function devRun(fw: Framework, dir: string, browser: Browser | undefined): Promise<Run> {
   const [port, marginaliaPort] = await Promise.all([freePort(), freePort()])
-  const env = appEnv(dir, { MARGINALIA_PORT: String(marginaliaPort) })
+  const env = appEnv(dir, fw.serve ? { MARGINALIA_URL: `http://127.0.0.1:${marginaliaPort}` } : { MARGINALIA_PORT: String(marginaliaPort) })
   const t0 = performance.now()
+  // Beside the dev server, as init says, with the store the agent's config names.
+  const server = fw.serve && browser ? spawn(process.execPath, [CLI, 'serve', '--port', String(marginaliaPort), '--root', dir, ...storeArgs(dir)], { cwd: dir, env, stdio: 'ignore', detached: true }) : undefined
   const child = spawn(process.execPath, [path.join(dir, 'node_modules', fw.bin), ...fw.args(port)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let text = ''
   child.stdout!.on('data', (d: Buffer) => (text += d))
@@ -167,7 +179,15 @@ async function devRun(fw: Framework, dir: string, browser: Browser | undefined):
     }
   } finally {
     await killGroup(child)
+    if (server) await killGroup(server)
   }
+}
+
+/** `--store <file>` as the `.mcp.json` init wrote names it, if it does. */
+function storeArgs(dir: string): string[] {
+  const { args } = (JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { args: string[] } } }).mcpServers.marginalia
+  const at = args.indexOf('--store')
+  return at >= 0 && args[at + 1] ? ['--store', path.resolve(dir, args[at + 1]!)] : []
 }
 
 /** By the keyboard: focus, Alt+Shift+A (unless annotate mode is on), Enter, type, Ctrl+Enter; resolves when the pin is sent. */

@@ -3,6 +3,7 @@
  * goal is about tails). The same figures go to bench/results/latest.json.
  * `npm run bench -- --smoke`: tiny sizes, no goals; part of `npm test` so the bench cannot rot.
  * `npm run bench -- --only=wake-cross,query`: a subset, written to bench/results/partial.json.
+ * `npm run bench -- --only=frameworks --frameworks=vue,nuxt`: the framework rows for some fixtures.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -16,6 +17,7 @@ import { screenshotTimes } from './screenshot.js'
 import { captureTimes } from './capture.js'
 import { agentSession } from './agent-session.js'
 import { nextDevStartup } from './next-dev.js'
+import { FRAMEWORKS, fixtureInstalled, frameworkBench } from './frameworks.js'
 import { CLI, cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
 
 export interface Figure {
@@ -31,6 +33,8 @@ export interface Figure {
 interface Options {
   smoke: boolean
   only: Set<string> | null
+  /** `--frameworks=vue,nuxt`: the framework scenario's subset (all installed fixtures by default). */
+  frameworks: Set<string> | null
 }
 
 type Goal = { op: '<=' | '>='; limit: number }
@@ -375,6 +379,25 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'next dev start-up (create-next-app, Turbopack, cold)', 'same, set up by init p50', r.with, 'ms')
     record(opts, 'next dev start-up (create-next-app, Turbopack, cold)', 'overhead', ((r.with - r.without) / r.without) * 100, '%', { op: '<=', limit: 10 })
   },
+  // Minutes of dev-server starts and Chromium per framework: not in the smoke run either.
+  frameworks: async (opts) => {
+    if (opts.smoke) return
+    const unknown = opts.frameworks ? [...opts.frameworks].filter((n) => !FRAMEWORKS.some((f) => f.name === n)) : []
+    if (unknown.length > 0) throw new Error(`unknown framework(s) ${unknown.join(', ')}; known: ${FRAMEWORKS.map((f) => f.name).join(', ')}`)
+    for (const fw of FRAMEWORKS) {
+      if (opts.frameworks && !opts.frameworks.has(fw.name)) continue
+      if (!fixtureInstalled(fw.name)) {
+        process.stderr.write(`  ${fw.name}: skipped (the fixture is not installed: npm run fixtures ${fw.name})\n`)
+        continue
+      }
+      const r = await frameworkBench(fw, Number(process.env.BENCH_FRAMEWORK_RUNS) || 3)
+      const label = `${fw.name} dev (fixture starter, cold)`
+      record(opts, label, 'empty starter → first annotation read by the agent p50', r.firstAnnotation, 'ms')
+      record(opts, label, 'spawn → first page 200, without Marginalia p50', r.without, 'ms')
+      record(opts, label, 'same, set up by init p50', r.with, 'ms')
+      record(opts, label, 'overhead', ((r.with - r.without) / r.without) * 100, '%', { op: '<=', limit: 10 })
+    }
+  },
   screenshot: async (opts) => {
     const r = await screenshotTimes(opts.smoke ? 2 : 20)
     if (!r) return void process.stderr.write('  screenshot: skipped (no Chromium)\n')
@@ -398,7 +421,12 @@ function table(): string {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
   const onlyArg = argv.find((a) => a.startsWith('--only='))
-  const opts: Options = { smoke: argv.includes('--smoke'), only: onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null }
+  const frameworksArg = argv.find((a) => a.startsWith('--frameworks='))
+  const opts: Options = {
+    smoke: argv.includes('--smoke'),
+    only: onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null,
+    frameworks: frameworksArg ? new Set(frameworksArg.slice('--frameworks='.length).split(',')) : null,
+  }
   const unknown = opts.only ? [...opts.only].filter((s) => !(s in SCENARIOS)) : []
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
   const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, platform: `${os.platform()} ${os.release()}` }

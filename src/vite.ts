@@ -10,9 +10,10 @@ import { createRequire } from 'node:module'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
-import { DEFAULT_HOST, DEFAULT_PORT, startHttpServer, type HttpServer } from './http/app.js'
+import type { HttpServer } from './http/app.js'
+import { DEFAULT_HOST, DEFAULT_PORT } from './http/defaults.js'
 import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
-import { DEFAULT_STORE_FILE, openStore } from './store/open.js'
+import { DEFAULT_STORE_FILE } from './store/defaults.js'
 import { fetchHealth } from './http/health.js'
 import { DEFAULT_STATIC_DIR } from './http/static.js'
 import { CONNECT_AGENT } from './http/connect.js'
@@ -318,6 +319,9 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       }
       const key = `${displayHost}:${port}:${storeFile}`
       const startHere = async () => {
+        // Loaded here, not with the plugin: the HTTP server and the store are most of its weight, and a
+        // dev server that reuses a running Marginalia server, or has none, never needs them.
+        const [{ openStore }, { startHttpServer }] = await Promise.all([import('./store/open.js'), import('./http/app.js')])
         const store = await openStore({ file: storeFile })
         try {
           const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root } })

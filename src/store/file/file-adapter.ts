@@ -34,8 +34,9 @@ import { DirectoryArchive } from '../archive/directory.js'
 import type { ArchiveSink } from '../archive.js'
 import { FileBlobStore } from '../blobs/file-blob-store.js'
 import type { BlobStore } from '../blobs/blob-store.js'
+import { DEFAULT_STORE_FILE } from '../defaults.js'
 
-export const DEFAULT_STORE_FILE = path.join('.marginalia', 'store.json')
+export { DEFAULT_STORE_FILE }
 
 export interface FileAdapterOptions {
   /** Path of the snapshot file; the log and lock live beside it. */

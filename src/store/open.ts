@@ -1,7 +1,6 @@
 /** Open a store at a location: a file (the default), or any place `STORE_LOCATIONS` (locations.ts) names. */
-import { DEFAULT_STORE_FILE, type FileAdapterOptions } from './file/file-adapter.js'
-/** Where a project's store lives unless told otherwise: `.marginalia/store.json` under the working directory. */
-export { DEFAULT_STORE_FILE }
+import { DEFAULT_STORE_FILE } from './defaults.js'
+import type { FileAdapterOptions } from './file/file-adapter.js'
 import { Store, type StoreOptions } from './core.js'
 import { ValidationError } from './errors.js'
 import type { StoreAdapter } from './persistence.js'

@@ -34,9 +34,7 @@ import { DirectoryArchive } from '../archive/directory.js'
 import type { ArchiveSink } from '../archive.js'
 import { FileBlobStore } from '../blobs/file-blob-store.js'
 import type { BlobStore } from '../blobs/blob-store.js'
-import { DEFAULT_STORE_FILE } from '../defaults.js'
 
-export { DEFAULT_STORE_FILE }
 
 export interface FileAdapterOptions {
   /** Path of the snapshot file; the log and lock live beside it. */

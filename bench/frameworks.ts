@@ -36,12 +36,15 @@ interface Framework {
   hydrated: (page: Page) => Promise<void>
   /** The dev server starts no Marginalia server: `marginalia serve` runs beside it, as init says. */
   serve?: boolean
+  /** init writes the server's address into the page (a head snippet): the port is chosen before init. */
+  portAtInit?: boolean
 }
 
-const clickUntilChanged = (selector: string, initial: string) => async (page: Page) => {
+/** Clicks `selector` until the text of `shown` (default: the clicked element) is no longer `initial`. */
+const clickUntilChanged = (selector: string, initial: string, shown = selector) => async (page: Page) => {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
     await page.locator(selector).click()
-    if ((await page.locator(selector).textContent())?.trim() !== initial) return
+    if ((await page.locator(shown).textContent())?.trim() !== initial) return
   }
   throw new Error(`${selector} never reacted to a click`)
 }
@@ -70,6 +73,15 @@ export const FRAMEWORKS: Framework[] = [
     hydrated: clickUntilChanged('section.counter button.ui-button', 'Count: 0'),
     serve: true,
   },
+  {
+    name: 'angular',
+    bin: '@angular/cli/bin/ng.js',
+    args: (port) => ['serve', '--port', String(port), '--host', '127.0.0.1'],
+    selector: '#add',
+    hydrated: clickUntilChanged('#add', 'Count: 0', 'app-counter p'),
+    serve: true,
+    portAtInit: true,
+  },
 ]
 
 function freePort(): Promise<number> {
@@ -96,7 +108,7 @@ export function fixtureInstalled(name: string): boolean {
 function copyFixture(name: string): string {
   const from = path.join(FIXTURES, name)
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), `marginalia-bench-${name}-`)))
-  const skip = new Set(['node_modules', '.nuxt', '.output', '.svelte-kit', '.astro', '.react-router', 'dist', 'build', '.marginalia', 'marginalia-sources.json'])
+  const skip = new Set(['node_modules', '.angular', '.nuxt', '.output', '.svelte-kit', '.astro', '.react-router', 'dist', 'build', '.marginalia', 'marginalia-sources.json'])
   cpSync(from, dir, { recursive: true, filter: (src) => src === from || !skip.has(path.relative(from, src).split(path.sep)[0]!) })
   const modules = path.join(dir, 'node_modules')
   execFileSync('cp', ['-al', realpathSync(path.join(from, 'node_modules')), modules])
@@ -113,11 +125,11 @@ function copyFixture(name: string): string {
 function appEnv(dir: string, extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MARGINALIA_') && !k.startsWith('VITEST') && k !== 'NODE_ENV' && k !== 'TEST') env[k] = v
-  return { ...env, HOME: path.join(dir, '.home'), NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', BROWSER: 'none', CI: '1', NO_COLOR: '1', ...extra }
+  return { ...env, HOME: path.join(dir, '.home'), NUXT_TELEMETRY_DISABLED: '1', ASTRO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1', NG_CLI_ANALYTICS: 'false', DO_NOT_TRACK: '1', BROWSER: 'none', CI: '1', NO_COLOR: '1', ...extra }
 }
 
-async function init(dir: string): Promise<void> {
-  const child = spawn(process.execPath, [CLI, 'init', '--yes'], { cwd: dir, env: appEnv(dir, {}), stdio: ['ignore', 'ignore', 'pipe'] })
+async function init(dir: string, env: Record<string, string>): Promise<void> {
+  const child = spawn(process.execPath, [CLI, 'init', '--yes'], { cwd: dir, env: appEnv(dir, env), stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   child.stderr.on('data', (d: Buffer) => (err += d))
   const [code] = (await once(child, 'exit')) as [number | null]
@@ -152,12 +164,16 @@ interface Run {
   firstAnnotation?: number
 }
 
-async function devRun(fw: Framework, dir: string, browser: Browser | undefined): Promise<Run> {
-  const [port, marginaliaPort] = await Promise.all([freePort(), freePort()])
+async function devRun(fw: Framework, dir: string, browser: Browser | undefined, marginaliaPort: number): Promise<Run> {
+  const port = await freePort()
   const env = appEnv(dir, fw.serve ? { MARGINALIA_URL: `http://127.0.0.1:${marginaliaPort}` } : { MARGINALIA_PORT: String(marginaliaPort) })
-  const t0 = performance.now()
-  // Beside the dev server, as init says, with the store the agent's config names.
+  // Beside the dev server, as init says, with the store the agent's config names. It is started
+  // first and the dev server's start-up counted from its own spawn: the person runs `serve` once,
+  // not with every dev server; the first annotation counts from `serve`'s spawn.
+  const tServe = performance.now()
   const server = fw.serve && browser ? spawn(process.execPath, [CLI, 'serve', '--port', String(marginaliaPort), '--root', dir, ...storeArgs(dir)], { cwd: dir, env, stdio: 'ignore', detached: true }) : undefined
+  if (server) await serverUp(`http://127.0.0.1:${marginaliaPort}/health`, server)
+  const t0 = performance.now()
   const child = spawn(process.execPath, [path.join(dir, 'node_modules', fw.bin), ...fw.args(port)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let text = ''
   child.stdout!.on('data', (d: Buffer) => (text += d))
@@ -173,7 +189,7 @@ async function devRun(fw: Framework, dir: string, browser: Browser | undefined):
       await fw.hydrated(page)
       await annotate(page, fw.selector, 'bench: first annotation')
       await agentReads(dir, env, 'bench: first annotation')
-      return { startup, firstAnnotation: performance.now() - t0 }
+      return { startup, firstAnnotation: performance.now() - tServe }
     } finally {
       await context.close()
     }
@@ -181,6 +197,17 @@ async function devRun(fw: Framework, dir: string, browser: Browser | undefined):
     await killGroup(child)
     if (server) await killGroup(server)
   }
+}
+
+/** Polls `url` until it answers 200 (`marginalia serve` is up). */
+async function serverUp(url: string, child: ChildProcess): Promise<void> {
+  for (const deadline = performance.now() + 30_000; performance.now() < deadline; await sleep(20)) {
+    if (child.exitCode !== null) throw new Error(`marginalia serve exited (${child.exitCode})`)
+    const res = await fetch(url).catch(() => undefined)
+    if (res) await res.arrayBuffer().catch(() => undefined)
+    if (res?.status === 200) return
+  }
+  throw new Error(`marginalia serve did not answer ${url} within 30 s`)
 }
 
 /** `--store <file>` as the `.mcp.json` init wrote names it, if it does. */
@@ -242,14 +269,15 @@ export async function frameworkBench(fw: Framework, runs: number): Promise<Frame
     for (let i = 0; i < runs; i++) {
       const plain = copyFixture(fw.name)
       try {
-        without.push((await devRun(fw, plain, undefined)).startup)
+        without.push((await devRun(fw, plain, undefined, await freePort())).startup)
       } finally {
         rmSync(plain, { recursive: true, force: true })
       }
       const set = copyFixture(fw.name)
       try {
-        await init(set)
-        const r = await devRun(fw, set, browser)
+        const marginaliaPort = await freePort()
+        await init(set, fw.portAtInit ? { MARGINALIA_PORT: String(marginaliaPort) } : {})
+        const r = await devRun(fw, set, browser, marginaliaPort)
         withIt.push(r.startup)
         first.push(r.firstAnnotation!)
       } finally {

@@ -13,10 +13,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client'
 import { openStore, type Store } from '../../src/index.js'
+import { createMemoryStore } from '../../src/store/index.js'
+import { addAgent } from '../../src/auth/identities.js'
 import { memoryStore, testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { CLI } from '../helpers/cli.js'
-import { serve } from '../helpers/http.js'
+import { bearer, serve } from '../helpers/http.js'
 import { connectTaskClient, envelope, type TaskClient } from '../helpers/tasks-v2.js'
 
 const cleanups = useCleanups()
@@ -134,5 +136,25 @@ describe('waits as tasks (2026-07-28, the tasks extension)', () => {
     const c = await connectTaskClient(new StreamableHTTPClientTransport(new URL(server.mcpUrl)), cleanups, 'tasks-http')
     await everyWaitAsTask(c, store, s.id)
     await refusals(c, store)
+  })
+
+  it('with sign-in: a task is its identity\'s; another agent polling its id gets "not found"', async () => {
+    const store = createMemoryStore()
+    cleanups.push(() => store.close())
+    const server = await serve(store, cleanups)
+    const one = await addAgent(store, 'agent-one')
+    const two = await addAgent(store, 'agent-two')
+    const s = await store.createSession({ url: 'http://localhost:5173/' })
+    const connect = (token: string, name: string) => connectTaskClient(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: bearer(token) } }), cleanups, name)
+    const first = await connect(one.token, 'agent-one')
+    const second = await connect(two.token, 'agent-two')
+    const created = (await first.raw({ method: 'tools/call', params: { name: 'watch_annotations', arguments: { sessionId: s.id, timeoutMs: 30_000 }, _meta: envelope('agent-one') } })).result as { taskId: string }
+    const get = (c: TaskClient) => c.raw({ method: 'tasks/get', params: { taskId: created.taskId, _meta: envelope('x') } })
+    expect((await get(first)).result).toMatchObject({ status: 'working' })
+    expect((await get(second)).error).toMatchObject({ code: -32602, message: expect.stringMatching(/task not found/) })
+    expect((await second.raw({ method: 'tasks/cancel', params: { taskId: created.taskId, _meta: envelope('x') } })).error).toMatchObject({ code: -32602 })
+    // The owner's task still settles.
+    await store.addAnnotation({ sessionId: s.id, comment: 'For agent one' })
+    expect((await get(first)).result).toMatchObject({ status: 'completed', result: { structuredContent: { status: 'annotations' } } })
   })
 })

@@ -85,9 +85,13 @@ export function declaresTasksV2(capabilities: ClientCapabilities | undefined): b
   return typeof declared === 'object' && declared !== null && !Array.isArray(declared)
 }
 
-/** Whether `name` runs as a V2 task for a client that declares the extension. */
-export function runsAsTaskV2(name: string, isWait: boolean): boolean {
-  return isWait && Object.hasOwn(POLLED, name)
+/**
+ * Whether `name` runs as a V2 task for a client that declares the extension: a built-in wait whose
+ * polled tool is a wait this server exposes too (ask's task polls await_reply).
+ */
+export function runsAsTaskV2(name: string, isWait: (name: string) => boolean): boolean {
+  const polled = Object.hasOwn(POLLED, name) ? POLLED[name] : undefined
+  return polled !== undefined && isWait(name) && isWait(polled)
 }
 
 /**

@@ -32,7 +32,7 @@ interface CallResult {
 }
 
 /** Call `name` as a task, then (after a plain call of it has timed out) let `act` happen: the task's result. */
-async function viaTask(c: TaskClient, name: string, args: Record<string, unknown>, act: () => Promise<unknown>): Promise<CallResult> {
+async function viaTask(c: TaskClient, name: string, args: Record<string, string | number>, act: () => Promise<unknown>): Promise<CallResult> {
   const execution = await c.session.callTool(name, args, { requestTimeoutMs: TIMEOUT_MS, task: { preference: 'require' } })
   expect(execution.kind).toBe('task')
   // The same wait as a plain call dies at the client's timeout (watch_annotations: ask would post a question)…
@@ -156,5 +156,18 @@ describe('waits as tasks (2026-07-28, the tasks extension)', () => {
     // The owner's task still settles.
     await store.addAnnotation({ sessionId: s.id, comment: 'For agent one' })
     expect((await get(first)).result).toMatchObject({ status: 'completed', result: { structuredContent: { status: 'annotations' } } })
+  })
+
+  it('ask runs as a plain call where await_reply is not exposed (its task would poll await_reply)', async () => {
+    const store = memoryStore()
+    cleanups.push(() => store.close())
+    const server = await serve(store, cleanups, { tools: { deny: ['await_reply'] } })
+    const s = await store.createSession({ url: 'http://localhost:5173/' })
+    const a = await store.addAnnotation({ sessionId: s.id, comment: 'Here' })
+    const c = await connectTaskClient(new StreamableHTTPClientTransport(new URL(server.mcpUrl)), cleanups, 'no-await-reply')
+    const asked = (await c.raw({ method: 'tools/call', params: { name: 'ask', arguments: { id: a.id, question: 'Which?', timeoutMs: 1 }, _meta: envelope('no-await-reply') } })).result
+    expect(asked).toMatchObject({ resultType: 'complete', structuredContent: { status: 'timeout', question: 'Which?' } })
+    const watched = (await c.raw({ method: 'tools/call', params: { name: 'watch_annotations', arguments: { timeoutMs: 5_000 }, _meta: envelope('no-await-reply') } })).result
+    expect(watched).toMatchObject({ resultType: 'task', status: 'completed' })
   })
 })

@@ -9,7 +9,7 @@ import { Client, type Transport } from '@modelcontextprotocol/client'
 import { createTaskSessionFromClient } from '@modelcontextprotocol/ext-tasks/client'
 import type { Cleanups } from './cleanup.js'
 
-export const MODERN = '2026-07-28'
+const MODERN = '2026-07-28'
 
 type Message = Record<string, unknown>
 type Outcome = { kind: 'result'; result: never } | { kind: 'error'; error: never }

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server'
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server'
 import type { Subscription } from 'rxjs'
 import { createServer } from '../mcp/server.js'
 import { TaskTable } from '../mcp/tasks.js'
@@ -94,7 +94,8 @@ export class McpEndpoint {
       this.sweeper = setInterval(() => this.closeIdle(), Math.min(options.idleTimeoutMs, 60_000))
       this.sweeper.unref()
     }
-    this.modern = createMcpHandler(({ era }) => this.instance(era, false), {
+    // A 2026-07-28 request's caller comes with it (authInfo, set below): its waits run as tasks of that owner.
+    this.modern = createMcpHandler(({ era, authInfo }) => this.instance(era, false, era === 'modern' ? ownerOf(authInfo) : undefined), {
       // 2025 traffic is served below with sessions, never by the SDK's stateless fallback.
       legacy: 'reject',
       keepAliveMs: options.keepAliveMs,
@@ -153,7 +154,7 @@ export class McpEndpoint {
       const agent = owner ?? clientName(body) ?? ''
       this.options.presence.streamOpened(agent, true)
       res.once('close', () => this.options.presence.streamClosed(agent))
-      await writeResponse(res, await this.modern.fetch(request, { parsedBody: body }))
+      await writeResponse(res, await this.modern.fetch(request, { parsedBody: body, authInfo: callerInfo(owner) }))
       return
     }
 
@@ -212,9 +213,12 @@ export class McpEndpoint {
     await writeResponse(res, await session.transport.handleRequest(request, body === undefined ? {} : { parsedBody: body }))
   }
 
-  /** A server instance for `era`: the shared registry, then the embedder's hook. Tasks are their owner's (the identity, else the session). */
+  /**
+   * A server instance for `era`: the shared registry, then the embedder's hook. Tasks are their
+   * owner's: the identity, else the 2025 session; a 2026-07-28 request without sign-in is ''.
+   */
   private instance(era: 'legacy' | 'modern', resourceEvents: boolean, taskOwner?: string): McpServer {
-    const tasks = era === 'legacy' && taskOwner !== undefined ? { tasks: this.tasks, taskOwner } : {}
+    const tasks = taskOwner !== undefined ? { tasks: this.tasks, taskOwner } : {}
     const server = createServer(this.options.store, { registry: this.options.registry, era, resourceEvents, ...tasks })
     this.options.extendServer?.(server)
     return server
@@ -313,6 +317,16 @@ export class McpEndpoint {
       if (s.open === 0 && now - s.lastActivity > this.options.idleTimeoutMs) this.end(id, s, `idle for ${Math.round((now - s.lastActivity) / 1000)} s`)
     }
   }
+}
+
+/** The caller of a 2026-07-28 request, handed to its server instance: the identity's id ('' without sign-in). */
+function callerInfo(owner: string | undefined): AuthInfo {
+  return { token: '', clientId: owner ?? '', scopes: [], extra: { marginaliaOwner: owner ?? '' } }
+}
+
+function ownerOf(authInfo: AuthInfo | undefined): string {
+  const owner = authInfo?.extra?.marginaliaOwner
+  return typeof owner === 'string' ? owner : ''
 }
 
 function isInitialization(body: unknown): boolean {

@@ -17,6 +17,7 @@ import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
+import { TASKS_EXTENSION_V2, createTaskV2, declaresTasksV2, registerTasksV2, runsAsTaskV2, type TasksV2Host } from './tasks-v2.js'
 
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
 const ERROR_META_KEY = 'marginalia/error'
@@ -59,8 +60,10 @@ export interface ServerOptions extends RegistryOptions {
    */
   resourceEvents?: boolean
   /**
-   * Run the waits as tasks for a 2025-11-25 client that asks (tools/call with `task`): declared
-   * in the capabilities and on each wait's listing (`execution.taskSupport: "optional"`).
+   * Run the waits as tasks. For a 2025-11-25 client that asks (tools/call with `task`): declared
+   * in the capabilities and on each wait's listing (`execution.taskSupport: "optional"`), run by
+   * this table. For a 2026-07-28 request that declares the tasks extension: stateless tasks any
+   * process on the store answers (src/mcp/tasks-v2.ts); the table only tells which tools are waits.
    */
   tasks?: TaskTable
   /** Whose tasks this instance sees (an identity, a session); default: one owner for every client. */
@@ -75,14 +78,20 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   const base = options.registry ?? createToolRegistry(store, options)
   const info = base.serverInfo()
   const { tools, ...capabilities } = info.capabilities
-  // Tasks are a 2025-11-25 session feature here: the 2026-07-28 revision moved them to an extension.
+  // 2025-11-25 sessions: tasks in the core protocol, run by the table. 2026-07-28: the tasks extension, stateless.
   const tasks = options.era === 'modern' ? undefined : options.tasks
+  const waitTasks = options.era === 'modern' ? options.tasks : undefined
   const owner = options.taskOwner ?? ''
+  const extensions = (capabilities as { extensions?: Record<string, unknown> }).extensions
   // Tools are declared after construction: declared here, McpServer would install its own tool handlers.
   const mcp = new McpServer(
     { name: options.name ?? info.name, title: info.title, version: info.version },
     {
-      capabilities: tasks ? { ...capabilities, tasks: TASKS_CAPABILITY } : capabilities,
+      capabilities: tasks
+        ? { ...capabilities, tasks: TASKS_CAPABILITY }
+        : waitTasks
+          ? { ...capabilities, extensions: { ...extensions, ...TASKS_EXTENSION_V2 } }
+          : capabilities,
       instructions: instructionsFor(info.tools),
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },
@@ -99,6 +108,13 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
 
   const outputSchemaOf = (registry: ToolService, name: string): Record<string, unknown> | undefined =>
     registry.list().find((t) => t.name === name)?.outputSchema as Record<string, unknown> | undefined
+
+  const host: TasksV2Host = {
+    evaluate: (ctx, name, args) => registryOf(ctx).call(name, args, { signal: ctx.mcpReq.signal, maxWaitMs: 0 }),
+    toResult: (ctx, name, outcome) =>
+      server.projectCallToolResult(toCallToolResult(outcome), options.outputSchemas === false ? undefined : outputSchemaOf(registryOf(ctx), name)),
+    owner: () => owner,
+  }
 
   server.setRequestHandler('tools/list', (_request, ctx) => ({
     tools: registryOf(ctx).list().map((t) => ({
@@ -117,6 +133,10 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     const params = request.params
     const registry = registryOf(ctx)
     const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(registry, params.name)
+    if (waitTasks && runsAsTaskV2(params.name, (name) => waitTasks.supports(name)) && declaresTasksV2(clientCapabilitiesOf(mcp, ctx))) {
+      // Answered at once with a task (or with the call's failure); tasks/get answers the rest.
+      return (await createTaskV2(host, ctx, params.name, params.arguments ?? {})) as CallToolResult
+    }
     const taskWish = (params as { task?: { ttl?: unknown } }).task
     if (tasks && taskWish !== undefined && tasks.supports(params.name)) {
       // Answered at once with the task; the wait runs on, its progress kept as the task's status message.
@@ -147,6 +167,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   })
 
   tasks?.register(server, () => owner)
+  if (waitTasks) registerTasksV2(server, host, (ctx) => declaresTasksV2(clientCapabilitiesOf(mcp, ctx)))
   return mcp
 }
 

@@ -69,6 +69,8 @@ export interface CallOptions {
   onProgress?: (progress: number, message?: string) => void
   /** The MCP side of the call, when it came over MCP (handed to the tool as `ctx.mcp`). */
   mcp?: McpCallContext
+  /** Wait at most this long in this call (below the server's maximum; 0: answer as things stand now). */
+  maxWaitMs?: number
 }
 
 /**
@@ -215,7 +217,7 @@ export class ToolRegistry implements ToolService {
       store: this.store,
       signal: options.signal ?? new AbortController().signal,
       progress: (progress, message) => options.onProgress?.(progress, message),
-      limits: { byteBudget: this.byteBudget, burstSettleMs: this.burstSettleMs, maxWaitMs: this.maxWaitMs },
+      limits: { byteBudget: this.byteBudget, burstSettleMs: this.burstSettleMs, maxWaitMs: Math.min(options.maxWaitMs ?? this.maxWaitMs, this.maxWaitMs) },
       ...(this.sources ? { sources: this.sources } : {}),
       ...(options.mcp ? { mcp: options.mcp } : {}),
     }

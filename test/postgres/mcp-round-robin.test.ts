@@ -3,7 +3,10 @@
  * behind a round-robin proxy with no stickiness. A client pinned to 2026-07-28 runs an agent
  * session through the proxy, its requests alternating between the processes; a watch on one
  * process wakes on an annotation written through the other. A 2025 client keeps its session on
- * one process. A wait run as a task on one process wakes on a write through the other.
+ * one process. A wait run as a task on one process wakes on a write through the other. A
+ * 2026-07-28 task (the tasks extension, stateless) is answered by whichever process gets its poll:
+ * created through the proxy and settled by polls that alternate; created on A, polled on B after A
+ * is gone.
  */
 import { expect, it } from 'vitest'
 import http from 'node:http'
@@ -17,6 +20,8 @@ import { request } from '../helpers/http.js'
 import { startServeCli } from '../helpers/cli.js'
 import { tempDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
+import { connectTaskClient, envelope } from '../helpers/tasks-v2.js'
+import { until } from '../helpers/eventually.js'
 import { PG_URL, describePg, dropSchema, freshSchema } from './pg.js'
 
 const cleanups = useCleanups()
@@ -124,5 +129,52 @@ suite('two serve processes on one PostgreSQL schema behind a round-robin proxy',
     const result = resultFromTaskOutcome((await execution.settle()).outcome) as { isError?: boolean; structuredContent?: unknown }
     expect(result.isError).toBeFalsy()
     expect(result.structuredContent).toMatchObject({ status: 'annotations', annotations: [{ id: posted.id, comment: 'Written through B' }] })
+  })
+
+  it('a 2026-07-28 task is answered by any process: settled through the proxy, and polled on B after A, which created it, is gone', async () => {
+    const schema = freshSchema()
+    cleanups.push(() => dropSchema(schema))
+    const t = tempDir()
+    cleanups.push(t.cleanup)
+    const url = new URL(PG_URL)
+    url.searchParams.set('schema', schema)
+    const a = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const b = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const proxy = await roundRobin([a.url, b.url])
+    const person = await openStore({ url: PG_URL, schema })
+    cleanups.push(() => person.close())
+    const session = await person.createSession({ url: 'http://localhost:5173/' })
+
+    // Through the proxy: the task is created by one process, its polls alternate between both.
+    const viaProxy = await connectTaskClient(new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`)), cleanups, 'tasks-via-proxy')
+    const before = [...proxy.hits]
+    const execution = await viaProxy.session.callTool('watch_annotations', { timeoutMs: 30_000 }, { requestTimeoutMs: 400, task: { preference: 'require' } })
+    expect(execution.kind).toBe('task')
+    await expect(viaProxy.client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 30_000 } }, { timeout: 400 })).rejects.toThrow(/timed out|timeout/i)
+    const posted = await person.addAnnotation({ sessionId: session.id, comment: 'Written by the person' })
+    const result = resultFromTaskOutcome((await execution.settle()).outcome) as { isError?: boolean; structuredContent?: unknown }
+    expect(result.structuredContent).toMatchObject({ status: 'annotations', annotations: [{ id: posted.id, comment: 'Written by the person' }] })
+    expect(proxy.hits[0]! - before[0]!).toBeGreaterThan(0)
+    expect(proxy.hits[1]! - before[1]!).toBeGreaterThan(0)
+
+    // ask on A: the question is posted when the task is created. Then A is gone; B answers the polls.
+    const onA = await connectTaskClient(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`)), cleanups, 'tasks-on-a')
+    const created = (await onA.raw({ method: 'tools/call', params: { name: 'ask', arguments: { id: posted.id, question: 'Which page?', timeoutMs: 60_000 }, _meta: envelope('tasks-on-a') } })).result as { resultType: string; taskId: string }
+    expect(created.resultType).toBe('task')
+    const exited = new Promise((resolve) => a.child.once('exit', resolve))
+    a.child.kill('SIGKILL')
+    await exited
+    const onB = await connectTaskClient(new StreamableHTTPClientTransport(new URL(`${b.url}/mcp`)), cleanups, 'tasks-on-b')
+    const poll = async () => (await onB.raw({ method: 'tasks/get', params: { taskId: created.taskId, _meta: envelope('tasks-on-b') } })).result as Record<string, unknown>
+    expect(await poll()).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(new RegExp(`Waiting for the person to answer question \\S+ on ${posted.id}`)) })
+    await person.sync()
+    expect(person.getAnnotation(posted.id).replies.filter((r) => r.kind === 'question').map((r) => r.message)).toEqual(['Which page?'])
+    await person.reply(posted.id, { author: 'human', message: 'The checkout' })
+    let last: Record<string, unknown> = {}
+    await until(async () => (last = await poll()).status === 'completed', 'B to see the answer', 10_000, 100)
+    expect(last).toMatchObject({ result: { structuredContent: { status: 'answered', question: 'Which page?', answer: { message: 'The checkout' } } } })
+    // Polling asked nothing twice.
+    await person.sync()
+    expect(person.getAnnotation(posted.id).replies.filter((r) => r.kind === 'question')).toHaveLength(1)
   })
 })

@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Transport } from '@modelcontextprotocol/server'
-import { announceStdioAgent } from '../http/presence.js'
+import { announceStdioAgent, PollLeases } from '../http/presence.js'
 import { createServer } from '../mcp/server.js'
 import { TaskTable } from '../mcp/tasks.js'
 import { createToolRegistry, type ToolRegistry, type ToolService } from '../tools/registry.js'
@@ -101,16 +101,23 @@ function rootOption(values: Values): string | undefined {
  */
 function announcingListening(registry: ToolRegistry, storeDir: string): ToolService {
   let watching = 0
+  // A task's poll answers without waiting; the agent listens between polls while the wait goes on.
+  const polls = new PollLeases(() => announceStdioAgent(storeDir, watching + polls.size))
   return {
     list: () => registry.list(),
     serverInfo: () => registry.serverInfo(),
     async call(name, args, options) {
       if (registry.tool(name)?.listening !== true) return registry.call(name, args, options)
-      announceStdioAgent(storeDir, ++watching)
+      if (options?.pollDeadline !== undefined) {
+        const outcome = await registry.call(name, args, options)
+        polls.polled(name, args, options.pollDeadline, outcome)
+        return outcome
+      }
+      announceStdioAgent(storeDir, ++watching + polls.size)
       try {
         return await registry.call(name, args, options)
       } finally {
-        announceStdioAgent(storeDir, --watching)
+        announceStdioAgent(storeDir, --watching + polls.size)
       }
     },
   }

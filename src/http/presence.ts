@@ -13,7 +13,7 @@ import { closeSync, constants as fsc, readdirSync, readFileSync, rmSync, writeSy
 import path from 'node:path'
 import { ensureDirectorySync, openNoFollowSync } from '../store/fs/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
-import type { ToolRegistry, ToolService } from '../tools/registry.js'
+import type { CallOutcome, ToolRegistry, ToolService } from '../tools/registry.js'
 
 /** An HTTP agent with nothing open counts as connected this long after its last request. */
 export const PRESENCE_RECENT_MS = 60_000
@@ -59,6 +59,8 @@ export class PresenceTracker {
   private stdio = 0
   /** Listening calls of stdio agents, from their presence files. */
   private stdioWatching = 0
+  /** Waits of task clients between their polls (each counts as a call waiting). */
+  readonly taskPolls = new PollLeases(() => this.emit())
   private lastSeenMs: number | undefined
   private staleTimer: ReturnType<typeof setTimeout> | undefined
   private pollTimer: ReturnType<typeof setInterval> | undefined
@@ -94,7 +96,7 @@ export class PresenceTracker {
       if (a.open > 0 || (recent && (a.sessions > 0 || a.stateless))) agents++
       else if (a.sessions === 0 && !recent) this.agentStates.delete(key) // gone: forget it
     }
-    const p: Presence = { connected: agents > 0 || this.stdio > 0, sessions: this.sessions, agents, watching: this.watching + this.stdioWatching }
+    const p: Presence = { connected: agents > 0 || this.stdio > 0, sessions: this.sessions, agents, watching: this.watching + this.taskPolls.size + this.stdioWatching }
     if (this.options.storeDir !== undefined) p.stdio = this.stdio
     if (this.lastSeenMs !== undefined) p.lastSeenAt = new Date(this.lastSeenMs).toISOString()
     return p
@@ -169,6 +171,7 @@ export class PresenceTracker {
   }
 
   complete(): void {
+    this.taskPolls.clear()
     if (this.staleTimer) clearTimeout(this.staleTimer)
     if (this.pollTimer) clearInterval(this.pollTimer)
     this.subject.complete()
@@ -176,6 +179,62 @@ export class PresenceTracker {
 
   private emit(): void {
     if (!this.subject.closed) this.subject.next(this.current())
+  }
+}
+
+/**
+ * A task's poll (tasks/get of a 2026-07-28 task re-asks its wait without waiting) keeps its agent
+ * listening this long after, if the wait goes on: such a client polls about every second and has
+ * no request open in between.
+ */
+export const TASK_POLL_LISTENING_MS = 5_000
+
+/** Whether `outcome` is a wait that is still waiting (it answered "timeout": nothing yet). */
+function stillWaiting(outcome: CallOutcome): boolean {
+  return outcome.ok && typeof outcome.result === 'object' && outcome.result !== null && (outcome.result as { status?: unknown }).status === 'timeout'
+}
+
+/**
+ * The waits of task clients, as listening leases: each poll of a wait still waiting before its
+ * deadline renews its lease for TASK_POLL_LISTENING_MS (never past the deadline), a poll that
+ * finds it over ends it; `changed` is told when the count moves. A task is known by its tool,
+ * arguments and deadline (its polls repeat them).
+ */
+export class PollLeases {
+  private readonly leases = new Map<string, ReturnType<typeof setTimeout>>()
+
+  constructor(
+    private readonly changed: () => void,
+    private readonly ms = TASK_POLL_LISTENING_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.leases.size
+  }
+
+  /** Account for one poll (a listening call with `pollDeadline`) and its outcome. */
+  polled(name: string, args: unknown, deadline: number, outcome: CallOutcome): void {
+    const key = `${name}\u0000${deadline}\u0000${JSON.stringify(args ?? {})}`
+    const had = this.leases.get(key)
+    if (had) clearTimeout(had)
+    const left = deadline - this.now()
+    if (!stillWaiting(outcome) || left <= 0) {
+      if (had && this.leases.delete(key)) this.changed()
+      return
+    }
+    const timer = setTimeout(() => {
+      this.leases.delete(key)
+      this.changed()
+    }, Math.min(this.ms, left))
+    timer.unref?.()
+    this.leases.set(key, timer)
+    if (!had) this.changed()
+  }
+
+  clear(): void {
+    for (const timer of this.leases.values()) clearTimeout(timer)
+    this.leases.clear()
   }
 }
 
@@ -277,11 +336,19 @@ const removers = new Map<string, () => void>()
  * `listening` (a watch, a question) counts as the agent listening while it runs.
  */
 export function reportingCalls(registry: ToolRegistry, presence: PresenceTracker): ToolService {
+  const polls = presence.taskPolls
   return {
     list: () => registry.list(),
     serverInfo: () => registry.serverInfo(),
     async call(name, args, options) {
       const listening = registry.tool(name)?.listening === true
+      if (listening && options?.pollDeadline !== undefined) {
+        // A task's poll: the agent listens between polls while the wait goes on.
+        presence.seen()
+        const outcome = await registry.call(name, args, options)
+        polls.polled(name, args, options.pollDeadline, outcome)
+        return outcome
+      }
       if (listening) presence.watchStarted()
       else presence.seen()
       try {

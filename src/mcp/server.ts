@@ -110,7 +110,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     registry.list().find((t) => t.name === name)?.outputSchema as Record<string, unknown> | undefined
 
   const host: TasksV2Host = {
-    evaluate: (ctx, name, args) => registryOf(ctx).call(name, args, { signal: ctx.mcpReq.signal, maxWaitMs: 0 }),
+    evaluate: (ctx, name, args, deadline) => registryOf(ctx).call(name, args, { signal: ctx.mcpReq.signal, maxWaitMs: 0, ...(deadline !== undefined ? { pollDeadline: deadline } : {}) }),
     toResult: (ctx, name, outcome) =>
       server.projectCallToolResult(toCallToolResult(outcome), options.outputSchemas === false ? undefined : outputSchemaOf(registryOf(ctx), name)),
     owner: () => owner,

@@ -70,7 +70,7 @@ type TaskSpec = z.infer<typeof TaskSpec>
 /** What the tasks need from the server that serves them. */
 export interface TasksV2Host {
   /** Call `name` as the caller of `ctx` may, with no waiting (the answer as things stand now). */
-  evaluate: (ctx: ServerContext, name: string, args: Record<string, unknown>) => Promise<CallOutcome>
+  evaluate: (ctx: ServerContext, name: string, args: Record<string, unknown>, deadline?: number) => Promise<CallOutcome>
   /** A call's outcome as tools/call sends it. */
   toResult: (ctx: ServerContext, name: string, outcome: CallOutcome) => CallToolResult
   /** Whose tasks the caller of `ctx` sees. */
@@ -133,7 +133,7 @@ export function registerTasksV2(server: Server, host: TasksV2Host, declared: (ct
   server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) => {
     const spec = open(params, ctx)
     const now = clock()
-    const outcome = await host.evaluate(ctx, spec.t, spec.a)
+    const outcome = await host.evaluate(ctx, spec.t, spec.a, spec.d)
     const settled = !outcome.ok || isSettled(outcome.result, spec, now)
     if (!settled) return { ...taskFields(spec, now, 'working'), statusMessage: statusMessage(spec, now) }
     // The result inline, as tools/call would have answered it on this revision.

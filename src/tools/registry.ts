@@ -71,6 +71,8 @@ export interface CallOptions {
   mcp?: McpCallContext
   /** Wait at most this long in this call (below the server's maximum; 0: answer as things stand now). */
   maxWaitMs?: number
+  /** This call is a task's poll of its wait (with maxWaitMs 0), whose deadline is this epoch ms. */
+  pollDeadline?: number
 }
 
 /**

@@ -8,6 +8,7 @@
  * client that does not declare the extension.
  */
 import { describe, expect, it } from 'vitest'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
@@ -124,6 +125,12 @@ describe('waits as tasks (2026-07-28, the tasks extension)', () => {
     const s = await person.createSession({ url: 'http://localhost:5173/' })
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_PORT: '1' } as Record<string, string>, stderr: 'pipe' })
     const c = await connectTaskClient(transport, cleanups, 'tasks-stdio')
+    // Between its polls the agent reads as listening in the presence file `serve` shows the page.
+    const created = (await c.raw({ method: 'tools/call', params: { name: 'watch_changes', arguments: { sinceRev: person.rev, timeoutMs: 60_000 }, _meta: envelope('presence') } })).result as { taskId: string }
+    expect((await c.raw({ method: 'tasks/get', params: { taskId: created.taskId, _meta: envelope('presence') } })).result).toMatchObject({ status: 'working' })
+    const presenceDir = path.join(dir, '.marginalia', 'presence')
+    const announced = readdirSync(presenceDir).map((f) => JSON.parse(readFileSync(path.join(presenceDir, f), 'utf8')) as { watching?: number })
+    expect(announced).toEqual([expect.objectContaining({ watching: 1 })])
     await everyWaitAsTask(c, person, s.id)
     await refusals(c, person)
   })

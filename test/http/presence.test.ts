@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { BUILTIN_TOOLS, createToolRegistry, defineTool } from '../../src/index.js'
-import { PresenceTracker, reportingCalls } from '../../src/http/presence.js'
+import { PresenceTracker, reportingCalls, TASK_POLL_LISTENING_MS } from '../../src/http/presence.js'
 import { memoryStore } from '../helpers/store.js'
 
 const AT = '2025-01-01T00:00:00.000Z'
@@ -57,5 +57,51 @@ describe('presence around the registry (what serve reports to the page)', () => 
     expect(await reportingCalls(registry, tracker).call('watch_annotations', {})).toMatchObject({ ok: false, error: { code: 'UNKNOWN_TOOL' } })
     subscription.unsubscribe()
     expect(seen).toEqual([0])
+  })
+  describe('task polls (a 2026-07-28 task re-asks its wait without waiting)', () => {
+    afterEach(() => void vi.useRealTimers())
+
+    it('keep the agent listening between polls while the wait goes on, and stop at the poll that finds it over or when polls stop', async () => {
+      vi.useFakeTimers()
+      const store = memoryStore()
+      const session = await store.createSession({ url: 'http://localhost:5173/' })
+      const tracker = new PresenceTracker()
+      const served = reportingCalls(createToolRegistry(store), tracker)
+      // A wait asked not to wait still answers through a zero-delay timer: run the due ones.
+      const answered = async <T>(call: Promise<T>): Promise<T> => {
+        await vi.advanceTimersByTimeAsync(0)
+        return call
+      }
+      const deadline = Date.now() + 60_000
+      const poll = () => answered(served.call('watch_annotations', { timeoutMs: 60_000 }, { maxWaitMs: 0, pollDeadline: deadline }))
+
+      expect(await poll()).toMatchObject({ ok: true, result: { status: 'timeout' } })
+      expect(tracker.current().watching).toBe(1)
+      // The next poll within the lease keeps it; a second task's wait counts apart.
+      await vi.advanceTimersByTimeAsync(TASK_POLL_LISTENING_MS - 1_000)
+      expect(await poll()).toMatchObject({ result: { status: 'timeout' } })
+      const changes = { sinceRev: store.rev, timeoutMs: 5_000 }
+      await answered(served.call('watch_changes', changes, { maxWaitMs: 0, pollDeadline: Date.now() + 2_000 }))
+      expect(tracker.current().watching).toBe(2)
+      // That one's lease never outlives its task's deadline (2 s).
+      await vi.advanceTimersByTimeAsync(2_000)
+      expect(tracker.current().watching).toBe(1)
+      // A plain call answered without waiting (no task) is no poll: not counted after it.
+      await answered(served.call('watch_changes', changes, { maxWaitMs: 0 }))
+      expect(tracker.current().watching).toBe(1)
+
+      // The annotation arrives: the poll that finds it ends that lease at once.
+      await store.addAnnotation({ sessionId: session.id, comment: 'found by the task' })
+      expect(await poll()).toMatchObject({ result: { status: 'annotations' } })
+      expect(tracker.current().watching).toBe(0)
+      // A client that stops polling stops counting once its lease runs out.
+      const session2 = await store.createSession({ url: 'http://localhost:5173/b' })
+      await answered(served.call('watch_annotations', { sessionId: session2.id, timeoutMs: 60_000 }, { maxWaitMs: 0, pollDeadline: deadline }))
+      expect(tracker.current().watching).toBe(1)
+      await vi.advanceTimersByTimeAsync(TASK_POLL_LISTENING_MS)
+      expect(tracker.current().watching).toBe(0)
+      tracker.complete()
+      await store.close()
+    })
   })
 })

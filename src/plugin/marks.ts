@@ -25,8 +25,8 @@ export interface MarkOptions {
   exclude?: string[]
   /**
    * Whose JSX this is. 'solid': Solid keeps no component in the DOM, so each component element of
-   * the app's JSX also stamps its call site on the element its component returns
-   * (`data-marginalia-call="Name@file:line:column"`). Default 'react': components are left alone
+   * the app's JSX also stamps its call site on the element(s) its component returns
+   * (`data-marginalia-call="Name@file:line:column"`; 'paths' mode only: an 'ids' build names no file). Default 'react': components are left alone
    * (React's fibers know their call sites).
    */
   jsx?: 'react' | 'solid'
@@ -164,16 +164,18 @@ function markJsx(m: Marker, filename: string, jsx: 'react' | 'solid' = 'react'):
       continue
     }
     if (!isNode(node)) continue
-    if (jsx === 'solid' && node.type === 'JSXElement') {
+    // Call sites name files: dev only, never in an 'ids' build.
+    if (jsx === 'solid' && m.mode === 'paths' && node.type === 'JSXElement') {
       const opening = node.openingElement as Node & { name: Node }
       const name = componentName(opening.name)
       if (name !== undefined && !SOLID_BUILTINS.has(name)) {
         const { line, column } = m.at(node.start)
         const call = JSON.stringify(`${name}@${m.rel}:${line}:${column}`)
-        // The element the component returns carries where it is used (a fragment or text: nothing);
-        // an accessor (what a component returns under solid-refresh) stamps what it gives when read.
+        // The element the component returns carries where it is used; a fragment (an array) stamps
+        // each element in it, an accessor (what a component returns under solid-refresh, or a list)
+        // what it gives when read. Text has no element to carry it.
         const attr = JSON.stringify(CALL_ATTR)
-        const wrap = `((n, s) => (s = (v) => typeof v === 'function' ? () => s(v()) : (v instanceof Element && !v.hasAttribute(${attr}) && v.setAttribute(${attr}, ${call}), v))(n))(`
+        const wrap = `((n, s) => (s = (v) => typeof v === 'function' ? () => s(v()) : Array.isArray(v) ? v.map(s) : (v instanceof Element && !v.hasAttribute(${attr}) && v.setAttribute(${attr}, ${call}), v))(n))(`
         const inJsx = (t: string | undefined) => t === 'JSXElement' || t === 'JSXFragment'
         const child = inJsx(parents.get(node)?.type)
         m.s.appendLeft(node.start, child ? `{${wrap}` : wrap)

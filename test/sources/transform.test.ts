@@ -84,6 +84,8 @@ describe('the marking transform', () => {
     expect(out).toMatch(/\{\(\(n, s\) => .*"data-marginalia-call", "Button@src\/A\.tsx:4:7".*\)\(<Button label="x" \/>\)\}/)
     // React's JSX: components untouched (fibers know their call sites).
     expect((await markModule(code, '/app/src/A.tsx', ROOT))!.code).not.toContain('data-marginalia-call')
+    // An 'ids' build names no file: no call sites.
+    expect((await markModule(code, '/app/src/A.tsx', ROOT, { jsx: 'solid', sourceLocations: 'ids' }))!.code).not.toContain('data-marginalia-call')
   })
 
   it('a vite build is byte-identical with and without the plugin', { timeout: 120_000 }, async () => {

@@ -170,7 +170,7 @@ export function positionOf(file: string, needle: string): { line: number; column
 }
 
 /** Every file of `dir` (recursively) as text, for checks on a build's output. */
-export function filesText(dir: string): string {
+function filesText(dir: string): string {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((f) => path.join(dir, f))
     .filter((f) => statSync(f).isFile())

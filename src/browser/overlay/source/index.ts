@@ -5,7 +5,8 @@
  * React fibers, Vue 3 component instances, Svelte 5 `__svelte_meta`, Angular's `ng` global. A
  * mark is completed with the component chain and, for a shared UI component, its call site: from
  * React's fibers, Preact's virtual tree, Vue's instances or the compile-time call sites of Solid
- * (`data-marginalia-call`) and Vue (`__marginaliaCall`, set by the template's vnode hook).
+ * (`data-marginalia-call`), Vue (`__marginaliaCall`, set by the template's vnode hook) and Astro
+ * (`data-marginalia-astro-call` on the elements at the top of each .astro component).
  * Each result says how it was found (`via`) and whether file:line is the element itself (`exact`).
  */
 import type { SourceLocation, SourcePoint } from '../../../store/source-location.js'
@@ -48,6 +49,37 @@ function domCalls(from: Element): { el: Element; call: Call }[] {
     if (call) out.push({ el: n, call })
   }
   return out
+}
+
+const ASTRO_CALL_ATTR = 'data-marginalia-astro-call'
+
+/**
+ * Astro: the .astro components around an element written in `file`, innermost first. The elements at
+ * the top of each .astro component carry `<its file>|Name@file:line:column` (where it is used): the
+ * first such element around `el` written for `file` is its component's, the next one for the file
+ * that uses it is the component around that, and so on (islands and slot content are skipped over).
+ */
+function astroCalls(el: Element, file: string): Call[] {
+  const out: Call[] = []
+  let want = file
+  for (let n = el.closest(`[${ASTRO_CALL_ATTR}]`); n && out.length < MAX_COMPONENTS; n = n.parentElement?.closest(`[${ASTRO_CALL_ATTR}]`) ?? null) {
+    const raw = n.getAttribute(ASTRO_CALL_ATTR) ?? ''
+    const bar = raw.indexOf('|')
+    const call = bar > 0 && raw.slice(0, bar) === want ? parseCall(raw.slice(bar + 1)) : undefined
+    if (!call) continue
+    out.push(call)
+    want = call.at.file
+  }
+  return out
+}
+
+/** Astro: where the app uses the shared .astro component that renders `marked` (written in `file`), and the component (or page) that uses it there. */
+function astroCallSite(marked: Element, file: string, shared: (file: string) => boolean): SourcePoint | undefined {
+  const calls = astroCalls(marked, file)
+  const i = calls.findIndex((c) => !shared(c.at.file))
+  if (i < 0) return undefined
+  const owner = calls[i + 1]?.name ?? componentOfFile(calls[i]!.at.file)
+  return { ...calls[i]!.at, ...(owner ? { component: owner } : {}) }
 }
 
 type Instance = Props & { parent?: Instance | null; type?: Props; [CALL_KEY]?: unknown }
@@ -136,14 +168,15 @@ function fromMark(el: Element): SourceLocation | undefined {
   const shared = (f: string) => SHARED_UI.test(f)
   const preact = here.file && !here.file.startsWith('#') ? preactFacts(marked, here.file, shared, MAX_COMPONENTS) : undefined
   if (here.file && !here.file.startsWith('#')) {
-    const names = markedComponents(marked, here.file) ?? preact?.components
+    const astro = astroCalls(marked, here.file)
+    const names = markedComponents(marked, here.file) ?? preact?.components ?? (astro.length > 0 ? astro.map((c) => c.name).reverse() : undefined)
     if (names) {
       here.components = names
       here.component = names.at(-1)!
     }
   }
   if (here.file && SHARED_UI.test(here.file)) {
-    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? svelteCallSite(marked) ?? preact?.callSite
+    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? astroCallSite(marked, here.file, shared) ?? svelteCallSite(marked) ?? preact?.callSite
     if (exact) {
       here.callSite = exact
       return here

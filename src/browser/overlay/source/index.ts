@@ -61,25 +61,12 @@ const ASTRO_CALL_ATTR = 'data-marginalia-astro-call'
  */
 function astroCalls(el: Element, file: string): Call[] {
   const out: Call[] = []
-  let want = file
   for (let n = el.closest(`[${ASTRO_CALL_ATTR}]`); n && out.length < MAX_COMPONENTS; n = n.parentElement?.closest(`[${ASTRO_CALL_ATTR}]`) ?? null) {
-    const raw = n.getAttribute(ASTRO_CALL_ATTR) ?? ''
-    const bar = raw.indexOf('|')
-    const call = bar > 0 && raw.slice(0, bar) === want ? parseCall(raw.slice(bar + 1)) : undefined
-    if (!call) continue
-    out.push(call)
-    want = call.at.file
+    const [own, raw] = (n.getAttribute(ASTRO_CALL_ATTR) ?? '').split('|')
+    const call = own === file ? parseCall(raw) : undefined
+    if (call) file = out[out.push(call) - 1]!.at.file
   }
   return out
-}
-
-/** Astro: where the app uses the shared .astro component that renders `marked` (written in `file`), and the component (or page) that uses it there. */
-function astroCallSite(marked: Element, file: string, shared: (file: string) => boolean): SourcePoint | undefined {
-  const calls = astroCalls(marked, file)
-  const i = calls.findIndex((c) => !shared(c.at.file))
-  if (i < 0) return undefined
-  const owner = calls[i + 1]?.name ?? componentOfFile(calls[i]!.at.file)
-  return { ...calls[i]!.at, ...(owner ? { component: owner } : {}) }
 }
 
 type Instance = Props & { parent?: Instance | null; type?: Props; [CALL_KEY]?: unknown }
@@ -167,16 +154,19 @@ function fromMark(el: Element): SourceLocation | undefined {
   if (raw && here.file === undefined) return undefined
   const shared = (f: string) => SHARED_UI.test(f)
   const preact = here.file && !here.file.startsWith('#') ? preactFacts(marked, here.file, shared, MAX_COMPONENTS) : undefined
+  const astro = raw ? astroCalls(marked, here.file!) : []
   if (here.file && !here.file.startsWith('#')) {
-    const astro = astroCalls(marked, here.file)
-    const names = markedComponents(marked, here.file) ?? preact?.components ?? (astro.length > 0 ? astro.map((c) => c.name).reverse() : undefined)
+    const names = markedComponents(marked, here.file) ?? preact?.components ?? (astro[0] ? astro.map((c) => c.name).reverse() : undefined)
     if (names) {
       here.components = names
       here.component = names.at(-1)!
     }
   }
   if (here.file && SHARED_UI.test(here.file)) {
-    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? astroCallSite(marked, here.file, shared) ?? svelteCallSite(marked) ?? preact?.callSite
+    // Astro: the first call outside the shared folder, and the component (or page) that writes it.
+    const i = astro.findIndex((c) => !shared(c.at.file))
+    const owner = i < 0 ? undefined : (astro[i + 1]?.name ?? componentOfFile(astro[i]!.at.file))
+    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? (i < 0 ? undefined : { ...astro[i]!.at, ...(owner ? { component: owner } : {}) }) ?? svelteCallSite(marked) ?? preact?.callSite
     if (exact) {
       here.callSite = exact
       return here

@@ -3,8 +3,11 @@
  * solid-ts and preact-ts templates): `init --yes` adds the Vite plugin; under `vite` a shared
  * button annotated by the keyboard reaches an agent started from the config init wrote with its
  * exact file:line, its component and the exact line of the component tag that uses it. Solid keeps
- * no components in the DOM: the plugin stamps call sites at compile time. Preact's come from its
- * virtual tree and its dev JSX `__source`.
+ * no components in the DOM: the plugin stamps call sites at compile time (on Solid, a shared
+ * component that returns a fragment gets one too). Preact's come from its virtual tree and its dev
+ * JSX `__source`. A preview build (`vite build` with `sourceLocations: 'ids'`, `vite preview`, the
+ * overlay's script tag, `marginalia serve --sources`) gives the agent the button's exact file:line
+ * from the manifest; the build init's config makes carries nothing of Marginalia.
  */
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'

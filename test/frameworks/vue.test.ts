@@ -5,6 +5,9 @@
  * line of its own tag, not its parent's; slot content at the file it is written in with that
  * file's component (TheWelcome), not the slot owner's (WelcomeItem); a shared UI button's call site
  * at the exact line of its component tag, not the element around it. No warning or error in the page.
+ * A preview build (`vite build` with `sourceLocations: 'ids'`, `vite preview`, the overlay's script
+ * tag, `marginalia serve --sources`) gives the agent the button's exact file:line from the manifest;
+ * the build init's config makes carries nothing of Marginalia.
  */
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'

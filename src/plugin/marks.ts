@@ -355,9 +355,12 @@ async function markAstro(m: Marker, root: string): Promise<void> {
   const starts = [0]
   for (let i = m.code.indexOf('\n'); i !== -1; i = m.code.indexOf('\n', i + 1)) starts.push(i + 1)
   /** Where the tag of `n` starts and its name ends in the source, when the compiler's position checks out. */
+  const offsetOf = (p: { line: number; column: number }): number => (starts[p.line - 1] ?? Number.NaN) + p.column - 1
   const tagOf = (n: AstroNode): { start: number; nameEnd: number } | undefined => {
-    if (!n.name || !n.position) return undefined
-    const start = (starts[n.position.start.line - 1] ?? Number.NaN) + n.position.start.column - 1
+    // The compiler gives no position to an <html> that has a <head>: its tag ends where its first child starts.
+    const first = n.name === 'html' && !n.position ? n.children?.find((c) => c.position)?.position : undefined
+    if (!n.name || !(n.position || first)) return undefined
+    const start = n.position ? offsetOf(n.position.start) : m.code.lastIndexOf('<html', offsetOf(first!.start))
     const nameEnd = start + 1 + n.name.length
     return m.code[start] === '<' && m.code.slice(start + 1, nameEnd) === n.name && /[\s/>]/.test(m.code[nameEnd] ?? '') ? { start, nameEnd } : undefined
   }

@@ -25,8 +25,8 @@ export interface MarkOptions {
   exclude?: string[]
   /**
    * Whose JSX this is. 'solid': Solid keeps no component in the DOM, so each component element of
-   * the app's JSX also stamps its call site on the element its component returns
-   * (`data-marginalia-call="Name@file:line:column"`). Default 'react': components are left alone
+   * the app's JSX also stamps its call site on the element(s) its component returns
+   * (`data-marginalia-call="Name@file:line:column"`; 'paths' mode only: an 'ids' build names no file). Default 'react': components are left alone
    * (React's fibers know their call sites).
    */
   jsx?: 'react' | 'solid'
@@ -164,16 +164,18 @@ function markJsx(m: Marker, filename: string, jsx: 'react' | 'solid' = 'react'):
       continue
     }
     if (!isNode(node)) continue
-    if (jsx === 'solid' && node.type === 'JSXElement') {
+    // Call sites name files: dev only, never in an 'ids' build.
+    if (jsx === 'solid' && m.mode === 'paths' && node.type === 'JSXElement') {
       const opening = node.openingElement as Node & { name: Node }
       const name = componentName(opening.name)
       if (name !== undefined && !SOLID_BUILTINS.has(name)) {
         const { line, column } = m.at(node.start)
         const call = JSON.stringify(`${name}@${m.rel}:${line}:${column}`)
-        // The element the component returns carries where it is used (a fragment or text: nothing);
-        // an accessor (what a component returns under solid-refresh) stamps what it gives when read.
+        // The element the component returns carries where it is used; a fragment (an array) stamps
+        // each element in it, an accessor (what a component returns under solid-refresh, or a list)
+        // what it gives when read. Text has no element to carry it.
         const attr = JSON.stringify(CALL_ATTR)
-        const wrap = `((n, s) => (s = (v) => typeof v === 'function' ? () => s(v()) : (v instanceof Element && !v.hasAttribute(${attr}) && v.setAttribute(${attr}, ${call}), v))(n))(`
+        const wrap = `((n, s) => (s = (v) => typeof v === 'function' ? () => s(v()) : Array.isArray(v) ? v.map(s) : (v instanceof Element && !v.hasAttribute(${attr}) && v.setAttribute(${attr}, ${call}), v))(n))(`
         const inJsx = (t: string | undefined) => t === 'JSXElement' || t === 'JSXFragment'
         const child = inJsx(parents.get(node)?.type)
         m.s.appendLeft(node.start, child ? `{${wrap}` : wrap)
@@ -308,6 +310,7 @@ async function markSvelte(m: Marker, root: string): Promise<void> {
 interface AstroNode {
   type: string
   name?: string
+  value?: string
   position?: { start: { line: number; column: number } }
   children?: AstroNode[]
 }
@@ -316,8 +319,34 @@ interface AstroCompiler {
 }
 /** Elements of an .astro template that are never marked: raw text, slots, the document's frame. */
 const ASTRO_UNMARKED = new Set(['script', 'style', 'slot', 'html', 'head', 'body', 'template'])
+/** Elements of an .astro template that never carry a call site: Astro processes a script or style by its attributes. */
+const ASTRO_NO_CALL = new Set(['script', 'style', 'slot', 'template'])
 
-/** Mark every HTML element of an Astro component's template (never a component, nor script/style/slot). */
+/**
+ * An .astro component's call site (dev only): each `<Name>` tag of a component imported from an
+ * .astro file passes it as a prop, `data-marginalia-astro-call="Name@file:line:column"`, and each
+ * element at the top of every .astro template writes `<its own file>|<that prop>` into the
+ * attribute of the same name (nothing when the prop is absent: a page, a component used elsewhere).
+ */
+const ASTRO_CALL_ATTR = 'data-marginalia-astro-call'
+
+/** Local names the frontmatter imports by default from .astro files: the components given call sites. */
+function astroImports(frontmatter: string): Set<string> {
+  const names = new Set<string>()
+  if (!frontmatter.includes('.astro')) return names
+  const { program } = parseSync('frontmatter.ts', frontmatter, { lang: 'ts' })
+  for (const s of program.body as unknown as Node[]) {
+    const source = (s.source as { value?: unknown } | undefined)?.value
+    if (s.type !== 'ImportDeclaration' || typeof source !== 'string' || !source.split('?')[0]!.endsWith('.astro')) continue
+    for (const sp of s.specifiers as (Node & { local: { name: string } })[]) if (sp.type === 'ImportDefaultSpecifier') names.add(sp.local.name)
+  }
+  return names
+}
+
+/**
+ * Mark every HTML element of an Astro component's template (never a component, nor
+ * script/style/slot); in 'paths' mode also stamp call sites ({@link ASTRO_CALL_ATTR}).
+ */
 async function markAstro(m: Marker, root: string): Promise<void> {
   const compiler = await loadAstro(root)
   if (!compiler) return
@@ -325,16 +354,47 @@ async function markAstro(m: Marker, root: string): Promise<void> {
   // Lines and columns (characters) from the compiler; its offsets count bytes.
   const starts = [0]
   for (let i = m.code.indexOf('\n'); i !== -1; i = m.code.indexOf('\n', i + 1)) starts.push(i + 1)
+  /** Where the tag of `n` starts and its name ends in the source, when the compiler's position checks out. */
+  const offsetOf = (p: { line: number; column: number }): number => (starts[p.line - 1] ?? Number.NaN) + p.column - 1
+  const tagOf = (n: AstroNode): { start: number; nameEnd: number } | undefined => {
+    // The compiler gives no position to an <html> that has a <head>: its tag ends where its first child starts.
+    const first = n.name === 'html' && !n.position ? n.children?.find((c) => c.position)?.position : undefined
+    if (!n.name || !(n.position || first)) return undefined
+    const start = n.position ? offsetOf(n.position.start) : m.code.lastIndexOf('<html', offsetOf(first!.start))
+    const nameEnd = start + 1 + n.name.length
+    return m.code[start] === '<' && m.code.slice(start + 1, nameEnd) === n.name && /[\s/>]/.test(m.code[nameEnd] ?? '') ? { start, nameEnd } : undefined
+  }
+  const calls = m.mode === 'paths'
+  const imported = calls ? astroImports(ast.children?.find((c) => c.type === 'frontmatter')?.value ?? '') : new Set<string>()
   const stack: AstroNode[] = [ast]
   while (stack.length > 0) {
     const n = stack.pop()!
-    if (n.type === 'element' && n.name && HOST_TAG.test(n.name) && !ASTRO_UNMARKED.has(n.name) && n.position) {
-      const start = (starts[n.position.start.line - 1] ?? Number.NaN) + n.position.start.column - 1
-      const nameEnd = start + 1 + n.name.length
-      if (m.code[start] === '<' && m.code.slice(start + 1, nameEnd) === n.name && /[\s/>]/.test(m.code[nameEnd] ?? '')) m.mark(start, nameEnd)
+    if (n.type === 'element' && n.name && HOST_TAG.test(n.name) && !ASTRO_UNMARKED.has(n.name)) {
+      const tag = tagOf(n)
+      if (tag) m.mark(tag.start, tag.nameEnd)
+    }
+    if (n.type === 'component' && n.name && imported.has(n.name)) {
+      const tag = tagOf(n)
+      if (tag) {
+        const { line, column } = m.at(tag.start)
+        m.s.appendLeft(tag.nameEnd, ` ${ASTRO_CALL_ATTR}={${JSON.stringify(`${n.name}@${m.rel}:${line}:${column}`)}}`)
+      }
     }
     if (n.type === 'element' && (n.name === 'script' || n.name === 'style')) continue
     for (const c of n.children ?? []) stack.push(c)
+  }
+  if (!calls) return
+  // The elements at the top of the template (through fragments and expressions, not into elements or components).
+  const prop = `Astro.props[${JSON.stringify(ASTRO_CALL_ATTR)}]`
+  const value = `{${prop} && ${JSON.stringify(`${m.rel}|`)} + ${prop}}`
+  const top: AstroNode[] = [...(ast.children ?? [])]
+  while (top.length > 0) {
+    const n = top.shift()!
+    if (n.type === 'fragment' || n.type === 'expression') top.unshift(...(n.children ?? []))
+    else if ((n.type === 'element' || n.type === 'custom-element') && n.name && !ASTRO_NO_CALL.has(n.name)) {
+      const tag = tagOf(n)
+      if (tag) m.s.appendLeft(tag.nameEnd, ` ${ASTRO_CALL_ATTR}=${value}`)
+    }
   }
 }
 

@@ -4,8 +4,9 @@
  * integration to astro.config.mjs; on `astro dev` every page carries the loader first in <head>
  * and the overlay; a button written in an .astro component and one in each island, annotated by the
  * keyboard, reach the agent (started from the config init wrote) with their exact file:line and
- * component; and `astro build` with `sourceLocations: 'ids'` writes pages with ids and a manifest
- * that maps them to file:line.
+ * component, and the button of a shared .astro component with where the page uses it (its
+ * `<Button` tag); and `astro build` with `sourceLocations: 'ids'` writes pages with ids and a
+ * manifest that maps them to file:line.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -21,6 +22,7 @@ const ASTRO = 'astro/astro.js'
 
 /** Each known button: where it is written, and its component. */
 const BUTTONS = [
+  { selector: 'button.ui-button', at: 'src/components/ui/Button.astro:9:1', component: 'Button' },
   { selector: 'button.astro-button', at: 'src/components/Card.astro:11:3', component: 'Card' },
   { selector: 'button.react-button', at: 'src/components/ReactCounter.tsx:7:7', component: 'ReactCounter' },
   { selector: 'button.vue-button', at: 'src/components/VueCounter.vue:9:5', component: 'VueCounter' },
@@ -62,6 +64,8 @@ describe.skipIf(!chromium.enabled || !installed)('Astro', () => {
       const [file, line, column] = b.at.split(':')
       expect(notes[i]?.annotation.source, b.selector).toMatchObject({ file, line: Number(line), column: Number(column), component: b.component, via: 'mark', exact: true })
     }
+    // The shared .astro component: used at the page's <Button tag.
+    expect(notes[0]?.annotation.source).toMatchObject({ components: ['Button'], callSite: { file: 'src/pages/index.astro', line: 19, column: 3, component: 'index' } })
     expect(errors).toEqual([])
   })
 
@@ -84,6 +88,7 @@ describe.skipIf(!chromium.enabled || !installed)('Astro', () => {
       expect(html).toContain(`<button data-mid="${idOf.get(b.at)}"`)
     }
     expect(html).not.toContain('data-marginalia-source')
+    expect(html).not.toContain('data-marginalia-astro-call')
     expect(html).not.toContain('marginalia-loader')
   })
 })

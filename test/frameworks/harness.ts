@@ -5,7 +5,7 @@
  * and an MCP client started from the config `init` wrote.
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -16,7 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
 import type { Cleanups } from '../helpers/cleanup.js'
-import { runCli, type CliRun } from '../helpers/cli.js'
+import { runCli, startServeCli, type CliRun } from '../helpers/cli.js'
 import { spawnNode, type Spawned } from '../helpers/process.js'
 
 const REPO = path.resolve(import.meta.dirname, '../..')
@@ -167,4 +167,55 @@ export function positionOf(file: string, needle: string): { line: number; column
   const line = lines.findIndex((l) => l.includes(needle))
   if (line < 0) throw new Error(`${needle} not in ${file}`)
   return { line: line + 1, column: lines[line]!.indexOf(needle) + 1 }
+}
+
+/** Every file of `dir` (recursively) as text, for checks on a build's output. */
+function filesText(dir: string): string {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n')
+}
+
+/** The text around the first `needle` in `text` (undefined when there is none): a failure names the place, not the whole bundle. */
+const around = (text: string, needle: string): string | undefined => {
+  const i = text.indexOf(needle)
+  return i < 0 ? undefined : text.slice(Math.max(0, i - 150), i + needle.length + 150)
+}
+
+/**
+ * A Vite app's preview build, as the guide tells a person: `vite build` with init's config as it is
+ * (checked to carry nothing of Marginalia, no manifest), then with `marginalia({ sourceLocations:
+ * 'ids' })` in vite.config.ts (ids in the bundle, never a source path, and the manifest beside it),
+ * served by `vite preview`, with `marginalia serve --sources marginalia-sources.json` beside it.
+ */
+export async function previewBuild(cleanups: Cleanups, dir: string, noPaths: string[]) {
+  const viteBuild = async (): Promise<string> => {
+    rmSync(path.join(dir, 'dist'), { recursive: true, force: true })
+    const build = runBin(cleanups, dir, 'vite', ['build'], {})
+    const code = await build.exited(120_000)
+    if (code !== 0) throw new Error(`vite build exited with ${code}: ${build.stderr()}${build.stdout()}`)
+    return filesText(path.join(dir, 'dist'))
+  }
+  const manifestFile = path.join(dir, 'marginalia-sources.json')
+  const plain = await viteBuild()
+  expect(existsSync(manifestFile)).toBe(false)
+  for (const marginalia of ['data-mid', 'data-marginalia', 'marginalia-loader', '__marginaliaCall', 'overlay.js', ...noPaths]) expect(around(plain, marginalia), `the plain build carries ${marginalia}`).toBeUndefined()
+
+  const config = path.join(dir, 'vite.config.ts')
+  const before = readFileSync(config, 'utf8')
+  expect(before).toContain('marginalia()')
+  writeFileSync(config, before.replace('marginalia()', "marginalia({ sourceLocations: 'ids' })"))
+  const built = await viteBuild()
+  for (const marginalia of ['data-marginalia', 'marginalia-loader', '__marginaliaCall', 'overlay.js', ...noPaths]) expect(around(built, marginalia), `the ids build carries ${marginalia}`).toBeUndefined()
+  expect(built).toContain('data-mid')
+  const manifest = (JSON.parse(readFileSync(manifestFile, 'utf8')) as { version: number; sources: Record<string, string> }).sources
+  expect(existsSync(path.join(dir, 'dist', 'marginalia-sources.json'))).toBe(false)
+
+  const port = await freePort()
+  const preview = runBin(cleanups, dir, 'vite', ['preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {})
+  await preview.waitFor('stdout', /Local:/, 30_000)
+  const serve = await startServeCli(cleanups, dir, ['--sources', 'marginalia-sources.json'])
+  return { url: `http://127.0.0.1:${port}/`, manifest, built, serve, env: { MARGINALIA_PORT: new URL(serve.url).port } }
 }

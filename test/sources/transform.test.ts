@@ -84,6 +84,26 @@ describe('the marking transform', () => {
     expect(out).toMatch(/\{\(\(n, s\) => .*"data-marginalia-call", "Button@src\/A\.tsx:4:7".*\)\(<Button label="x" \/>\)\}/)
     // React's JSX: components untouched (fibers know their call sites).
     expect((await markModule(code, '/app/src/A.tsx', ROOT))!.code).not.toContain('data-marginalia-call')
+    // An 'ids' build names no file: no call sites.
+    expect((await markModule(code, '/app/src/A.tsx', ROOT, { jsx: 'solid', sourceLocations: 'ids' }))!.code).not.toContain('data-marginalia-call')
+  })
+
+  // Astro's compiler comes from the app: the Astro fixture's, when it is installed (`npm run fixtures astro`).
+  const astroApp = path.resolve(import.meta.dirname, '../fixtures/frameworks/astro')
+  it.skipIf(!existsSync(path.join(astroApp, 'node_modules', '@astrojs', 'compiler')))(".astro: each tag of an imported .astro component passes its call site; the elements at the top of a template (a layout's <html> too) write it; an 'ids' build has none", async () => {
+    const page = "---\nimport Button from '../components/ui/Button.astro';\nimport Island from '../components/Island.tsx';\n---\n\n<html lang=\"en\">\n\t<head><title>x</title></head>\n\t<body>\n\t\t<Button label=\"a\" />\n\t\t<Island client:load />\n\t</body>\n</html>\n"
+    const out = (await markModule(page, path.join(astroApp, 'src/pages/index.astro'), astroApp))!.code
+    expect(out).toContain('<Button data-marginalia-astro-call={"Button@src/pages/index.astro:9:3"} label="a" />')
+    // An island's props reach the framework's component: left alone.
+    expect(out).toContain('<Island client:load />')
+    expect(out).toContain('<html data-marginalia-astro-call={Astro.props["data-marginalia-astro-call"] && "src/pages/index.astro|" + Astro.props["data-marginalia-astro-call"]} lang="en">')
+    const button = '---\nconst { label } = Astro.props;\n---\n\n<button class="ui-button">{label}</button>\n<style>button { color: red }</style>\n'
+    const marked = (await markModule(button, path.join(astroApp, 'src/components/ui/Button.astro'), astroApp))!.code
+    expect(marked).toContain('<button data-marginalia-source="src/components/ui/Button.astro:5:1" data-marginalia-astro-call={Astro.props["data-marginalia-astro-call"] && "src/components/ui/Button.astro|" + Astro.props["data-marginalia-astro-call"]} class="ui-button">')
+    // Astro processes a <style> or <script> by its attributes: never stamped.
+    expect(marked).toContain('<style>button { color: red }</style>')
+    const ids = (await markModule(page, path.join(astroApp, 'src/pages/index.astro'), astroApp, { sourceLocations: 'ids' }))?.code ?? page
+    expect(ids).not.toContain('data-marginalia-astro-call')
   })
 
   it('a vite build is byte-identical with and without the plugin', { timeout: 120_000 }, async () => {

@@ -5,7 +5,8 @@
  * React fibers, Vue 3 component instances, Svelte 5 `__svelte_meta`, Angular's `ng` global. A
  * mark is completed with the component chain and, for a shared UI component, its call site: from
  * React's fibers, Preact's virtual tree, Vue's instances or the compile-time call sites of Solid
- * (`data-marginalia-call`) and Vue (`__marginaliaCall`, set by the template's vnode hook).
+ * (`data-marginalia-call`), Vue (`__marginaliaCall`, set by the template's vnode hook) and Astro
+ * (`data-marginalia-astro-call` on the elements at the top of each .astro component).
  * Each result says how it was found (`via`) and whether file:line is the element itself (`exact`).
  */
 import type { SourceLocation, SourcePoint } from '../../../store/source-location.js'
@@ -46,6 +47,24 @@ function domCalls(from: Element): { el: Element; call: Call }[] {
   for (let n = from.closest(`[${CALL_ATTR}]`); n && out.length < 40; n = n.parentElement?.closest(`[${CALL_ATTR}]`) ?? null) {
     const call = parseCall(n.getAttribute(CALL_ATTR))
     if (call) out.push({ el: n, call })
+  }
+  return out
+}
+
+const ASTRO_CALL_ATTR = 'data-marginalia-astro-call'
+
+/**
+ * Astro: the .astro components around an element written in `file`, innermost first. The elements at
+ * the top of each .astro component carry `<its file>|Name@file:line:column` (where it is used): the
+ * first such element around `el` written for `file` is its component's, the next one for the file
+ * that uses it is the component around that, and so on (islands and slot content are skipped over).
+ */
+function astroCalls(el: Element, file: string): Call[] {
+  const out: Call[] = []
+  for (let n = el.closest(`[${ASTRO_CALL_ATTR}]`); n && out.length < MAX_COMPONENTS; n = n.parentElement?.closest(`[${ASTRO_CALL_ATTR}]`) ?? null) {
+    const [own, raw] = (n.getAttribute(ASTRO_CALL_ATTR) ?? '').split('|')
+    const call = own === file ? parseCall(raw) : undefined
+    if (call) file = out[out.push(call) - 1]!.at.file
   }
   return out
 }
@@ -135,15 +154,19 @@ function fromMark(el: Element): SourceLocation | undefined {
   if (raw && here.file === undefined) return undefined
   const shared = (f: string) => SHARED_UI.test(f)
   const preact = here.file && !here.file.startsWith('#') ? preactFacts(marked, here.file, shared, MAX_COMPONENTS) : undefined
+  const astro = raw ? astroCalls(marked, here.file!) : []
   if (here.file && !here.file.startsWith('#')) {
-    const names = markedComponents(marked, here.file) ?? preact?.components
+    const names = markedComponents(marked, here.file) ?? preact?.components ?? (astro[0] ? astro.map((c) => c.name).reverse() : undefined)
     if (names) {
       here.components = names
       here.component = names.at(-1)!
     }
   }
   if (here.file && SHARED_UI.test(here.file)) {
-    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? svelteCallSite(marked) ?? preact?.callSite
+    // Astro: the first call outside the shared folder, and the component (or page) that writes it.
+    const i = astro.findIndex((c) => !shared(c.at.file))
+    const owner = i < 0 ? undefined : (astro[i + 1]?.name ?? componentOfFile(astro[i]!.at.file))
+    const exact = reactCallSite(marked, shared) ?? markedCallSite(marked, shared) ?? (i < 0 ? undefined : { ...astro[i]!.at, ...(owner ? { component: owner } : {}) }) ?? svelteCallSite(marked) ?? preact?.callSite
     if (exact) {
       here.callSite = exact
       return here

@@ -129,7 +129,9 @@ function acquire(key: string, start: () => Promise<Running>): Entry {
     current.refs++
     return current
   }
-  const entry: Entry = { started: (current?.closing ?? Promise.resolve()).then(start), refs: 1 }
+  // A close that failed still leaves the port to try.
+  const closed = current?.closing?.catch(() => undefined) ?? Promise.resolve()
+  const entry: Entry = { started: closed.then(start), refs: 1 }
   servers.set(key, entry)
   entry.started.catch(() => {
     if (servers.get(key) === entry) servers.delete(key)

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { readFile } from 'node:fs/promises'
+import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
 import type { HttpServer } from './http/app.js'
@@ -20,9 +21,9 @@ import { CONNECT_AGENT } from './http/connect.js'
 import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
-import { PROXY_PREFIX, marginaliaProxy } from './plugin/proxy.js'
+import { PROXY_PREFIX, marginaliaProxy, type Middleware } from './plugin/proxy.js'
 import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
-import { injectIntoHtml } from './plugin/inject-html.js'
+import { injectIntoHtml, wantsHtml } from './plugin/inject-html.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -81,11 +82,23 @@ export interface MarginaliaViteState {
   storeFile: string
 }
 
-export type MarginaliaVitePlugin = Plugin & { readonly marginalia: () => MarginaliaViteState | undefined }
+export type MarginaliaVitePlugin = Plugin & {
+  readonly marginalia: () => MarginaliaViteState | undefined
+  /**
+   * Settles when the dev server's Marginalia server has started (or been found, or failed to
+   * start): its state then, undefined when there is none. The dev server does not wait for it.
+   */
+  readonly ready: () => Promise<MarginaliaViteState | undefined>
+}
 
 interface Running {
   http: HttpServer
   store: Store
+}
+
+/** One server this process starts or runs, with the dev servers holding it. */
+interface Entry {
+  started: Promise<Running>
   refs: number
   closing?: Promise<void>
 }
@@ -93,15 +106,66 @@ interface Running {
 /**
  * Servers this process started, shared by every plugin instance: when Vite restarts (a config
  * change) it creates the new dev server before closing the old one, so the new instance takes
- * over the running Marginalia server instead of finding it busy — and it stays up throughout.
+ * over the running Marginalia server (or the one still starting) instead of finding it busy — and
+ * it stays up throughout.
  */
-const RUNNING_KEY = Symbol.for('marginalia.vite.running')
-type Registry = Map<string, Promise<Running>>
+const RUNNING_KEY = Symbol.for('marginalia.vite.servers')
+type Registry = Map<string, Entry>
 function registry(): Registry {
   const g = globalThis as { [RUNNING_KEY]?: Registry }
   g[RUNNING_KEY] ??= new Map()
   return g[RUNNING_KEY]
 }
+
+/**
+ * A hold on the server under `key`, counted at once (so a dev server restarting takes over one
+ * still starting): the running one, or a new one started by `start` — after the one closing
+ * there, if any, has closed.
+ */
+function acquire(key: string, start: () => Promise<Running>): Entry {
+  const servers = registry()
+  const current = servers.get(key)
+  if (current && !current.closing) {
+    current.refs++
+    return current
+  }
+  // A close that failed still leaves the port to try.
+  const closed = current?.closing?.catch(() => undefined) ?? Promise.resolve()
+  const entry: Entry = { started: closed.then(start), refs: 1 }
+  servers.set(key, entry)
+  entry.started.catch(() => {
+    if (servers.get(key) === entry) servers.delete(key)
+  })
+  return entry
+}
+
+/** Lets go of a hold; the last one closes the server (once it has started) and its store. */
+function release(key: string, entry: Entry): Promise<void> {
+  entry.refs--
+  if (entry.refs > 0) return Promise.resolve()
+  entry.closing ??= (async () => {
+    try {
+      const running = await entry.started.catch(() => undefined)
+      if (!running) return
+      try {
+        await running.http.close()
+      } finally {
+        await running.store.close()
+      }
+    } finally {
+      const servers = registry()
+      if (servers.get(key) === entry) servers.delete(key)
+    }
+  })()
+  return entry.closing
+}
+
+/**
+ * For tests only: `start`, when set, is called with the plugin's own start (open the store, start
+ * the server) and does it for the plugin, so a test can hold a start open and see what the dev
+ * server does meanwhile.
+ */
+export const testing: { start?: (start: () => Promise<{ http: HttpServer; store: Store }>) => Promise<{ http: HttpServer; store: Store }> } = {}
 
 /** Whether a Marginalia server answers at `base` (its /health says so), within `timeoutMs`. */
 export async function isMarginaliaAt(base: string, timeoutMs = 1_500): Promise<boolean> {
@@ -166,42 +230,6 @@ function tagHtml(t: HtmlTagDescriptor): string {
   return `<${t.tag}${attrs}></${t.tag}>`
 }
 
-async function acquire(key: string, start: () => Promise<{ http: HttpServer; store: Store }>): Promise<Running> {
-  const servers = registry()
-  let entry = servers.get(key)
-  if (entry) {
-    const running = await entry.catch(() => undefined)
-    if (running && !running.closing) {
-      running.refs++
-      return running
-    }
-  }
-  entry = start().then(({ http, store }) => ({ http, store, refs: 1 }))
-  servers.set(key, entry)
-  try {
-    return await entry
-  } catch (e) {
-    if (servers.get(key) === entry) servers.delete(key)
-    throw e
-  }
-}
-
-function release(key: string, running: Running): Promise<void> {
-  running.refs--
-  if (running.refs > 0) return Promise.resolve()
-  running.closing ??= (async () => {
-    const servers = registry()
-    const entry = servers.get(key)
-    if (entry && (await entry.catch(() => undefined)) === running) servers.delete(key)
-    try {
-      await running.http.close()
-    } finally {
-      await running.store.close()
-    }
-  })()
-  return running.closing
-}
-
 export default function marginalia(options: MarginaliaViteOptions = {}): MarginaliaVitePlugin {
   const envPort = process.env.MARGINALIA_PORT?.trim()
   const port = options.port ?? (envPort ? Number(envPort) : DEFAULT_PORT)
@@ -242,6 +270,9 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     { tag: 'script', attrs: { src: overlaySrc(), defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' },
   ]
 
+  /** Settles when the latest dev server's start has (never rejects). */
+  let ready: Promise<void> = Promise.resolve()
+
   const releaseAll = async (): Promise<void> => {
     await Promise.all(leases.splice(0).map((r) => r()))
   }
@@ -252,6 +283,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     apply: sourceLocations === 'ids' ? () => true : 'serve',
     enforce: 'pre',
     marginalia: () => state,
+    ready: () => ready.then(() => state),
 
     // Before any other hook: on Vite < 5 the later ones fail page by page ("hook is not a function").
     config(this: { meta?: { viteVersion?: unknown } } | undefined, user) {
@@ -289,36 +321,63 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       if (building && sourceLocations === 'ids') writeManifest(path.resolve(root, options.sourcesManifest ?? MANIFEST_FILE), ids)
     },
 
-    async configureServer(server: ViteDevServer) {
+    // Registers its middlewares at once and starts Marginalia's server beside the dev server, not
+    // before it: Vite listens meanwhile, and whatever needs the outcome (the tags, the loader, the
+    // proxy) waits for `ready`.
+    configureServer(server: ViteDevServer) {
       const logger = server.config.logger
+      let settled = false
+      /** Runs `middleware` for the requests `concerned` picks once the start has settled; others go straight on. */
+      const afterStart =
+        (concerned: (req: IncomingMessage) => boolean, middleware: Middleware): Middleware =>
+        (req, res, next) => {
+          if (settled || !concerned(req)) return middleware(req, res, next)
+          void ready.then(() => {
+            try {
+              middleware(req, res, next)
+            } catch (e) {
+              next(e)
+            }
+          })
+        }
+      const isLoader = (req: IncomingMessage): boolean => (req.url ?? '').split('?')[0] === `${publicBase}${LOADER_PATH}`
       // Pages a framework renders in its own middleware (React Router, SvelteKit, Astro …) never pass transformIndexHtml: the same tags go in here.
-      server.middlewares.use(injectIntoHtml(() => (state ? overlayTags().map(tagHtml).join('') : undefined), LOADER_ATTR))
+      server.middlewares.use(afterStart(wantsHtml, injectIntoHtml(() => (state ? overlayTags().map(tagHtml).join('') : undefined), LOADER_ATTR)))
       if (options.sameOrigin) {
-        server.middlewares.use(marginaliaProxy(() => state?.url, `${publicBase}${PROXY_PREFIX.slice(1)}`, { tokenConfigured: options.token !== undefined }))
+        const prefix = `${publicBase}${PROXY_PREFIX.slice(1)}`
+        const isProxied = (req: IncomingMessage): boolean => {
+          const url = req.url ?? '/'
+          return url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)
+        }
+        server.middlewares.use(afterStart(isProxied, marginaliaProxy(() => state?.url, prefix, { tokenConfigured: options.token !== undefined })))
         warnIfExposed(server.config.server.host, logger)
       }
       // The loader: a page loaded while the server is not running says how to start it.
-      server.middlewares.use((req, res, next) => {
-        if (!state || (req.url ?? '').split('?')[0] !== `${publicBase}${LOADER_PATH}`) return next()
-        const { url } = state
-        void readFile(path.join(DEFAULT_STATIC_DIR, 'early.js'), 'utf8')
-          .catch(() => undefined)
-          .then((early) => {
-            const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}) })
-            res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
-          })
-          .catch((e: unknown) => next(e))
-      })
+      server.middlewares.use(
+        afterStart(isLoader, (req, res, next) => {
+          if (!state || !isLoader(req)) return next()
+          const { url } = state
+          void readFile(path.join(DEFAULT_STATIC_DIR, 'early.js'), 'utf8')
+            .catch(() => undefined)
+            .then((early) => {
+              const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}) })
+              res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
+            })
+            .catch((e: unknown) => next(e))
+        }),
+      )
       const storeFile = path.resolve(root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
       const base = `http://${displayHost}:${port}`
       if (!shouldStart) {
+        settled = true
         state = { url: base, mode: 'external', storeFile }
+        ready = Promise.resolve()
         logger.info(`  marginalia: overlay from ${base} (start: false — run \`npx --no-install marginalia serve --port ${port} --store ${path.relative(process.cwd(), storeFile) || storeFile}\`)`)
         return
       }
       const key = `${displayHost}:${port}:${storeFile}`
-      const startHere = async () => {
+      const startHere = async (): Promise<Running> => {
         // Loaded here, not with the plugin: the HTTP server and the store are most of its weight, and a
         // dev server that reuses a running Marginalia server, or has none, never needs them.
         const [{ openStore }, { startHttpServer }] = await Promise.all([import('./store/open.js'), import('./http/app.js')])
@@ -331,40 +390,62 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
           throw e
         }
       }
-      let running: Running | undefined
-      try {
+      /** This dev server's hold on the server, once it takes one; `closed` once the dev server has closed. */
+      let lease: Entry | undefined
+      let closed = false
+      const start = async (): Promise<void> => {
+        // Checked first, without waiting, so a dev server restarting takes over the server at once.
         if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
+          if (closed) return
           state = { url: base, mode: 'reused', storeFile }
           logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
           logger.info(`  marginalia: ${CONNECT_AGENT}`)
           await warnIfOtherStore(base, storeFile, (m) => logger.warn(m))
           return
         }
-        running = await acquire(key, startHere)
-      } catch (e) {
-        // Someone may have started one between the check and the start (two dev servers at once).
-        if (port !== 0 && (await isMarginaliaAt(base))) {
-          state = { url: base, mode: 'reused', storeFile }
-          logger.info(`  marginalia: using the server already running at ${base}/`)
+        if (closed) return
+        lease = acquire(key, () => (testing.start ? testing.start(startHere) : startHere()))
+        let running: Running
+        try {
+          running = await lease.started
+        } catch (e) {
+          lease = undefined
+          if (closed) return
+          // Someone may have started one between the check and the start (two dev servers at once).
+          if (port !== 0 && (await isMarginaliaAt(base))) {
+            state = { url: base, mode: 'reused', storeFile }
+            logger.info(`  marginalia: using the server already running at ${base}/`)
+            return
+          }
+          state = undefined
+          logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected. Use another port with the plugin's \`port\` option, e.g. marginalia({ port: ${port === 0 ? DEFAULT_PORT + 1 : port + 1} }).`)
           return
         }
-        state = undefined
-        logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected. Use another port with the plugin's \`port\` option, e.g. marginalia({ port: ${port === 0 ? DEFAULT_PORT + 1 : port + 1} }).`)
-        return
+        // A dev server closed while the server started: `drop` lets go of it.
+        if (closed) return
+        state = { url: running.http.url, mode: 'started', storeFile }
+        // Said once per plugin: Nuxt gives the same plugin to its client and its server dev servers.
+        if (announced !== running.http.url) {
+          announced = running.http.url
+          logger.info(`  marginalia: inbox ${running.http.url}/ · MCP ${running.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
+          logger.info(`  marginalia: ${CONNECT_AGENT}`)
+        }
       }
-      const lease = running
-      let released = false
-      const drop = (): Promise<void> => {
-        if (released) return Promise.resolve()
-        released = true
-        return release(key, lease).catch((e: unknown) => logger.error(`marginalia: closing the server failed: ${e instanceof Error ? e.message : String(e)}`))
-      }
-      state = { url: lease.http.url, mode: 'started', storeFile }
-      // Said once per plugin: Nuxt gives the same plugin to its client and its server dev servers.
-      if (announced !== lease.http.url) {
-        announced = lease.http.url
-        logger.info(`  marginalia: inbox ${lease.http.url}/ · MCP ${lease.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
-        logger.info(`  marginalia: ${CONNECT_AGENT}`)
+      const starting = start()
+        .catch((e: unknown) => logger.error(`marginalia: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => {
+          settled = true
+        })
+      ready = starting
+      /** Lets go of this dev server's hold, once the start has settled (a start in flight is released as it ends). */
+      const drop = async (): Promise<void> => {
+        if (closed) return
+        closed = true
+        await starting
+        if (!lease) return
+        const held = lease
+        lease = undefined
+        await release(key, held).catch((e: unknown) => logger.error(`marginalia: closing the server failed: ${e instanceof Error ? e.message : String(e)}`))
       }
       // Released with this dev server: its HTTP server closing (also on restart), or the close hooks in middleware mode.
       if (server.httpServer) server.httpServer.once('close', () => void drop())
@@ -373,7 +454,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     transformIndexHtml: {
       order: 'post',
-      handler(): HtmlTagDescriptor[] | undefined {
+      async handler(): Promise<HtmlTagDescriptor[] | undefined> {
+        await ready
         return state ? overlayTags() : undefined
       },
     },

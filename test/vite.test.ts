@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { build, createServer, type ViteDevServer } from 'vite'
-import marginalia, { isMarginaliaAt, type MarginaliaViteOptions, type MarginaliaVitePlugin } from '../src/vite.js'
+import marginalia, { isMarginaliaAt, testing, type MarginaliaViteOptions, type MarginaliaVitePlugin } from '../src/vite.js'
 import { openStore, startHttpServer } from '../src/index.js'
 import { request } from './helpers/http.js'
 import { testDir } from './helpers/store.js'
@@ -47,12 +48,12 @@ describe('marginalia/vite', () => {
   it('starts a Marginalia server in the Vite process on the project store, injects the overlay, and closes it with Vite', { timeout: 60_000 }, async () => {
     const root = project()
     const { vite, url, plugin, logs } = await dev(root, { port: 0 })
+    // The first page, asked for as soon as Vite listens, waits for the server and carries the overlay.
+    const page = await request(`${url}/`)
+    expect(page.status).toBe(200)
     const state = plugin.marginalia()!
     expect(state.mode).toBe('started')
     expect(state.storeFile).toBe(path.join(root, '.marginalia', 'store.json'))
-
-    const page = await request(`${url}/`)
-    expect(page.status).toBe(200)
     const tag = overlayTag(page.text)
     expect(tag?.[1]).toBe(state.url)
     expect(page.text.indexOf('/overlay.js')).toBeLessThan(page.text.indexOf('</body>'))
@@ -81,7 +82,7 @@ describe('marginalia/vite', () => {
     const running = await startHttpServer(store, { port: 0, log: () => {} })
     cleanups.push(() => running.close())
     const { vite, url, plugin, logs } = await dev(root, { port: running.port })
-    expect(plugin.marginalia()).toMatchObject({ mode: 'reused', url: running.url })
+    expect(await plugin.ready()).toMatchObject({ mode: 'reused', url: running.url })
     expect(overlayTag((await request(`${url}/`)).text)?.[1]).toBe(running.url)
     expect(logs.join('\n')).toContain('using the server already running')
     await vite.close()
@@ -95,7 +96,8 @@ describe('marginalia/vite', () => {
     cleanups.push(() => store.close())
     const running = await startHttpServer(store, { port: 0, log: () => {}, storeLocation: other })
     cleanups.push(() => running.close())
-    const { logs } = await dev(root, { port: running.port })
+    const { logs, plugin } = await dev(root, { port: running.port })
+    await plugin.ready()
     const warning = logs.find((l) => l.startsWith('warn: ') && l.includes('serves the store'))
     expect(warning).toContain(other)
     expect(warning).toContain(path.join(root, '.marginalia', 'store.json'))
@@ -106,14 +108,14 @@ describe('marginalia/vite', () => {
     const sameServer = await startHttpServer(sameStore, { port: 0, log: () => {}, storeLocation: same })
     cleanups.push(() => sameServer.close())
     const quiet = await dev(root, { port: sameServer.port })
-    expect(quiet.plugin.marginalia()).toMatchObject({ mode: 'reused' })
+    expect(await quiet.plugin.ready()).toMatchObject({ mode: 'reused' })
     expect(quiet.logs.join('\n')).not.toContain('serves the store')
   })
 
   it('keeps its server up across a Vite restart, then closes it', { timeout: 60_000 }, async () => {
     const root = project()
     const { vite, plugin } = await dev(root, { port: 0 })
-    const { url } = plugin.marginalia()!
+    const { url } = (await plugin.ready())!
     await vite.restart()
     expect(await isMarginaliaAt(url)).toBe(true)
     const port = (vite.httpServer!.address() as AddressInfo).port
@@ -129,12 +131,106 @@ describe('marginalia/vite', () => {
     const base = viteConfig(root, [plugin], { logs })
     const vite = await createServer({ ...base, server: { ...base.server, middlewareMode: true } })
     cleanups.push(() => vite.close()) // closing twice is a no-op
-    const { url } = plugin.marginalia()!
+    const { url } = (await plugin.ready())!
     expect(await isMarginaliaAt(url)).toBe(true)
     const html = await vite.transformIndexHtml('/', readFileSync(path.join(root, 'index.html'), 'utf8'))
     expect(overlayTag(html)?.[1]).toBe(url)
     await vite.close()
     await eventually(() => isMarginaliaAt(url, 500)).toBe(false)
+  })
+
+  /** Holds the plugin's start open: `entered` when it is called, and it goes on (starting for real) at `go()`. */
+  function holdStart(): { entered: Promise<void>; go: () => void; started: () => Promise<{ http: { url: string } }> } {
+    let go!: () => void
+    const gate = new Promise<void>((resolve) => (go = resolve))
+    let enter!: () => void
+    const entered = new Promise<void>((resolve) => (enter = resolve))
+    let started: Promise<{ http: { url: string } }> | undefined
+    testing.start = (start) => {
+      enter()
+      const run = gate.then(start)
+      started = run
+      return run
+    }
+    cleanups.push(() => {
+      testing.start = undefined
+      go()
+    })
+    return { entered, go, started: () => started! }
+  }
+
+  it('the dev server listens without waiting for Marginalia\'s server; its first page waits for it and carries the overlay', { timeout: 60_000 }, async () => {
+    const root = project()
+    const held = holdStart()
+    const { url, plugin, logs } = await dev(root, { port: 0 })
+    // Vite is listening and serving while the start is held open.
+    await held.entered
+    expect(plugin.marginalia()).toBeUndefined()
+    const script = await request(`${url}/main.js`)
+    expect(script.status).toBe(200)
+    expect(logs.join('\n')).not.toContain('marginalia: inbox')
+
+    const first = request(`${url}/`)
+    held.go()
+    const page = await first
+    expect(page.status).toBe(200)
+    const state = plugin.marginalia()!
+    expect(state.mode).toBe('started')
+    expect(overlayTag(page.text)?.[1]).toBe(state.url)
+    expect(page.text).toMatch(/<script src="\/__marginalia-loader\.js" data-marginalia-loader(?:="")?><\/script>/)
+    expect(await isMarginaliaAt(state.url)).toBe(true)
+    // The banner follows once the server is up.
+    expect(logs.join('\n')).toContain(`marginalia: inbox ${state.url}/`)
+  })
+
+  it('a dev server closed while the start is in flight closes the server once it has started', { timeout: 60_000 }, async () => {
+    const root = project()
+    const held = holdStart()
+    const { vite, plugin, logs } = await dev(root, { port: 0 })
+    await held.entered
+    await vite.close()
+    held.go()
+    const { http } = await held.started()
+    expect(await plugin.ready()).toBeUndefined()
+    await eventually(() => isMarginaliaAt(http.url, 500)).toBe(false)
+    expect(logs.join('\n')).not.toContain('marginalia: inbox')
+    // The store was closed: the next dev server on this project starts its own server on it.
+    const again = await dev(root, { port: 0 })
+    expect(await again.plugin.ready()).toMatchObject({ mode: 'started' })
+    expect(again.plugin.marginalia()!.url).not.toBe(http.url)
+  })
+
+  it('a dev server restarted while the start is in flight keeps the server the start brings up', { timeout: 60_000 }, async () => {
+    const root = project()
+    const held = holdStart()
+    const { vite, plugin } = await dev(root, { port: 0 })
+    await held.entered
+    const restarted = vite.restart()
+    held.go()
+    await restarted
+    const { http } = await held.started()
+    const state = (await plugin.ready())!
+    expect(state.url).toBe(http.url)
+    expect(await isMarginaliaAt(http.url)).toBe(true)
+    const port = (vite.httpServer!.address() as AddressInfo).port
+    expect(overlayTag((await request(`http://127.0.0.1:${port}/`)).text)?.[1]).toBe(http.url)
+    await vite.close()
+    await eventually(() => isMarginaliaAt(http.url, 500)).toBe(false)
+  })
+
+  it('a start that fails logs why and injects nothing', { timeout: 60_000 }, async () => {
+    const root = project()
+    // Something else on the port, answering as any web server would (not Marginalia).
+    const busy = http.createServer((_req, res) => res.writeHead(404).end())
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => busy.close(() => resolve())))
+    const { port } = busy.address() as AddressInfo
+    const { url, plugin, logs } = await dev(root, { port })
+    const page = await request(`${url}/`)
+    expect(page.status).toBe(200)
+    expect(page.text).not.toContain('data-marginalia')
+    expect(plugin.marginalia()).toBeUndefined()
+    expect(logs.join('\n')).toContain(`marginalia: could not start the server on 127.0.0.1:${port}`)
   })
 
   it('with start: false only injects the overlay, for a `marginalia serve` run separately', { timeout: 60_000 }, async () => {

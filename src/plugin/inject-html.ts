@@ -16,13 +16,18 @@ type Next = (err?: unknown) => void
 type Chunk = string | Buffer | Uint8Array
 type WriteCb = (error?: Error | null) => void
 
+/** Whether a request may get a page the middleware adds the tags to: a GET asking for HTML. */
+export function wantsHtml(req: IncomingMessage): boolean {
+  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')
+}
+
 /**
  * The middleware. `tags()` gives the HTML to add (undefined: add nothing); `marker` is a string
  * the tags contain, so a page that has them (index.html through transformIndexHtml) is left alone.
  */
 export function injectIntoHtml(tags: () => string | undefined, marker: string) {
   return (req: IncomingMessage, res: ServerResponse, next: Next): void => {
-    if (req.method !== 'GET' || !(req.headers.accept ?? '').includes('text/html')) return next()
+    if (!wantsHtml(req)) return next()
     const write = res.write.bind(res) as (chunk: Chunk, encoding?: BufferEncoding, cb?: WriteCb) => boolean
     const end = res.end.bind(res) as (chunk?: Chunk | (() => void), encoding?: BufferEncoding, cb?: () => void) => ServerResponse
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse

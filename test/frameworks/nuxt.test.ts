@@ -32,7 +32,8 @@ describe.skipIf(!chromium.enabled || !installed)('Nuxt', () => {
     const [port, marginaliaPort] = await Promise.all([freePort(), freePort()])
     const dev = startApp(cleanups, dir, NUXT, ['dev', '--port', String(port), '--host', '127.0.0.1'], { MARGINALIA_PORT: String(marginaliaPort) })
     await dev.waitFor(/Nitro server built/, 120_000)
-    expect(dev.output()).toContain(`marginalia: inbox http://127.0.0.1:${marginaliaPort}/`)
+    // Said once Marginalia's server is up, which Vite does not wait for (its own banner may come first).
+    await dev.waitFor(new RegExp(`marginalia: inbox http://127\\.0\\.0\\.1:${marginaliaPort}/`), 30_000)
 
     // The page Nitro renders: the loader first in <head>, then the overlay; the .vue markup marked.
     const html = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } })).text()

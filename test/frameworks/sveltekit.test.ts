@@ -31,7 +31,8 @@ describe.skipIf(!chromium.enabled || !installed)('SvelteKit', () => {
     const [port, marginaliaPort] = await Promise.all([freePort(), freePort()])
     const dev = startApp(cleanups, dir, 'vite/bin/vite.js', ['dev', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { MARGINALIA_PORT: String(marginaliaPort) })
     await dev.waitFor(/Local:\s+http:\/\/127\.0\.0\.1:\d+/, 90_000)
-    expect(dev.output()).toContain(`marginalia: inbox http://127.0.0.1:${marginaliaPort}/`)
+    // Said once Marginalia's server is up, which Vite does not wait for (its own banner may come first).
+    await dev.waitFor(new RegExp(`marginalia: inbox http://127\\.0\\.0\\.1:${marginaliaPort}/`), 30_000)
 
     // The server-rendered page: the loader first in <head>, then the overlay; the markup marked.
     const html = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } })).text()

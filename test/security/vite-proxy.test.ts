@@ -52,7 +52,7 @@ describe("the Vite plugin's sameOrigin proxy", () => {
     const plugin = marginalia({ port: 0, sameOrigin: true })
     const vite = await devServer('127.0.0.2', [plugin])
     const devUrl = `http://127.0.0.2:${portOf(vite)}`
-    const serverUrl = plugin.marginalia()!.url
+    const serverUrl = (await plugin.ready())!.url
 
     const ok = await request(`${devUrl}/__marginalia/api/sessions`)
     expect(ok.status).toBe(200)

@@ -36,7 +36,7 @@ async function serve(root: string, framework: PluginOption): Promise<{ vite: Vit
   cleanups.push(() => vite.close())
   await vite.listen()
   const { port } = vite.httpServer!.address() as AddressInfo
-  return { vite, url: `http://127.0.0.1:${port}/`, api: plugin.marginalia()!.url }
+  return { vite, url: `http://127.0.0.1:${port}/`, api: (await plugin.ready())!.url }
 }
 
 async function open(url: string): Promise<Page> {

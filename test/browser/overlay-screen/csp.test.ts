@@ -97,7 +97,7 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     await ui(page, '.composer button[type="submit"]').click()
     await eventually(() => ui(page, '.pin:not([data-waiting])').count()).toBe(1)
     // Stored on the plugin's Marginalia server, straight from there.
-    const listed = (await (await fetch(`${plugin.marginalia()!.url}/api/annotations`)).json()) as { annotations: { comment: string }[] }
+    const listed = (await (await fetch(`${(await plugin.ready())!.url}/api/annotations`)).json()) as { annotations: { comment: string }[] }
     expect(listed.annotations.map((a) => a.comment)).toEqual(['Say how much'])
     expect(await ui(page, '.alert').isVisible()).toBe(false)
     expect(await violations(page)).toEqual([])

@@ -161,7 +161,7 @@ function release(key: string, entry: Entry): Promise<void> {
 }
 
 /**
- * For tests only: `start`, when set, is called with the plugin's own start (open the store, start
+ * @internal For tests only, not part of the plugin's API: `start`, when set, is called with the plugin's own start (open the store, start
  * the server) and does it for the plugin, so a test can hold a start open and see what the dev
  * server does meanwhile.
  */

@@ -32,11 +32,11 @@ import { Picker } from './picker.js'
 import { Pins, isWaiting } from './pins.js'
 import { Pointing } from './point.js'
 import { Renderer } from './render.js'
-import { sending, type Sending } from './sending.js'
+import { sending } from './sending.js'
 import { PageSessions } from './sessions.js'
 import { Settings, browserStorage } from './settings.js'
 import { SettingsMenu } from './settings-menu.js'
-import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut, type Shortcut } from './shortcuts.js'
+import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut } from './shortcuts.js'
 import { SignIn } from './sign-in.js'
 import { streamEvents } from './stream-events.js'
 import { ThreadPanel } from './thread-panel.js'
@@ -58,9 +58,13 @@ export interface OverlayOptions {
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
 const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
 
+/**
+ * Its parts are read-only fields, most of them public: the modules beside it (render, panels,
+ * stream-events, actions, sending) take the overlay itself and read the parts they name when they
+ * run. `window.Marginalia` offers none of them (public-api.ts).
+ */
 export class Overlay {
   readonly api: Api
-  private readonly auth: Auth
   private readonly signIn: SignIn
   /** Every window listener added by mount(), removed at once by destroy(). */
   private readonly listening = new AbortController()
@@ -94,25 +98,23 @@ export class Overlay {
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
   private readonly freezer: Freezer
-  private readonly shortcut: Shortcut
   private readonly onKeyDown: (e: KeyboardEvent) => void
   private readonly frameKeys: FrameKeys
-  private readonly sending: Sending
 
   constructor(
     readonly server: string,
     readonly options: OverlayOptions = {},
   ) {
-    const shortcut = parseShortcut(options.shortcut)
-    if (options.shortcut && !shortcut) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
-    this.shortcut = shortcut ?? parseShortcut(DEFAULT_SHORTCUT)!
+    const given = parseShortcut(options.shortcut)
+    if (options.shortcut && !given) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
+    const shortcut = given ?? parseShortcut(DEFAULT_SHORTCUT)!
     this.links = { attachments: server, editor: {} }
     this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
-    this.auth = options.auth ?? new BrowserAuth(`marginalia.session@${server}`)
-    this.api = new Api(server, 10_000, this.auth, options.transport)
+    const auth = options.auth ?? new BrowserAuth(`marginalia.session@${server}`)
+    this.api = new Api(server, 10_000, auth, options.transport)
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     this.sync = new PageSync(this.api, sessions, streamEvents(this))
@@ -147,12 +149,12 @@ export class Overlay {
     // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
     this.topLayer = new TopLayer(this.host, () => this.render.schedule())
     this.composer = new Composer({
-      send: (body, extras) => (this.pointing.active ? void this.pointing.answer(body, extras.target) : this.sending.send(body, extras)),
+      send: (body, extras) => (this.pointing.active ? void this.pointing.answer(body, extras.target) : outgoing.send(body, extras)),
       pageLog: (on) => this.startPageLog(on),
       closed: (restoreFocus) => this.panels.composerClosed(restoreFocus),
     })
     this.thread = new ThreadPanel(this.shadow, threadActions(this), this.api, this.links)
-    this.list = new ListPanel(server, listActions(this), this.shortcut.text)
+    this.list = new ListPanel(server, listActions(this), shortcut.text)
     this.dock = new Dock(server, this.sync, () => this.outbox.list(), settings, {
       annotatePress: () => this.picker.remember(),
       annotateClick: () => this.picker.toggleRemembered(),
@@ -166,11 +168,11 @@ export class Overlay {
       signIn: () => this.signIn.open(),
       signOut: () => void this.signIn.signOut(),
     })
-    this.dock.setShortcut(this.shortcut.text)
+    this.dock.setShortcut(shortcut.text)
     // Sending says what happens in the toolbar: made once the dock is there.
-    this.sending = sending(this)
-    this.sender = new Sender(this.api, this.outbox, sessions, this.sending, { lockName: `marginalia-outbox:${server}` })
-    this.signIn = new SignIn(server, this.api, this.auth, {
+    const outgoing = sending(this)
+    this.sender = new Sender(this.api, this.outbox, sessions, outgoing, { lockName: `marginalia-outbox:${server}` })
+    this.signIn = new SignIn(server, this.api, auth, {
       say: (text) => this.dock.say(text),
       render: (needed, name) => this.dock.renderWho(needed, name),
       restart: () => {
@@ -196,7 +198,7 @@ export class Overlay {
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
     this.freezer = new Freezer(this.host)
     this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
-    this.onKeyDown = overlayKeyListener(this.shortcut, {
+    this.onKeyDown = overlayKeyListener(shortcut, {
       toggleAnnotate: () => this.picker.toggle(),
       togglePins: () => {
         this.menu.setPinsHidden(!this.menu.pinsHidden)

@@ -25,7 +25,7 @@ const root = path.resolve(import.meta.dirname, '../..')
  * 161 421; answering a question by pointing at an element to 162 552. All of it together (the
  * frameworks' source work, the extension's seam, the agent's pictures and pointing): 169 791.
  * Splitting overlay.ts by responsibility and dropping written-twice helpers (the naming attributes'
- * three lists, a second date comparator, an unused Api method, five copies of a path): 169 173.
+ * three lists, a second date comparator, an unused Api method, five copies of a path): 169 076.
  */
 const OVERLAY_BUDGET = 166 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */

@@ -24,9 +24,11 @@ const root = path.resolve(import.meta.dirname, '../..')
  * thread) took it from 157 392 to 160 466; agents' annotations (anchoring them, their pin mark) to
  * 161 421; answering a question by pointing at an element to 162 552. All of it together (the
  * frameworks' source work, the extension's seam, the agent's pictures and pointing): 169 791.
- * The call sites of shared .astro components (data-marginalia-astro-call): 170 283.
+ * Splitting overlay.ts by responsibility and dropping written-twice helpers (the naming attributes'
+ * three lists, a second date comparator, an unused Api method, five copies of a path): 169 076.
+ * The call sites of shared .astro components (data-marginalia-astro-call) on top: 169 568.
  */
-const OVERLAY_BUDGET = 167 * 1024
+const OVERLAY_BUDGET = 166 * 1024
 /** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
 const INBOX_BUDGET = 48 * 1024
 /**

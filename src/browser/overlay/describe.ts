@@ -9,14 +9,14 @@ import { clip, squash } from '../shared/format.js'
 import { LIMITS } from '../../store/vocabulary.js'
 import type { ElementInfo } from '../shared/types.js'
 import { hostOf, viewRect, type Root } from './anchor/dom.js'
-import { fingerprintOf } from './anchor/fingerprint.js'
+import { NAMED_BY, fingerprintOf } from './anchor/fingerprint.js'
 import { humanName } from './anchor/names.js'
 
 /** How much of an element's text the overlay sends as its snippet. */
 const SNIPPET_CHARS = 200
 
 /** Attributes that name an element on purpose, tried in this order before structure. */
-const NAMING_ATTRIBUTES = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa', 'name', 'aria-label', 'title', 'alt', 'for', 'href', 'placeholder'] as const
+const NAMING_ATTRIBUTES = [...NAMED_BY, 'title', 'alt', 'for', 'href', 'placeholder'] as const
 
 /** Ids and classes that are generated (React useId, CSS modules, styled-components …) change between builds. */
 function looksGenerated(token: string): boolean {

@@ -10,6 +10,9 @@ import { h } from '../shared/dom.js'
 
 type Media = HTMLMediaElement
 
+/** What starts moving while the page is frozen (and is paused as it starts). */
+const STARTS = ['animationstart', 'transitionrun', 'transitionstart', 'play']
+
 /** The toolbar's ❄ button: freezes and unfreezes, says which it did. */
 export function freezeButton(freezer: Freezer, say: (text: string) => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'tool freeze-btn', 'aria-pressed': 'false', 'aria-label': 'Freeze the page', title: 'Freeze the page: pause animations, transitions and videos' }, '❄')
@@ -51,14 +54,14 @@ export class Freezer {
           this.media.push(m)
         }
       }
-      for (const type of ['animationstart', 'transitionrun', 'transitionstart', 'play']) doc.addEventListener(type, this.onStart, true)
+      for (const type of STARTS) doc.addEventListener(type, this.onStart, true)
     }
   }
 
   unfreeze(): void {
     if (!this.frozen) return
     this.frozen = false
-    for (const doc of this.docs) for (const type of ['animationstart', 'transitionrun', 'transitionstart', 'play']) doc.removeEventListener(type, this.onStart, true)
+    for (const doc of this.docs) for (const type of STARTS) doc.removeEventListener(type, this.onStart, true)
     this.docs = []
     for (const a of this.paused.splice(0)) {
       try {

@@ -2,18 +2,19 @@
  * What the person sends, from Send to "Sent as #n": the screenshot, pasted images and page log
  * gathered (the screenshot within its budget), the annotation kept in the outbox before anything
  * goes over the network (nothing the person wrote can be lost), and what the toast says once the
- * server has it.
+ * server has it, refused it, or could not be reached (the outbox's sender reports to it).
  */
 import type { Api } from '../shared/api.js'
 import { agentState, squash } from '../shared/format.js'
-import type { Annotation, NewAnnotation } from '../shared/types.js'
+import type { NewAnnotation } from '../shared/types.js'
 import { gather, type Extras } from './capture/attach.js'
 import type { PageLogHandle } from '../early/page-log.js'
 import type { Composer } from './composer.js'
 import type { Dock } from './dock.js'
-import { outboxItem, type Outbox, type OutboxItem } from './outbox.js'
+import { outboxItem, type Outbox, type SenderEvents } from './outbox.js'
 import type { PageSync } from './page-sync.js'
 import type { Target } from './picker.js'
+import type { Renderer } from './render.js'
 
 /** What sending needs of the overlay (the overlay itself is passed). */
 export interface SendingParts {
@@ -30,15 +31,13 @@ export interface SendingParts {
   readonly pageLog: PageLogHandle | undefined
   /** Send what waits in the outbox. */
   flush(): Promise<void>
-  renderPins(): void
-  renderAll(): void
+  readonly render: Renderer
 }
 
-export interface Sending {
+/** `sent`: the server has it, the pin gets its number and the toast says so. */
+export interface Sending extends SenderEvents {
   /** Screenshot, pasted images, page log, styles: gathered (≤ the budget for the screenshot), then queued. */
   send(body: NewAnnotation, extras: { target: Target; screenshot: boolean; pageLog: boolean; images: File[] }): void
-  /** The server has it: the pin gets its number and the toast says so. */
-  sent(item: OutboxItem, annotation: Annotation, sessionId: string): void
 }
 
 export function sending(o: SendingParts): Sending {
@@ -53,7 +52,7 @@ export function sending(o: SendingParts): Sending {
     o.outbox.add(item)
     dock.say(sync.reachable === false ? 'Kept in this browser until the server is back.' : 'Sending…')
     dock.renderAlert()
-    o.renderPins()
+    o.render.pins()
     void o.flush()
   }
 
@@ -69,7 +68,7 @@ export function sending(o: SendingParts): Sending {
       const note = notes.get(item.id)
       notes.delete(item.id)
       if (sync.sent(item.pageKey, annotation, sessionId)) {
-        o.renderAll()
+        o.render.all()
         const n = sync.numberOf(annotation.id)
         dock.say(note ? `Sent as #${n} ${note}` : `Sent as #${n}. ${agentState(sync.presence) === 'listening' ? 'The agent is on it.' : 'It waits for the agent.'}`)
       } else {
@@ -77,6 +76,18 @@ export function sending(o: SendingParts): Sending {
       }
       sync.setReachable(true)
       dock.renderAlert()
+    },
+    blocked() {
+      sync.setReachable(false)
+      dock.renderAlert()
+      o.render.list()
+    },
+    drained: () => dock.renderAlert(),
+    rejected(_item, error) {
+      dock.say(`An annotation could not be sent: ${error}`)
+      dock.renderAlert()
+      o.render.pins()
+      o.render.list()
     },
   }
 }

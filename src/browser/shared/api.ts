@@ -5,7 +5,7 @@
  */
 import type { Auth } from './auth.js'
 import { randomId } from './format.js'
-import type { Annotation, AnnotationList, Attachment, AnnotationStatus, BulkAction, BulkResult, ElementInfo, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
+import type { Annotation, Attachment, AnnotationStatus, BulkAction, BulkResult, ElementInfo, Health, Identity, NewAnnotation, QuestionList, SearchList, SearchParams, Session, SessionList, SessionPage } from './types.js'
 
 export class ApiError extends Error {
   constructor(
@@ -110,10 +110,6 @@ export class Api implements Uploader {
     return this.request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/annotations`, body)
   }
 
-  annotations(options: { status?: AnnotationStatus; cursor?: string; limit?: number } = {}): Promise<AnnotationList> {
-    return this.request('GET', `/api/annotations${query({ limit: options.limit ?? 100, cursor: options.cursor, status: options.status })}`)
-  }
-
   /** A search (the inbox's list): filters as comma lists, `sort`, `q`; the answer carries totals per session and status. */
   search(params: SearchParams): Promise<SearchList> {
     return this.request('GET', `/api/annotations${query({ ...params, limit: params.limit ?? 100 })}`)
@@ -125,7 +121,7 @@ export class Api implements Uploader {
   }
 
   annotation(id: string): Promise<Annotation> {
-    return this.request('GET', `/api/annotations/${encodeURIComponent(id)}`)
+    return this.request('GET', one(id))
   }
 
   /** The people and agents the store knows (admins, the operator and local use may read it; others get 403). */
@@ -139,20 +135,20 @@ export class Api implements Uploader {
 
   /** A reply; `pointed`: the element the person clicked to answer a question asking them to point. */
   reply(id: string, message: string, attachments?: Attachment[], pointed?: Pick<NewAnnotation, 'element' | 'source'>): Promise<Annotation> {
-    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/replies`, { message, ...(attachments && attachments.length > 0 ? { attachments } : {}), ...pointed })
+    return this.request('POST', one(id, '/replies'), { message, ...(attachments && attachments.length > 0 ? { attachments } : {}), ...pointed })
   }
 
   reopen(id: string, message?: string): Promise<Annotation> {
-    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/reopen`, message ? { message } : {})
+    return this.request('POST', one(id, '/reopen'), message ? { message } : {})
   }
 
   remove(id: string): Promise<Annotation> {
-    return this.request('DELETE', `/api/annotations/${encodeURIComponent(id)}`)
+    return this.request('DELETE', one(id))
   }
 
   /** Answer an agent's capture request with the picture uploaded for it. */
   captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string; element?: ElementInfo }): Promise<{ requestId: string }> {
-    return this.request('POST', `/api/annotations/${encodeURIComponent(id)}/captures`, body)
+    return this.request('POST', one(id, '/captures'), body)
   }
 
   /** Upload one image (with who sends it); the server sniffs its type and answers with the record. */
@@ -180,6 +176,11 @@ export class Api implements Uploader {
     } while (cursor !== undefined && out.length < max)
     return out
   }
+}
+
+/** An annotation's path, and what follows it (`/replies`). */
+function one(id: string, tail = ''): string {
+  return `/api/annotations/${encodeURIComponent(id)}${tail}`
 }
 
 function query(params: Record<string, string | number | undefined>): string {

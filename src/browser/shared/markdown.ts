@@ -9,7 +9,7 @@
  */
 import type { Annotation, ElementInfo, Reply } from './types.js'
 import type { SourceLocation } from '../../store/source-location.js'
-import { webUrl } from './format.js'
+import { byCreation, webUrl } from './format.js'
 
 export interface MarkdownOptions {
   /** A heading line above a list (e.g. "Annotations on localhost:5173/todos"); none when absent. */
@@ -136,10 +136,8 @@ export function sourceText(s: SourceLocation | undefined): string | undefined {
   return parts.join(' ')
 }
 
-/** Oldest first, ties by id: the order every list comes out in. */
-export function byOldest(a: Annotation, b: Annotation): number {
-  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-}
+/** Oldest first, ties by id: the order every list comes out in (the pins' numbering too). */
+export { byCreation as byOldest } from './format.js'
 
 /** Raw HTML in someone's text shown as text: a renderer that allows HTML gets no tags from it. */
 function noHtml(text: string): string {
@@ -212,7 +210,7 @@ export function annotationToMarkdown(a: Annotation, opts: MarkdownOptions = {}):
  */
 export function annotationsToMarkdown(list: readonly Annotation[], opts: MarkdownOptions = {}): string {
   const level = opts.level ?? 3
-  const sorted = [...list].sort(byOldest)
+  const sorted = [...list].sort(byCreation)
   const parts: string[] = []
   if (opts.title !== undefined) parts.push(`${'#'.repeat(Math.max(1, level - 1))} ${plain(short(opts.title, 200))}`)
   if (sorted.length === 0) parts.push('No annotations.')

@@ -39,7 +39,7 @@ interface PageInfo {
 
 export type SessionPage = Session & PageInfo & { annotations: Annotation[] }
 export type SessionList = PageInfo & { sessions: Session[] }
-export type AnnotationList = PageInfo & { annotations: Annotation[] }
+type AnnotationList = PageInfo & { annotations: Annotation[] }
 export interface QuestionList {
   questions: { annotation: Annotation; question: Reply }[]
   count: number

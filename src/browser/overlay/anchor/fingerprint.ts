@@ -9,9 +9,11 @@ import { clip, squash } from '../../shared/format.js'
 import type { Fingerprint } from '../../shared/types.js'
 import { isElement, type Root } from './dom.js'
 
+/** Attributes put on an element to name it on purpose (test ids, form names, ARIA labels), in the order they are trusted; the selectors (describe.ts) try them first too. */
+export const NAMED_BY = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa', 'name', 'aria-label'] as const
 /** Attributes that name an element; those marked stable must be equal for a match. */
-const ATTRIBUTES = ['id', 'data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa', 'name', 'aria-label', 'href', 'role', 'type', 'title', 'alt', 'placeholder', 'for']
-const STABLE = new Set(['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa', 'name', 'aria-label', 'href', 'role', 'type', 'alt', 'for'])
+const ATTRIBUTES = ['id', ...NAMED_BY, 'href', 'role', 'type', 'title', 'alt', 'placeholder', 'for']
+const STABLE = new Set<string>([...NAMED_BY, 'href', 'role', 'type', 'alt', 'for'])
 /** At most this many elements of a tag are compared when the selector's element does not match. */
 const SEARCH_LIMIT = 5_000
 const MAX = LIMITS.fingerprintText

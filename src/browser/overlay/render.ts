@@ -1,0 +1,123 @@
+/**
+ * Drawing the overlay from what it knows: the pins, the toolbar's count, agent and alert, the open
+ * thread and the list, re-rendered from the page's annotations and the outbox; then everything
+ * laid out at most once a frame — pins on their elements, the highlight on the hovered element,
+ * panels beside what they belong to. Whoever changes something asks for a render; rendering twice
+ * is harmless.
+ */
+import type { Composer } from './composer.js'
+import type { Dock } from './dock.js'
+import { FrameLayout, placeDock, placePanel } from './layout.js'
+import type { ListPanel } from './list-panel.js'
+import type { Marks } from './marks.js'
+import { waitingOn, type Outbox } from './outbox.js'
+import type { PageSync } from './page-sync.js'
+import type { Picker } from './picker.js'
+import type { Pins } from './pins.js'
+import type { SettingsMenu } from './settings-menu.js'
+import type { ThreadPanel } from './thread-panel.js'
+
+/** What is drawn (the overlay itself is passed: its parts are read when drawn). */
+export interface DrawnParts {
+  readonly host: Element
+  readonly sync: PageSync
+  readonly outbox: Outbox
+  readonly pins: Pins
+  readonly marks: Marks
+  readonly picker: Picker
+  readonly composer: Composer
+  readonly thread: ThreadPanel
+  readonly list: ListPanel
+  readonly dock: Dock
+  readonly menu: SettingsMenu
+}
+
+export class Renderer {
+  /** The element under the pointer in annotate mode. */
+  private hovered: Element | undefined
+  private stopped = false
+  private readonly layout = new FrameLayout(() => this.position())
+  /** Lay out in the next frame (once, however often asked). */
+  readonly schedule = this.layout.schedule
+
+  constructor(
+    private readonly o: DrawnParts,
+    /** The open thread's annotation is gone: close its panel. */
+    private readonly threadGone: () => void,
+  ) {}
+
+  /** Lay out now, unless done this frame already (then in the next). */
+  now(): void {
+    this.layout.now()
+  }
+
+  hover(element: Element | undefined): void {
+    if (element === this.hovered) return
+    this.hovered = element
+    this.schedule()
+  }
+
+  /** Drop the hover highlight (the comment box opened on what was hovered). */
+  unhover(): void {
+    this.hovered = undefined
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.layout.stop()
+  }
+
+  all(): void {
+    const { sync, dock, thread } = this.o
+    this.drawPins()
+    dock.renderCount(sync.ordered())
+    dock.renderAgent()
+    const id = thread.openId
+    const a = id === undefined ? undefined : sync.get(id)
+    if (a) thread.render(a, sync.numberOf(a.id))
+    else this.threadGone()
+    this.list()
+    dock.renderAlert()
+  }
+
+  pins(): void {
+    this.drawPins()
+    this.position()
+  }
+
+  list(): void {
+    const { list, sync, outbox } = this.o
+    if (list.isOpen) list.render(sync.ordered(), outbox.list())
+    this.position()
+  }
+
+  private drawPins(): void {
+    const { pins, sync, outbox, thread } = this.o
+    pins.element.hidden = this.o.menu.pinsHidden || this.o.dock.collapsed
+    pins.render(sync.ordered(), thread.openId, waitingOn(outbox, sync.pageKey))
+  }
+
+  /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
+  position(): void {
+    if (this.stopped) return
+    const { sync, outbox, pins, picker, dock, marks, composer, thread, list } = this.o
+    const openPin = pins.position([...sync.ordered(), ...waitingOn(outbox, sync.pageKey)], thread.openId)
+    picker.layout()
+    placeDock(dock.element, this.o.host)
+    marks.hover(picker.active && !composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
+    const reserve = dock.reserve()
+    // Dashed outlines on what the open box or thread is about; the selected words marked.
+    const outlined = composer.place(reserve)
+    let words: DOMRect[] = []
+    const id = thread.openId
+    if (id !== undefined) {
+      const a = sync.get(id)
+      const placed = thread.place(a ? pins.anchors.of(a) : undefined, openPin, reserve)
+      outlined.push(...placed.outlined)
+      words = placed.words
+    }
+    marks.outlineAround(outlined)
+    marks.mark(words)
+    if (list.isOpen) placePanel(list.element, undefined, reserve)
+  }
+}

@@ -36,7 +36,6 @@ async function imageBlock(ctx: ToolContext, sha256: string): Promise<ContentBloc
 
 export const capture = defineTool({
   name: 'capture',
-  title: 'Look at the element now',
   description: "A picture of the annotation's element as a browser shows it now (e.g. after your fix reloaded).",
   input: z.strictObject({
     id: AnnotationId,

@@ -45,4 +45,12 @@ describe('marginalia mcp at start-up (the bundled CLI, dist/)', () => {
     }
     expect(code.includes('dist/cli/mcp.js'), 'the walk reached the command').toBe(true)
   })
+
+  it("still validates what a client sends back to a form elicitation: the SDK's validator loads Ajv on first use", async () => {
+    type Validator = { getValidator(schema: object): (value: unknown) => { valid: boolean } }
+    const shims = (await import(path.resolve(import.meta.dirname, '../../scripts/mcp-sdk-shims.mjs'))) as { DefaultJsonSchemaValidator: new () => Validator }
+    const check = new shims.DefaultJsonSchemaValidator().getValidator({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] })
+    expect(check({ name: 'Ada' }).valid).toBe(true)
+    expect(check({}).valid).toBe(false)
+  })
 })

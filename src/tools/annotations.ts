@@ -74,7 +74,7 @@ export const getPending = defineTool({
   name: 'get_pending',
   description: 'Pending annotations of one session, oldest first, as summaries.',
   input: z.strictObject({ sessionId: Id.describe('Session id'), ...pagingInput }),
-  output: z.object({ sessionId: z.string(), ...pageOutput, rev: RevOut }),
+  output: z.object({ sessionId: z.string().meta({ listed: false }), ...pageOutput, rev: RevOut }), // the session asked for
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ sessionId, ...args }, ctx) => ({ sessionId, ...listPage(ctx.store, { sessionId, status: 'pending' }, args, ctx) }),
   render: (r) => renderPage(r, `${pageHeader(`pending annotations in session ${r.sessionId}`, r)}`, detailOf(r)),

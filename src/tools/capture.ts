@@ -8,7 +8,7 @@ import { defineTool, type ToolContext } from './define.js'
 import { AnnotationId } from './inputs.js'
 
 const CaptureOut = z.object({
-  annotationId: z.string(),
+  annotationId: z.string().meta({ listed: false }), // the id asked with
   capturedAt: z.string(),
   url: z.string(),
   anchor: z.enum(CAPTURE_ANCHORS),

@@ -40,7 +40,7 @@ function viewOf(event: StoreEvent): EventView {
 }
 
 const changesOutput = {
-  fromRev: z.number().int().describe('The sinceRev asked for'),
+  fromRev: z.number().int().describe('The sinceRev asked for').meta({ listed: false }),
   toRev: z.number().int().describe('Continue from here: pass it as sinceRev next time'),
   currentRev: z.number().int(),
   events: z.array(EventView),

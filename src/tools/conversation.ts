@@ -10,7 +10,7 @@ import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 const AnswerOut = z.object({
   status: z.enum(['answered', 'timeout']),
-  annotationId: z.string(),
+  annotationId: z.string().meta({ listed: false }), // the id asked with
   questionId: z.string().describe('Pass it to await_reply to keep waiting for this answer later'),
   question: z.string().optional(),
   answer: Reply.optional().describe('The first human reply after the question'),

@@ -203,9 +203,9 @@ const OUTLINE_DEPTH = 1
 /**
  * An output schema as an outline of the success shape: types, fields and enums of the top-level
  * fields (nested records are `{ type: "object" }`, an array of them `{ type: "array" }`). A field
- * marked `.meta({ listed: false })` is left out: bookkeeping that another field or the text already
- * says (a page's count is its array's length; what was cut to fit the byte budget, the text and
- * nextCursor say). The result still carries it, and validates: an outline requires no field and
+ * marked `.meta({ listed: false })` is left out: bookkeeping that the request, another field or the
+ * text already says (the id asked with; a page's count is its array's length; what was cut to fit
+ * the byte budget, the text and nextCursor say). The result still carries it, and validates: an outline requires no field and
  * allows any other. What the server produces is still checked against the full zod schema in tests
  * (`validateOutput`).
  */

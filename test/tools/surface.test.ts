@@ -28,15 +28,16 @@ async function setup() {
 const text = (o: CallOutcome) => (o.ok ? o.text : `${o.error.code}: ${o.error.message}`)
 
 describe('tools/list is lean', () => {
-  it('stays under its size ceilings: 10 KiB with output schemas, 6 KiB of input schemas and descriptions', async () => {
+  it('stays under its size ceilings: 10 100 bytes with output schemas, 6 KiB of input schemas and descriptions', async () => {
     const { store } = await setup()
     const mcp = await connect(store)
     closers.push(() => mcp.close())
     const listed = await mcp.client.listTools()
     const bytes = Buffer.byteLength(JSON.stringify(listed))
-    // 10 176 now (11 808 with titles, the mutations' output schemas, and count, truncated,
-    // omittedReplies and `items: { type: "object" }` in the outlines).
-    expect(bytes).toBeLessThanOrEqual(10 * 1024)
+    // 9 989 now (11 808 with titles, the mutations' output schemas, and in the outlines the ids
+    // asked with, count, truncated, omittedReplies and `items: { type: "object" }`). The goal is
+    // 10 KiB; `marginalia mcp` adds `execution` to the four waits (its tasks): 10 145.
+    expect(bytes).toBeLessThanOrEqual(10_100)
     const inputs = listed.tools.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t.inputSchema)) + Buffer.byteLength(t.description ?? ''), 0)
     expect(inputs).toBeLessThanOrEqual(6 * 1024) // 6 138 now
     const raw = JSON.stringify(listed)

@@ -16,7 +16,7 @@ import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
-import { afterFirstAnswer } from './first-answer.js'
+import { afterFirstRequest } from './first-request.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -53,10 +53,10 @@ async function run(values: Values): Promise<void> {
   const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
-  // Checks that only warn (stderr) wait for the first answer past the handshake (or for the stop).
+  // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).
   let warnings: Promise<unknown> | undefined
   const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location)]))
-  const transport = afterFirstAnswer(
+  const transport = afterFirstRequest(
     observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
     () => void warn(),
   )

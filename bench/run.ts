@@ -229,9 +229,12 @@ async function startup(opts: Options): Promise<void> {
   const dir = tempDir()
   await seedStore(dir, 100)
   // Server readiness: spawn → the tools/list answer's bytes arrive (initialize, initialized and
-  // tools/list are written at once, as a client does).
+  // tools/list are written at once, as a client does), in turns with a bare `node -e 0`, so that
+  // load on the machine weighs on both alike.
   const raw: number[] = []
+  const bareBeside: number[] = []
   for (let i = 0; i < runs; i++) {
+    bareBeside.push(await timedExit(['-e', '0']))
     const t0 = performance.now()
     const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'] })
     for (const message of [
@@ -262,6 +265,7 @@ async function startup(opts: Options): Promise<void> {
     await server.close()
   }
   record(opts, 'start-up', 'spawn → tools/list answered p50', median(raw), 'ms', { op: '<=', limit: 250 })
+  record(opts, 'start-up', 'spawn → tools/list / node -e 0 (in turns)', median(raw) / median(bareBeside), '×')
   record(opts, 'start-up', 'same, through the SDK client p50', median(sdk), 'ms')
   // `marginalia --version` against a bare `node -e 0`, run in turns so that load on the machine
   // weighs on both alike: the version path loads nothing but the version (src/cli/main.ts).

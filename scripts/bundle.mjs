@@ -1,7 +1,8 @@
-// Bundle the `marginalia` command (dist/marginalia.mjs, with the HTTP server in a chunk that only
-// `serve` loads). Loading a few files instead of hundreds of modules roughly halves the CLI's
+// Bundle the `marginalia` command (dist/marginalia.mjs, one chunk per command and the HTTP server in
+// a chunk that only `serve` loads). Loading a few files instead of hundreds of modules roughly halves the CLI's
 // start-up; the library (dist/index.js) stays unbundled for embedders.
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { build } from 'esbuild'
 
@@ -16,6 +17,29 @@ const schemas = Object.fromEntries(
     .map((t) => [t.name, { inputSchema: t.inputSchema, outputSchema: t.outputSchema }]),
 )
 await store.close()
+
+// `import { z } from 'zod'` hands over zod's namespace as a value, which esbuild cannot tree-shake:
+// every locale of every language came along (~370 KB of the ~790 KB of zod the command parsed at
+// start-up). `import * as z from 'zod'` is the same namespace, read by static property access,
+// which esbuild can shake; this rewrites the first form into the second in the compiled sources.
+const zodNamespace = {
+  name: 'zod-namespace',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined
+      const source = await readFile(args.path, 'utf8')
+      const contents = source.replace(/import \{([^}]*)\} from (['"])zod\2;?/g, (statement, names, quote) => {
+        const list = names.split(',').map((n) => n.trim()).filter((n) => n !== '')
+        const z = list.find((n) => /^z( as \w+)?$/.test(n))
+        if (z === undefined) return statement
+        const rest = list.filter((n) => n !== z)
+        const namespace = `import * as ${z.split(' as ')[1] ?? 'z'} from ${quote}zod${quote};`
+        return rest.length === 0 ? namespace : `${namespace} import { ${rest.join(', ')} } from ${quote}zod${quote};`
+      })
+      return { contents, loader: 'js' }
+    })
+  },
+}
 
 rmSync('dist/chunks', { recursive: true, force: true })
 await build({
@@ -34,7 +58,13 @@ await build({
   define: { __MARGINALIA_BUILTIN_SCHEMAS__: JSON.stringify(schemas) },
   // rxjs resolves to its CommonJS build under the "node" condition, which cannot be
   // tree-shaken; its ES2015 build can (≈360 KB → ≈60 KB of code to parse at start-up).
-  alias: { rxjs: './node_modules/rxjs/dist/esm/index.js', 'rxjs/operators': './node_modules/rxjs/dist/esm/operators/index.js' },
+  // The SDK's shims with Ajv loaded on first use (scripts/mcp-sdk-shims.mjs says why).
+  alias: {
+    rxjs: './node_modules/rxjs/dist/esm/index.js',
+    'rxjs/operators': './node_modules/rxjs/dist/esm/operators/index.js',
+    '@modelcontextprotocol/server/_shims': './scripts/mcp-sdk-shims.mjs',
+  },
+  plugins: [zodNamespace],
   // CommonJS dependencies (proper-lockfile, graceful-fs) call require() for Node built-ins.
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __marginaliaRequire } from 'node:module'; const require = __marginaliaRequire(import.meta.url);" },
   logLevel: 'warning',

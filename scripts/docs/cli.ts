@@ -1,5 +1,5 @@
 /** docs/reference/cli.md: `marginalia --help` and every command's own `--help`, from the command table (src/cli/commands.ts). */
-import { COMMANDS } from '../../src/cli/commands.js'
+import { loadCommands } from '../../src/cli/commands.js'
 import { help } from '../../src/cli/help.js'
 import { VERSION } from '../../src/version.js'
 import { code, fenced, page, table, type ReferencePage } from './markdown.js'
@@ -8,6 +8,8 @@ import { code, fenced, page, table, type ReferencePage } from './markdown.js'
 function withoutVersion(text: string): string {
   return text.replace(`marginalia ${VERSION} —`, 'marginalia —')
 }
+
+const COMMANDS = await loadCommands()
 
 export function cliPage(): ReferencePage {
   return page(

@@ -6,9 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Command } from '../../src/cli/command.js'
-import { COMMANDS } from '../../src/cli/commands.js'
+import { loadCommands } from '../../src/cli/commands.js'
 import type { Declarations } from './declarations.js'
 import { code, page, table, type ReferencePage } from './markdown.js'
+
+const COMMANDS = await loadCommands()
 
 /** What each environment variable the code reads means. The generator fails on one read but not described here. */
 const ENVIRONMENT: Readonly<Record<string, string>> = {

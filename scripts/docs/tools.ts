@@ -61,7 +61,7 @@ function toolSection(tool: ToolDefinition): string {
   const aliases = Object.entries(tool.aliases ?? {})
   return [
     `## ${tool.name}`,
-    `**${tool.title}.** ${tool.description}`,
+    tool.description,
     `*${hints(tool)}.* Profiles: ${TOOL_PROFILES.filter((p) => inProfile(p, tool)).map(code).join(', ') || 'none (allow it by name)'}.`,
     params.length === 0 ? 'Parameters: none.' : ['Parameters:', '', table(['name', 'type', 'required', 'meaning'], params)].join('\n'),
     ...(aliases.length === 0 ? [] : [`Also accepted: ${aliases.map(([alias, name]) => `${code(alias)} for ${code(name)}`).join(', ')}.`]),
@@ -82,7 +82,7 @@ export function toolsPage(): ReferencePage {
       ].join(' '),
       table(
         ['tool', 'what it does', 'read-only'],
-        BUILTIN_TOOLS.map((t) => [`[${code(t.name)}](#${t.name.replace(/[^a-z0-9_-]/g, '')})`, t.title, t.annotations.readOnlyHint ? 'yes' : '']),
+        BUILTIN_TOOLS.map((t) => [`[${code(t.name)}](#${t.name.replace(/[^a-z0-9_-]/g, '')})`, t.description.split(/(?<=\.)\s(?=[A-Z])/)[0]!, t.annotations.readOnlyHint ? 'yes' : '']),
       ),
       ['## Profiles', '', table(['profile', 'exposes'], TOOL_PROFILES.map((p) => [code(p), PROFILE_SUMMARIES[p]]))].join('\n'),
       `## Error codes\n\nA failed call is \`isError: true\` with the text \`CODE: message\` and \`_meta["marginalia/error"]\` = \`{ code, message, details? }\`, \`code\` one of: ${TOOL_ERROR_CODES.map(code).join(', ')}.`,

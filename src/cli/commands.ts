@@ -1,14 +1,33 @@
-/** Every `marginalia` command by name, in the order `marginalia --help` lists them (the reference is generated from it too). */
-import { archive } from './archive.js'
+/**
+ * Every `marginalia` command by name, in the order `marginalia --help` lists them (the reference is
+ * generated from it too). Each is loaded when it runs: `marginalia mcp` loads the MCP server and the
+ * store, not `serve`'s HTTP server, `init`'s parsers or the other commands.
+ */
 import type { Command } from './command.js'
-import { doctor } from './doctor.js'
-import { extension } from './extension.js'
-import { init } from './init.js'
-import { mcp } from './mcp.js'
-import { migrate } from './migrate.js'
-import { reset } from './reset.js'
-import { serve } from './serve.js'
-import { agents, people, revoke } from './team.js'
-import { exportCommand, importCommand } from './transfer.js'
 
-export const COMMANDS: Readonly<Record<string, Command>> = { init, doctor, mcp, serve, archive, migrate, reset, export: exportCommand, import: importCommand, people, agents, revoke, extension }
+export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  init: async () => (await import('./init.js')).init,
+  doctor: async () => (await import('./doctor.js')).doctor,
+  mcp: async () => (await import('./mcp.js')).mcp,
+  serve: async () => (await import('./serve.js')).serve,
+  archive: async () => (await import('./archive.js')).archive,
+  migrate: async () => (await import('./migrate.js')).migrate,
+  reset: async () => (await import('./reset.js')).reset,
+  export: async () => (await import('./transfer.js')).exportCommand,
+  import: async () => (await import('./transfer.js')).importCommand,
+  people: async () => (await import('./team.js')).people,
+  agents: async () => (await import('./team.js')).agents,
+  revoke: async () => (await import('./team.js')).revoke,
+  extension: async () => (await import('./extension.js')).extension,
+}
+
+/** The command named `name`, loaded; undefined for no such command. */
+export function loadCommand(name: string): Promise<Command> | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined
+}
+
+/** Every command, loaded (for `marginalia --help` and the reference). */
+export async function loadCommands(): Promise<Record<string, Command>> {
+  const entries = await Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, await load()] as const))
+  return Object.fromEntries(entries)
+}

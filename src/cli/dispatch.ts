@@ -1,26 +1,26 @@
 /**
- * The `marginalia` command once main.ts has ruled out `--version`: picks the command, parses its
- * options, runs it. One file per command beside this one. stdout of `marginalia mcp` is the MCP
- * protocol: everything else goes to stderr.
+ * The `marginalia` command once main.ts has ruled out `--version`: picks the command, loads it
+ * (commands.ts: one file per command beside this one), parses its options, runs it. stdout of
+ * `marginalia mcp` is the MCP protocol: everything else goes to stderr.
  */
 import { parseArgs } from 'node:util'
 import { VERSION } from '../version.js'
 import { log, UsageError, type Values } from './command.js'
-import { COMMANDS } from './commands.js'
+import { COMMANDS, loadCommand, loadCommands } from './commands.js'
 import { help } from './help.js'
 
 /** The exit code, or -1 for a command that keeps serving. */
 export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
-    process.stdout.write(help(COMMANDS) + '\n')
+    process.stdout.write(help(await loadCommands()) + '\n')
     return first === undefined ? 1 : 0
   }
   if (first === '-v' || first === '--version') {
     process.stdout.write(VERSION + '\n')
     return 0
   }
-  const command = COMMANDS[first]
+  const command = await loadCommand(first)
   if (!command) {
     const near = closest(first, Object.keys(COMMANDS))
     log(`unknown command "${first}".${near ? ` Did you mean "${near}"?` : ''} Commands: ${Object.keys(COMMANDS).join(', ')}. See marginalia --help.`)

@@ -16,6 +16,7 @@ import { openStore } from '../store/index.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
+import { afterFirstRequest } from './first-request.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -45,7 +46,6 @@ async function run(values: Values): Promise<void> {
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
-  if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
   // Built here, so bad options fail before the connection opens (the entry builds its instances later).
   const registry = createToolRegistry(store, { ...policy, ...waits, ...(root !== undefined ? { sources: { root } } : {}) })
   const presence = isDatabaseUrl(file) ? undefined : path.dirname(file)
@@ -53,7 +53,13 @@ async function run(values: Values): Promise<void> {
   const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
-  const transport = observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed')))
+  // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).
+  let warnings: Promise<unknown> | undefined
+  const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location)]))
+  const transport = afterFirstRequest(
+    observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
+    () => void warn(),
+  )
   // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
   // 2026-07-28 client's server/discover (or first request) pins a stateless one.
   const handle = serveStdio(({ era }) => createServer(store, { ...serverOptions, era }), {
@@ -72,9 +78,10 @@ async function run(values: Values): Promise<void> {
     },
   })
   // On the way out, a transport that fails to close must not keep the store from being flushed.
-  const stop = stopper(store, () => {
+  const stop = stopper(store, async () => {
     tasks.close()
-    return handle.close().catch(() => {})
+    await handle.close().catch(() => {})
+    await warn()
   })
   process.stdin.on('end', () => void stop('stdin closed'))
   process.stdin.on('close', () => void stop('stdin closed'))
@@ -82,7 +89,6 @@ async function run(values: Values): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
   if (presence !== undefined) {
     announceStdioAgent(presence) // the overlay of a `serve` on this store shows this agent
-    void warnIfOtherStore(store.location)
   }
   log(`MCP over stdio, store ${store.location}${root !== undefined ? `, project ${root}` : ''}, tool profile ${policy.profile ?? 'default'}${policy.allow ? ` +${policy.allow.join(',')}` : ''}${policy.deny ? ` -${policy.deny.join(',')}` : ''}`)
 }

@@ -123,7 +123,7 @@ async function run(values: Values): Promise<void> {
   const file = storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
-  if (!isDatabaseUrl(file)) warnIfTrackedByGit(store.location, log)
+  if (!isDatabaseUrl(file)) void warnIfTrackedByGit(store.location, log) // git runs beside the start
   let http: Awaited<ReturnType<typeof startHttpServer>>
   try {
     http = await startHttpServer(store, {

@@ -1,4 +1,5 @@
 /** Asking a running `marginalia serve` which store it serves (its /health): for the CLI (`mcp`, `doctor`) and the Vite plugin. */
+import type { ClientRequest } from 'node:http'
 import { storeId } from './store-id.js'
 
 export interface HealthInfo {
@@ -14,14 +15,40 @@ export function servesStore(health: HealthInfo, location: string): boolean {
   return health.store.location !== undefined ? health.store.location === location : health.store.id === storeId(location)
 }
 
-/** GET `${base}/health`, or null when nothing (or not Marginalia) answers within `timeoutMs`. */
+/**
+ * GET `${base}/health` (an `http:` URL), or null when nothing (or not Marginalia) answers within
+ * `timeoutMs`. node:http rather than fetch(), and only once asked: `marginalia mcp` asks at start-up, and
+ * loading fetch's client costs several times what node:http does.
+ */
 export async function fetchHealth(base: string, timeoutMs = 1000): Promise<HealthInfo | null> {
-  try {
-    const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) })
-    if (!res.ok) return null
-    const body = (await res.json()) as { name?: unknown } & HealthInfo
-    return body.name === 'marginalia' ? body : null
-  } catch {
-    return null
-  }
+  const { get } = await import('node:http')
+  return new Promise((resolve) => {
+    let request: ClientRequest | undefined
+    const timer = setTimeout(() => done(null), timeoutMs)
+    function done(health: HealthInfo | null): void {
+      clearTimeout(timer)
+      request?.destroy()
+      resolve(health)
+    }
+    try {
+      request = get(`${base}/health`, (res) => {
+        if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) return done(null)
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('error', () => done(null))
+        res.on('end', () => {
+          try {
+            const body = JSON.parse(text) as { name?: unknown } & HealthInfo
+            done(body.name === 'marginalia' ? body : null)
+          } catch {
+            done(null)
+          }
+        })
+      })
+      request.on('error', () => done(null))
+    } catch {
+      done(null) // not an http: URL
+    }
+  })
 }

@@ -9,7 +9,7 @@
  */
 import { McpServer, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server'
 import type { Store } from '../store/store.js'
-import type { McpCallContext } from '../tools/define.js'
+import { titleFromName, type McpCallContext } from '../tools/define.js'
 import { createToolRegistry, type CallOutcome, type RegistryOptions, type ToolService } from '../tools/registry.js'
 import type { ToolError } from '../tools/result.js'
 import { clientCapabilitiesOf, offerInboxAppToAppsOnly, registerInboxApp, withInboxApp } from './app.js'
@@ -119,10 +119,11 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   server.setRequestHandler('tools/list', (_request, ctx) => ({
     tools: registryOf(ctx).list().map((t) => ({
       name: t.name,
-      title: t.title,
+      // For people: a client shows the name without one, so a title that only restates it is not listed.
+      ...(t.title === titleFromName(t.name) ? {} : { title: t.title }),
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object' },
-      ...(options.outputSchemas === false ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
+      ...(options.outputSchemas === false || t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema as { type: 'object' } }),
       annotations: t.annotations,
       ...(tasks?.supports(t.name) ? { execution: { taskSupport: 'optional' as const } } : {}),
       ...(t._meta ? { _meta: t._meta } : {}),

@@ -52,7 +52,6 @@ function oneOf<T extends string>(field: string, value: string | undefined, words
 
 export const annotate = defineTool({
   name: 'annotate',
-  title: 'File an annotation',
   description: 'File an annotation: url or sessionId, selector or source.',
   // Lean on purpose (tools/list is read by every model): lengths and blanks are checked by the store's own input.
   input: z.strictObject({

@@ -12,13 +12,13 @@ import { detailOf, listPage, pageHeader, pagingInput, renderPage, RevOut } from 
 const AnnotationOut = z.object({
   annotation: Annotation,
   rev: RevOut,
-  omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget'),
+  omittedReplies: z.number().int().optional().describe('Older replies left out to stay under the response size budget').meta({ listed: false }),
 })
 
 /** get_annotation's answer: the record, and the source lines around it (only it reads them: a mutation's answer never has them). */
 const AnnotationWithSourceOut = AnnotationOut.extend({
   sourceLines: z.string().optional().describe('A few numbered lines of annotation.source.file around its line (">" marks it), read from the project root'),
-  sourceLinesWithheld: z.string().optional().describe('Why sourceLines are absent although the file is in the project root (a dot-file or dot-folder, node_modules, a file git ignores)'),
+  sourceLinesWithheld: z.string().optional().describe('Why sourceLines are absent although the file is in the project root (a dot-file or dot-folder, node_modules, a file git ignores)').meta({ listed: false }),
 })
 
 /** A command's result: the annotation as it is now (trimmed to the byte budget if it must be). */
@@ -44,10 +44,9 @@ function mutationLine(done: keyof typeof NEXT & string): (r: z.output<typeof Ann
 
 export const listSessions = defineTool({
   name: 'list_sessions',
-  title: 'List sessions',
   description: 'Annotation sessions, one per annotated page. For work, use get_all_pending or watch_annotations.',
   input: z.strictObject({}),
-  output: z.object({ sessions: z.array(Session), count: z.number().int() }),
+  output: z.object({ sessions: z.array(Session), count: z.number().int().meta({ listed: false }) }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: (_args, { store }) => {
     const sessions = store.listSessions()
@@ -57,7 +56,6 @@ export const listSessions = defineTool({
 
 export const getSession = defineTool({
   name: 'get_session',
-  title: 'Get a session',
   description: 'One session and its annotations of any status, as summaries.',
   input: z.strictObject({ id: Id.describe('Session id'), status: AnnotationStatus.optional().describe('Only annotations with this status'), ...pagingInput }),
   output: z.object({ session: Session, ...pageOutput, rev: RevOut }),
@@ -74,10 +72,9 @@ export const getSession = defineTool({
 
 export const getPending = defineTool({
   name: 'get_pending',
-  title: 'Pending annotations of a session',
   description: 'Pending annotations of one session, oldest first, as summaries.',
   input: z.strictObject({ sessionId: Id.describe('Session id'), ...pagingInput }),
-  output: z.object({ sessionId: z.string(), ...pageOutput, rev: RevOut }),
+  output: z.object({ sessionId: z.string().meta({ listed: false }), ...pageOutput, rev: RevOut }), // the session asked for
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ sessionId, ...args }, ctx) => ({ sessionId, ...listPage(ctx.store, { sessionId, status: 'pending' }, args, ctx) }),
   render: (r) => renderPage(r, `${pageHeader(`pending annotations in session ${r.sessionId}`, r)}`, detailOf(r)),
@@ -85,7 +82,6 @@ export const getPending = defineTool({
 
 export const getAllPending = defineTool({
   name: 'get_all_pending',
-  title: 'All pending annotations',
   description: 'Pending annotations of every session, oldest first, as summaries.',
   input: z.strictObject({ ...pagingInput }),
   output: z.object({ ...pageOutput, rev: RevOut }),
@@ -109,7 +105,6 @@ async function imageContent(store: Store, a: AnnotationT): Promise<ContentBlock[
 
 export const getAnnotation = defineTool({
   name: 'get_annotation',
-  title: 'Get an annotation',
   description: 'The whole record of an annotation: HTML, position, source location, attachments, every reply.',
   input: z.strictObject({ id: AnnotationId, images: z.boolean().optional().describe('Screenshots and images as image content (default true)') }),
   output: AnnotationWithSourceOut,
@@ -124,10 +119,10 @@ export const getAnnotation = defineTool({
 
 export const acknowledge = defineTool({
   name: 'acknowledge',
-  title: 'Acknowledge an annotation',
   description: 'Take a pending annotation before working on it: the person sees it, no other agent takes it.',
   input: commandInput(AcknowledgeInput, { message: 'Note to the person', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
+  listOutput: false, // the answer is its line; structuredContent keeps the record
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.acknowledge(id, input), ctx),
   render: mutationLine('acknowledged'),
@@ -135,12 +130,12 @@ export const acknowledge = defineTool({
 
 export const resolve = defineTool({
   name: 'resolve',
-  title: 'Resolve an annotation',
   description: 'Mark an annotation done once the code is changed; the person sees the summary and may reopen it.',
   input: commandInput(ResolveInput, { summary: 'What you changed', expectedRev: EXPECTED_REV }).extend({
     after: z.boolean().optional().describe('Add the browser\'s "after" picture (default true)'),
   }),
   output: AnnotationOut,
+  listOutput: false, // the answer is its line; structuredContent keeps the record
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, after, ...input }, ctx) => annotationResult(await ctx.store.resolve(id, input, 'agent', { after: after !== false }), ctx),
   render: mutationLine('resolved'),
@@ -148,10 +143,10 @@ export const resolve = defineTool({
 
 export const dismiss = defineTool({
   name: 'dismiss',
-  title: 'Dismiss an annotation',
   description: 'Decline an annotation that will not be done; the person sees the reason.',
   input: commandInput(DismissInput, { reason: 'Why it will not be done', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
+  listOutput: false, // the answer is its line; structuredContent keeps the record
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.dismiss(id, input), ctx),
   render: mutationLine('dismissed'),
@@ -159,10 +154,10 @@ export const dismiss = defineTool({
 
 export const reply = defineTool({
   name: 'reply',
-  title: 'Reply to an annotation',
   description: 'Post on the thread without changing the status. To ask and wait for the answer, use ask.',
   input: commandInput(ReplyInput.pick({ message: true, expectedRev: true }), { message: 'Your reply', expectedRev: EXPECTED_REV }),
   output: AnnotationOut,
+  listOutput: false, // the answer is its line; structuredContent keeps the record
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async ({ id, ...input }, ctx) => annotationResult(await ctx.store.reply(id, { ...input, author: 'agent' }), ctx),
   render: mutationLine('replied'),

@@ -8,7 +8,7 @@ import { defineTool, type ToolContext } from './define.js'
 import { AnnotationId } from './inputs.js'
 
 const CaptureOut = z.object({
-  annotationId: z.string(),
+  annotationId: z.string().meta({ listed: false }), // the id asked with
   capturedAt: z.string(),
   url: z.string(),
   anchor: z.enum(CAPTURE_ANCHORS),
@@ -36,7 +36,6 @@ async function imageBlock(ctx: ToolContext, sha256: string): Promise<ContentBloc
 
 export const capture = defineTool({
   name: 'capture',
-  title: 'Look at the element now',
   description: "A picture of the annotation's element as a browser shows it now (e.g. after your fix reloaded).",
   input: z.strictObject({
     id: AnnotationId,

@@ -40,11 +40,11 @@ function viewOf(event: StoreEvent): EventView {
 }
 
 const changesOutput = {
-  fromRev: z.number().int().describe('The sinceRev asked for'),
+  fromRev: z.number().int().describe('The sinceRev asked for').meta({ listed: false }),
   toRev: z.number().int().describe('Continue from here: pass it as sinceRev next time'),
   currentRev: z.number().int(),
   events: z.array(EventView),
-  count: z.number().int(),
+  count: z.number().int().meta({ listed: false }),
   more: z.boolean().describe('More events follow toRev (the page was limited)'),
 }
 
@@ -112,7 +112,6 @@ function renderChanges(r: ChangesPage & { status?: string }): string {
 
 export const getChanges = defineTool({
   name: 'get_changes',
-  title: 'Get changes',
   description: 'Every change after a store rev (new annotations, replies, reopens, status changes). Continue with sinceRev = toRev.',
   input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
   output: z.object(changesOutput),
@@ -123,7 +122,6 @@ export const getChanges = defineTool({
 
 export const watchChanges = defineTool({
   name: 'watch_changes',
-  title: 'Wait for changes',
   description: 'Like get_changes, but waits for the next change.',
   input: z.strictObject({
     sinceRev: SinceRev,

@@ -10,7 +10,7 @@ import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 const AnswerOut = z.object({
   status: z.enum(['answered', 'timeout']),
-  annotationId: z.string(),
+  annotationId: z.string().meta({ listed: false }), // the id asked with
   questionId: z.string().describe('Pass it to await_reply to keep waiting for this answer later'),
   question: z.string().optional(),
   answer: Reply.optional().describe('The first human reply after the question'),
@@ -42,7 +42,6 @@ const Timeout = TimeoutParam
 
 export const ask = defineTool({
   name: 'ask',
-  title: 'Ask the person',
   description: 'Ask the person a question on an annotation and wait for the answer. After a timeout, call await_reply; never ask twice.',
   input: z.strictObject({
     id: AnnotationId,
@@ -63,7 +62,6 @@ export const ask = defineTool({
 
 export const awaitReply = defineTool({
   name: 'await_reply',
-  title: 'Await the answer',
   description: 'Keep waiting for the answer to a question from ask (one given meanwhile returns at once).',
   input: z.strictObject({
     id: AnnotationId,

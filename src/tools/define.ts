@@ -45,11 +45,21 @@ interface ToolLimits {
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string
-  title: string
+  /**
+   * For people (a client's tool list, its confirmation prompts); default: from the name
+   * (`get_weather` → `Get weather`). tools/list carries it only when it says more than the name.
+   */
+  title?: string
   /** Written for the model that reads it: when to use the tool and what comes back. */
   description: string
   input: I
   output: O
+  /**
+   * Whether tools/list publishes the output schema (default true). A tool whose answer is its text
+   * (a mutation's one line), or whose output says only "an object", lists none: clients then
+   * neither demand nor check its structured content, which still comes with every result.
+   */
+  listOutput?: boolean
   /**
    * Hints for clients. `readOnlyHint: true` also classifies the tool for the `read-only`
    * permission profile, so a new tool classifies itself.
@@ -84,7 +94,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
 /**
  * A plugin tool in the shape most MCP and agent frameworks use. `inputSchema` may be a zod
  * object, a zod raw shape (`{ city: z.string() }`) or a JSON Schema object; `title` defaults from
- * the name; without `outputSchema` the result is any object (published as `{ type: "object" }`).
+ * the name; without `outputSchema` the result is any object, and tools/list lists no output schema.
  */
 export interface CommonTool {
   name: string
@@ -97,7 +107,7 @@ export interface CommonTool {
 }
 
 /** `get_weather` → `Get weather`. */
-function titleFromName(name: string): string {
+export function titleFromName(name: string): string {
   const words = String(name).replace(/[_-]+/g, ' ').trim()
   return words.length === 0 ? String(name) : words[0]!.toUpperCase() + words.slice(1)
 }
@@ -112,6 +122,7 @@ export function toToolDefinition(tool: ToolDefinition | CommonTool): ToolDefinit
     description,
     input: inputOf(inputSchema, name),
     output: outputSchema ?? zod.looseObject({}),
+    ...(outputSchema === undefined ? { listOutput: false } : {}),
     annotations: annotations ?? {},
     handler: handler as ToolDefinition['handler'],
   }

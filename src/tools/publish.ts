@@ -5,16 +5,18 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { BUILTIN_TOOLS } from './builtin.js'
-import type { ToolDefinition } from './define.js'
+import { titleFromName, type ToolDefinition } from './define.js'
 
 export type JsonSchema = Record<string, unknown>
 
 export interface ToolInfo {
   name: string
+  /** For people; from the name when the tool has none of its own. tools/list carries it only when it says more than the name. */
   title: string
   description: string
   inputSchema: JsonSchema
-  outputSchema: JsonSchema
+  /** Absent for a tool that lists none (ToolDefinition.listOutput): its answer is its text, or any object. */
+  outputSchema?: JsonSchema
   annotations: ToolAnnotations
   /** Listed as the tool's `_meta` (the MCP App a host may render beside its result). */
   _meta?: Record<string, unknown>
@@ -106,7 +108,7 @@ function withoutNulls(value: unknown): unknown {
  * (scripts/bundle.mjs), so a starting server does not spend ~30 ms converting zod schemas.
  * Absent when running from the unbundled sources: then they are computed here, once per tool.
  */
-declare const __MARGINALIA_BUILTIN_SCHEMAS__: Record<string, { inputSchema: JsonSchema; outputSchema: JsonSchema }> | undefined
+declare const __MARGINALIA_BUILTIN_SCHEMAS__: Record<string, { inputSchema: JsonSchema; outputSchema?: JsonSchema }> | undefined
 const PRECOMPUTED = typeof __MARGINALIA_BUILTIN_SCHEMAS__ === 'undefined' ? undefined : __MARGINALIA_BUILTIN_SCHEMAS__
 const described = new WeakMap<ToolDefinition, ToolInfo>()
 
@@ -117,17 +119,19 @@ export function describeTool(tool: ToolDefinition): ToolInfo {
 }
 
 function computeToolInfo(tool: ToolDefinition): ToolInfo {
+  const title = tool.title ?? titleFromName(tool.name)
   const precomputed = BUILTIN_TOOLS.includes(tool) ? PRECOMPUTED?.[tool.name] : undefined
   if (precomputed) {
-    return { name: tool.name, title: tool.title, description: tool.description, ...precomputed, annotations: leanAnnotations(tool.annotations) }
+    const { inputSchema, outputSchema } = precomputed
+    return { name: tool.name, title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: leanAnnotations(tool.annotations) }
   }
   return {
     name: tool.name,
-    title: tool.title,
+    title,
     description: tool.description,
     inputSchema: declaredDialect(tool.input) === undefined ? leanInput(jsonSchema(tool.input, 'input')) : exactInput(tool.input),
     // Success shape only: a failure is an `isError` result without structured content, so no client validates it.
-    outputSchema: outlineSchema(jsonSchema(tool.output, 'output')) as JsonSchema,
+    ...(tool.listOutput === false ? {} : { outputSchema: outlineSchema(jsonSchema(tool.output, 'output')) as JsonSchema }),
     annotations: leanAnnotations(tool.annotations),
   }
 }
@@ -197,9 +201,13 @@ const OUTLINE_KEYWORDS = new Set(['type', 'properties', 'items', 'enum', 'anyOf'
 const OUTLINE_DEPTH = 1
 
 /**
- * An output schema as an outline of the success shape: types, fields, required sets and enums
- * of the top-level fields (nested records are `{ type: "object" }`). What the server produces is still checked
- * against the full zod schema in tests (`validateOutput`).
+ * An output schema as an outline of the success shape: types, fields and enums of the top-level
+ * fields (nested records are `{ type: "object" }`, an array of them `{ type: "array" }`). A field
+ * marked `.meta({ listed: false })` is left out: bookkeeping that the request, another field or the
+ * text already says (the id asked with; a page's count is its array's length; what was cut to fit
+ * the byte budget, the text and nextCursor say). The result still carries it, and validates: an outline requires no field and
+ * allows any other. What the server produces is still checked against the full zod schema in tests
+ * (`validateOutput`).
  */
 function outlineSchema(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => outlineSchema(v, depth))
@@ -209,9 +217,14 @@ function outlineSchema(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(schema)) {
     if (!OUTLINE_KEYWORDS.has(key) || (key === 'type' && 'const' in schema)) continue // a const says its type
-    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, p]) => [k, outlineSchema(p, depth + 1)]))
-    else if (key === 'additionalProperties') { if (v !== false) out[key] = outlineSchema(v, depth + 1) }
-    else if (key === 'items') out[key] = outlineSchema(v, depth)
+    if (key === 'properties') {
+      const listed = Object.entries(v as Record<string, Record<string, unknown>>).filter(([, p]) => p.listed !== false)
+      out[key] = Object.fromEntries(listed.map(([k, p]) => [k, outlineSchema(p, depth + 1)]))
+    } else if (key === 'additionalProperties') { if (v !== false) out[key] = outlineSchema(v, depth + 1) }
+    else if (key === 'items') {
+      const items = outlineSchema(v, depth)
+      if (JSON.stringify(items) !== '{"type":"object"}') out[key] = items // "records" adds nothing a client can check
+    }
     else if (key === 'anyOf' || key === 'oneOf') {
       // Alternatives that outline the same (two kinds of record, both `{ type: "object" }`) are one.
       const alternatives = [...new Map((v as unknown[]).map((a) => outlineSchema(a, depth)).map((a) => [JSON.stringify(a), a])).values()]

@@ -310,9 +310,8 @@ export function createToolRegistry(store: Store, options: RegistryOptions = {}):
 function checkDefinition(tool: ToolDefinition): void {
   const name = typeof tool?.name === 'string' ? tool.name : String(tool?.name)
   if (!TOOL_NAME.test(name)) throw new Error(`Tool name "${name}" is invalid: use 1–64 letters, digits, "_" or "-".`)
-  for (const field of ['title', 'description'] as const) {
-    if (typeof tool[field] !== 'string' || tool[field].trim() === '') throw new Error(`Tool "${name}" needs a non-empty ${field}.`)
-  }
+  if (typeof tool.description !== 'string' || tool.description.trim() === '') throw new Error(`Tool "${name}" needs a non-empty description.`)
+  if (tool.title !== undefined && (typeof tool.title !== 'string' || tool.title.trim() === '')) throw new Error(`Tool "${name}": title, when given, must be non-empty (leave it out to derive it from the name).`)
   if (!(tool.input instanceof z.ZodObject)) throw new Error(`Tool "${name}": input must be a zod object schema.`)
   if (!(tool.output instanceof z.ZodObject)) throw new Error(`Tool "${name}": output must be a zod object schema.`)
   if (typeof tool.handler !== 'function') throw new Error(`Tool "${name}" needs a handler function.`)

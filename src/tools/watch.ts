@@ -12,7 +12,6 @@ import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
   name: 'watch_annotations',
-  title: 'Wait for annotations',
   description: 'Wait for pending annotations and return them (at once if some are pending; a burst comes in one answer).',
   input: z.strictObject({
     sessionId: Id.optional().describe('Only this session'),

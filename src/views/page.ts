@@ -25,10 +25,10 @@ export const Cursor = z.string().min(1).max(1_000).describe('From nextCursor')
 
 export const pageOutput = {
   annotations: z.array(AnnotationItem),
-  count: z.number().int().describe('Annotations in this page'),
+  count: z.number().int().describe('Annotations in this page').meta({ listed: false }),
   total: z.number().int().describe('Annotations matching the query in all'),
   nextCursor: z.string().optional().describe('Present when more follow: pass it as cursor'),
-  truncated: z.literal('byte_budget').optional().describe('This page was cut short to stay under the byte budget'),
+  truncated: z.literal('byte_budget').optional().describe('This page was cut short to stay under the byte budget').meta({ listed: false }),
 }
 export type PageResult = z.infer<z.ZodObject<typeof pageOutput>>
 

@@ -37,7 +37,7 @@ describe('the generated reference', () => {
   it('lists every built-in tool, HTTP route, event kind and command, with the help each command prints', async () => {
     const { BUILTIN_TOOLS } = await import('../../src/tools/builtin.js')
     const { STORE_EVENT_TYPES } = await import('../../src/store/vocabulary.js')
-    const { COMMANDS } = await import('../../src/cli/commands.js')
+    const COMMANDS = await (await import('../../src/cli/commands.js')).loadCommands()
     const page = (name: string): string => pages.find((p) => p.file === `docs/reference/${name}`)!.markdown
     for (const tool of BUILTIN_TOOLS) expect(page('tools.md')).toContain(`\n## ${tool.name}\n`)
     for (const kind of STORE_EVENT_TYPES) expect(page('events.md')).toContain(`\n## ${kind}\n`)

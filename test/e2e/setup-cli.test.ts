@@ -84,6 +84,13 @@ describe('one store per project', () => {
     const port = new URL(serve.url).port
     const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: path.join(p.dir, 'src'), env: { ...process.env, MARGINALIA_STORE: '', MARGINALIA_PORT: port }, stdio: ['pipe', 'pipe', 'pipe'] })
     cleanups.push(() => child.kill('SIGKILL'))
+    // The check runs when the first request past the handshake comes in, as an agent's tools/list.
+    for (const message of [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ])
+      child.stdin.write(JSON.stringify(message) + '\n')
     let stderr = ''
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no warning; stderr: ${stderr}`)), 15_000)

@@ -36,13 +36,15 @@ describe('registry.list()', () => {
     const list = registry.list()
     expect(list.map((t) => t.name)).toEqual(BUILTIN_NAMES)
     expect(registry.names()).toEqual(BUILTIN_NAMES)
+    expect(list.filter((t) => t.outputSchema === undefined).map((t) => t.name)).toEqual(['acknowledge', 'resolve', 'dismiss', 'reply'])
     for (const t of list) {
-      expect(t.title.length).toBeGreaterThan(3)
+      expect(t.title).toMatch(/^[A-Z][a-z ]+$/) // from the name: get_all_pending → Get all pending
       expect(t.description.length).toBeGreaterThan(40)
       expect(t.inputSchema).toMatchObject({ type: 'object' })
       // No dialect URI (2020-12 is MCP's default) and no additionalProperties: false (aliases are accepted; other keys get a "did you mean").
       expect(t.inputSchema).not.toHaveProperty('$schema')
       expect(t.inputSchema).not.toHaveProperty('additionalProperties')
+      if (t.outputSchema === undefined) continue
       expect(t.outputSchema).not.toHaveProperty('$schema')
       expect(t.outputSchema.type).toBe('object')
       // The output schema is the success shape only: failures are isError results without structured content.
@@ -274,7 +276,8 @@ describe('tool definitions', () => {
     expect(() => createToolRegistry(store, { plugins: [tool({ name: 'has space' })] })).toThrow(/Tool name "has space" is invalid/)
     expect(() => createToolRegistry(store, { plugins: [tool({ name: 'x'.repeat(65) })] })).toThrow(/is invalid/)
     expect(() => createToolRegistry(store, { plugins: [tool({ description: '  ' })] })).toThrow(/Tool "ok_tool" needs a non-empty description/)
-    expect(() => createToolRegistry(store, { plugins: [tool({ title: undefined })] })).toThrow(/needs a non-empty title/)
+    expect(() => createToolRegistry(store, { plugins: [tool({ title: ' ' })] })).toThrow(/title, when given, must be non-empty/)
+    expect(createToolRegistry(store, { plugins: [tool({ title: undefined })] }).list().find((t) => t.name === 'ok_tool')!.title).toBe('Ok tool') // from the name
     expect(() => createToolRegistry(store, { plugins: [tool({ input: z.string() })] })).toThrow(/input must be a zod object schema/)
     expect(createToolRegistry(store, { plugins: [tool({}), deleteAnnotation] }).names()).toContain('ok_tool')
   })

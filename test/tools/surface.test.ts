@@ -28,17 +28,18 @@ async function setup() {
 const text = (o: CallOutcome) => (o.ok ? o.text : `${o.error.code}: ${o.error.message}`)
 
 describe('tools/list is lean', () => {
-  it('stays under its size ceilings: 11 904 bytes with output schemas, 6 KiB of input schemas and descriptions', async () => {
+  it('stays under its size ceilings: 10 100 bytes with output schemas, 6 KiB of input schemas and descriptions', async () => {
     const { store } = await setup()
     const mcp = await connect(store)
     closers.push(() => mcp.close())
     const listed = await mcp.client.listTools()
     const bytes = Buffer.byteLength(JSON.stringify(listed))
-    // 10 224 before capture and annotate (about 1.6 KB with their output schemas and the new
-    // options of resolve, ask and watch_annotations); the 10 KB goal is not met with them.
-    expect(bytes).toBeLessThanOrEqual(11_904)
+    // 9 989 now (11 808 with titles, the mutations' output schemas, and in the outlines the ids
+    // asked with, count, truncated, omittedReplies and `items: { type: "object" }`). The goal is
+    // 10 KiB; `marginalia mcp` adds `execution` to the four waits (its tasks): 10 145.
+    expect(bytes).toBeLessThanOrEqual(10_100)
     const inputs = listed.tools.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t.inputSchema)) + Buffer.byteLength(t.description ?? ''), 0)
-    expect(inputs).toBeLessThanOrEqual(6 * 1024) // 5 189 now
+    expect(inputs).toBeLessThanOrEqual(6 * 1024) // 6 138 now
     const raw = JSON.stringify(listed)
     expect(raw).not.toContain('$schema')
     expect(raw).not.toContain(String(Number.MAX_SAFE_INTEGER))
@@ -59,8 +60,9 @@ describe('tools/list is lean', () => {
     }
     for (const t of registry.list()) {
       visit(t.inputSchema, `${t.name}.inputSchema`)
-      visit(t.outputSchema, `${t.name}.outputSchema`)
       expect(t.description.split(/(?<=\.)\s/).length, t.name).toBeLessThanOrEqual(2)
+      if (t.outputSchema === undefined) continue // a mutation's answer is its line
+      visit(t.outputSchema, `${t.name}.outputSchema`)
       new Ajv({ strict: true, strictRequired: false }).compile(t.outputSchema) // draft-07 Ajv, as SDK clients compile them
     }
     expect(empty).toEqual([])
@@ -266,7 +268,7 @@ describe('plugins in the common shape', () => {
     const listed = Object.fromEntries(registry.list().map((t) => [t.name, t]))
     expect(listed.get_weather!.title).toBe('Get weather')
     expect(listed.get_weather_json!.title).toBe('Weather')
-    expect(listed.get_weather!.outputSchema).toMatchObject({ type: 'object', additionalProperties: true })
+    expect(listed.get_weather!.outputSchema).toBeUndefined() // "any object" says nothing: none is listed
     for (const name of ['get_weather', 'get_weather_raw', 'get_weather_json']) {
       const ok = await registry.call(name, { city: 'Oslo' })
       expect(ok.ok && ok.result, name).toEqual({ echoed: 'Oslo' })

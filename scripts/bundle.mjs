@@ -43,7 +43,7 @@ const zodNamespace = {
 
 rmSync('dist/chunks', { recursive: true, force: true })
 await build({
-  entryPoints: { marginalia: 'dist/cli/main.js' },
+  entryPoints: { marginalia: 'dist/cli/main.js', 'vite-server': 'dist/vite-server.js' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
@@ -73,7 +73,7 @@ chmodSync('dist/marginalia.mjs', 0o755)
 
 // The library for CommonJS: `require('marginalia')` and `require('marginalia/vite')` (a vite.config
 // in a project without "type": "module"). Dependencies stay external except the ESM-only ones
-// (lowdb, steno, magic-string, the Tasks extension's wire schemas), which require() cannot load on every Node 20 — and whose default
+// (lowdb, steno, magic-string, the Tasks extension's wire schemas of both generations), which require() cannot load on every Node 20 — and whose default
 // export a require() of the ESM build would hand over as the module namespace, not the class.
 const cjsShim = "const __marginaliaImportMetaUrl = require('node:url').pathToFileURL(__filename).href;"
 for (const entry of ['index', 'vite', 'webpack', 'loader', 'next']) {
@@ -93,6 +93,7 @@ for (const entry of ['index', 'vite', 'webpack', 'loader', 'next']) {
       'magic-string': './node_modules/magic-string/dist/index.mjs',
       // ESM-only, with an "import"-only export map: require() cannot resolve it at all.
       '@modelcontextprotocol/ext-tasks/core/v1': './node_modules/@modelcontextprotocol/ext-tasks/dist/core/v1/index.js',
+      '@modelcontextprotocol/ext-tasks/core/v2': './node_modules/@modelcontextprotocol/ext-tasks/dist/core/v2/index.js',
     },
     define: { 'import.meta.url': '__marginaliaImportMetaUrl', __MARGINALIA_BUILTIN_SCHEMAS__: 'undefined' },
     banner: { js: cjsShim },

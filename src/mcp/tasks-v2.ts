@@ -26,11 +26,17 @@
  * tasks never ask for input.
  */
 import { randomBytes } from 'node:crypto'
-import { TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2'
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type Server, type ServerContext } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
 import type { CallOutcome } from '../tools/registry.js'
+
+/**
+ * The tasks extension's id (TASKS_EXTENSION_ID_V2 of @modelcontextprotocol/ext-tasks/core/v2),
+ * written here: that module is the whole V2 wire schema set, and its `import { z }` would bring
+ * zod's every locale into the code `marginalia mcp` parses before it answers.
+ */
+const TASKS_EXTENSION_ID_V2 = 'io.modelcontextprotocol/tasks'
 
 /** The extension's capability, as the server declares it (no settings are defined). */
 export const TASKS_EXTENSION_V2 = { [TASKS_EXTENSION_ID_V2]: {} }

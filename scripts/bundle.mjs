@@ -43,7 +43,7 @@ const zodNamespace = {
 
 rmSync('dist/chunks', { recursive: true, force: true })
 await build({
-  entryPoints: { marginalia: 'dist/cli/main.js', 'vite-server': 'dist/vite-server.js' },
+  entryPoints: { marginalia: 'dist/cli/main.js', 'vite-worker': 'dist/vite-worker.js' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

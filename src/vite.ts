@@ -11,15 +11,15 @@ import { readFile } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
-import type { HttpServer } from './http/app.js'
+import type { ServerStart, StartedServer } from './vite-server.js'
 import { DEFAULT_HOST, DEFAULT_PORT } from './http/defaults.js'
 import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
 import { DEFAULT_STORE_FILE } from './store/defaults.js'
 import { fetchHealth } from './http/health.js'
 import { DEFAULT_STATIC_DIR } from './http/static.js'
 import { CONNECT_AGENT } from './http/connect.js'
-import type { Store } from './store/store.js'
 import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
 import { writeManifest } from './plugin/unplugin.js'
 import { PROXY_PREFIX, marginaliaProxy, type Middleware } from './plugin/proxy.js'
@@ -92,10 +92,8 @@ export type MarginaliaVitePlugin = Plugin & {
   readonly ready: () => Promise<MarginaliaViteState | undefined>
 }
 
-interface Running {
-  http: HttpServer
-  store: Store
-}
+/** A server this process started: its addresses, and its close (the HTTP server, then the store). */
+type Running = StartedServer
 
 /** One server this process starts or runs, with the dev servers holding it. */
 interface Entry {
@@ -148,11 +146,7 @@ function release(key: string, entry: Entry): Promise<void> {
     try {
       const running = await entry.started.catch(() => undefined)
       if (!running) return
-      try {
-        await running.http.close()
-      } finally {
-        await running.store.close()
-      }
+      await running.close()
     } finally {
       const servers = registry()
       if (servers.get(key) === entry) servers.delete(key)
@@ -161,16 +155,74 @@ function release(key: string, entry: Entry): Promise<void> {
   return entry.closing
 }
 
+/** The bundled server's worker beside this file (dist/vite-worker.mjs), when there is one. */
+function workerFile(): string | undefined {
+  const bundled = new URL('./vite-worker.mjs', import.meta.url)
+  return bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? fileURLToPath(bundled) : undefined
+}
+
 /**
- * The store and the HTTP server, for a plugin that starts one: the bundled build beside this file
- * (dist/vite-server.mjs: a few files, the tools' schemas precomputed — it loads in about a third of
- * the time, on the main thread the dev server is starting on), else the modules themselves (when
- * running from the sources).
+ * A worker started ahead, its code loading while Vite loads the config and the other plugins; taken
+ * by the next start. Unreferenced: an idle one never keeps the process alive.
  */
-async function serverModules(): Promise<typeof import('./vite-server.js')> {
-  const bundled = new URL('./vite-server.mjs', import.meta.url)
-  if (bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled))) return (await import(bundled.href)) as typeof import('./vite-server.js')
-  return import('./vite-server.js')
+let spare: Worker | undefined
+
+function prewarm(): void {
+  const file = spare ? undefined : workerFile()
+  if (!file) return
+  spare = new Worker(file)
+  spare.unref()
+  spare.on('error', () => (spare = undefined))
+}
+
+/**
+ * Start the server: in a worker thread running the bundled build, so neither loading its code nor
+ * starting it takes time from the dev server starting on the main thread; from the sources (no
+ * bundle), here.
+ */
+async function startServer(options: ServerStart, log: (message: string) => void): Promise<Running> {
+  const file = workerFile()
+  if (file) {
+    const worker = spare ?? new Worker(file)
+    spare = undefined
+    return startInWorker(worker, options, log)
+  }
+  const { startServer: here } = await import('./vite-server.js')
+  return here(options, log)
+}
+
+type WorkerMessage = { type: 'log'; message: string } | { type: 'started'; url: string; mcpUrl: string } | { type: 'failed'; message: string } | { type: 'closed' }
+
+function startInWorker(worker: Worker, options: ServerStart, log: (message: string) => void): Promise<Running> {
+  return new Promise<Running>((resolve, reject) => {
+    // Referenced while it serves: the server keeps the process alive, as one started here would.
+    worker.ref()
+    let started = false
+    let closed: (() => void) | undefined
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'log') log(m.message)
+      else if (m.type === 'failed') reject(new Error(m.message))
+      else if (m.type === 'closed') closed?.()
+      else if (m.type === 'started') {
+        started = true
+        resolve({
+          url: m.url,
+          mcpUrl: m.mcpUrl,
+          close: () =>
+            new Promise<void>((done) => {
+              closed = done
+              worker.once('exit', () => done())
+              worker.postMessage('close')
+            }),
+        })
+      }
+    })
+    worker.on('error', (e) => (started ? log(`the server stopped: ${e.message}`) : reject(e)))
+    worker.on('exit', (code) => {
+      if (!started) reject(new Error(`the server's worker exited (${code}) before it started`))
+    })
+    worker.postMessage({ type: 'start', options })
+  })
 }
 
 /**
@@ -178,7 +230,7 @@ async function serverModules(): Promise<typeof import('./vite-server.js')> {
  * the server) and does it for the plugin, so a test can hold a start open and see what the dev
  * server does meanwhile.
  */
-export const testing: { start?: (start: () => Promise<{ http: HttpServer; store: Store }>) => Promise<{ http: HttpServer; store: Store }> } = {}
+export const testing: { start?: (start: () => Promise<StartedServer>) => Promise<StartedServer> } = {}
 
 /** Whether a Marginalia server answers at `base` (its /health says so), within `timeoutMs`. */
 export async function isMarginaliaAt(base: string, timeoutMs = 1_500): Promise<boolean> {
@@ -299,9 +351,11 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     ready: () => ready.then(() => state),
 
     // Before any other hook: on Vite < 5 the later ones fail page by page ("hook is not a function").
-    config(this: { meta?: { viteVersion?: unknown } } | undefined, user) {
+    config(this: { meta?: { viteVersion?: unknown } } | undefined, user, env) {
       const tooOld = viteTooOld(runningViteVersion(this?.meta, path.resolve(user.root ?? process.cwd())))
       if (tooOld !== undefined) throw new Error(tooOld)
+      // A dev server is coming that may start a server: its worker loads its code meanwhile.
+      if (shouldStart && env?.command === 'serve' && env.isPreview !== true) prewarm()
     },
 
     configResolved(config) {
@@ -390,19 +444,9 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         return
       }
       const key = `${displayHost}:${port}:${storeFile}`
-      const startHere = async (): Promise<Running> => {
-        // Loaded here, not with the plugin: the HTTP server and the store are most of its weight, and a
-        // dev server that reuses a running Marginalia server, or has none, never needs them.
-        const { openStore, startHttpServer } = await serverModules()
-        const store = await openStore({ file: storeFile })
-        try {
-          const http = await startHttpServer(store, { port, host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: storeFile, log: (m) => logger.warn(`marginalia: ${m}`), sources: { root } })
-          return { http, store }
-        } catch (e) {
-          await store.close()
-          throw e
-        }
-      }
+      // Loaded when the plugin starts a server, not with the plugin: the HTTP server and the store are
+      // most of its weight, and a dev server that reuses a running server, or has none, never needs them.
+      const startHere = (): Promise<Running> => startServer({ file: storeFile, port, host, ...(options.token !== undefined ? { token: options.token } : {}), root }, (m) => logger.warn(`marginalia: ${m}`))
       /** This dev server's hold on the server, once it takes one; `closed` once the dev server has closed. */
       let lease: Entry | undefined
       let closed = false
@@ -436,11 +480,11 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         }
         // A dev server closed while the server started: `drop` lets go of it.
         if (closed) return
-        state = { url: running.http.url, mode: 'started', storeFile }
+        state = { url: running.url, mode: 'started', storeFile }
         // Said once per plugin: Nuxt gives the same plugin to its client and its server dev servers.
-        if (announced !== running.http.url) {
-          announced = running.http.url
-          logger.info(`  marginalia: inbox ${running.http.url}/ · MCP ${running.http.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
+        if (announced !== running.url) {
+          announced = running.url
+          logger.info(`  marginalia: inbox ${running.url}/ · MCP ${running.mcpUrl} · store ${path.relative(root, storeFile) || storeFile}`)
           logger.info(`  marginalia: ${CONNECT_AGENT}`)
         }
       }

@@ -140,12 +140,12 @@ describe('marginalia/vite', () => {
   })
 
   /** Holds the plugin's start open: `entered` when it is called, and it goes on (starting for real) at `go()`. */
-  function holdStart(): { entered: Promise<void>; go: () => void; started: () => Promise<{ http: { url: string } }> } {
+  function holdStart(): { entered: Promise<void>; go: () => void; started: () => Promise<{ url: string }> } {
     let go!: () => void
     const gate = new Promise<void>((resolve) => (go = resolve))
     let enter!: () => void
     const entered = new Promise<void>((resolve) => (enter = resolve))
-    let started: Promise<{ http: { url: string } }> | undefined
+    let started: Promise<{ url: string }> | undefined
     testing.start = (start) => {
       enter()
       const run = gate.then(start)
@@ -190,7 +190,7 @@ describe('marginalia/vite', () => {
     await held.entered
     await vite.close()
     held.go()
-    const { http } = await held.started()
+    const http = await held.started()
     expect(await plugin.ready()).toBeUndefined()
     await eventually(() => isMarginaliaAt(http.url, 500)).toBe(false)
     expect(logs.join('\n')).not.toContain('marginalia: inbox')
@@ -208,7 +208,7 @@ describe('marginalia/vite', () => {
     const restarted = vite.restart()
     held.go()
     await restarted
-    const { http } = await held.started()
+    const http = await held.started()
     const state = (await plugin.ready())!
     expect(state.url).toBe(http.url)
     expect(await isMarginaliaAt(http.url)).toBe(true)

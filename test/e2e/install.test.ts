@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { browserTestsEnabled, launchChromium } from '../helpers/chromium.js'
+import { until } from '../helpers/eventually.js'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -64,7 +65,7 @@ function appEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 describe('the packed package', () => {
   it('ships the built CLI, library, CommonJS builds, overlay, LICENSE; every source map carries its sources', () => {
-    for (const f of ['dist/marginalia.mjs', 'dist/vite-server.mjs', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/vite.js', 'dist/vite.cjs', 'dist/overlay/overlay.js', 'LICENSE', 'README.md', 'package.json']) expect(files).toContain(f)
+    for (const f of ['dist/marginalia.mjs', 'dist/vite-worker.mjs', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/vite.js', 'dist/vite.cjs', 'dist/overlay/overlay.js', 'LICENSE', 'README.md', 'package.json']) expect(files).toContain(f)
     const maps = files.filter((f) => f.endsWith('.map'))
     for (const m of maps) {
       const map = JSON.parse(readFileSync(path.join(app, 'node_modules', 'marginalia', m), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] }
@@ -146,7 +147,8 @@ describe.runIf(browserTestsEnabled())('the first minute in a new Vite + React ap
         }
       })
     })
-    expect(out).toContain('marginalia: inbox')
+    // Vite listens without waiting for Marginalia's server: its banner follows when it has started.
+    await until(() => out.includes('marginalia: inbox'), `the plugin's banner in:\n${out}`, 30_000, 50)
 
     const browser = await launchChromium()
     try {

@@ -1,5 +1,6 @@
 /** Work a stdio server does once the client has asked what it came for, not before. */
 import type { Transport } from '@modelcontextprotocol/server'
+import { wrapTransport } from './transport.js'
 
 /** Requests of the handshake: a client sends them before the ones it came for. */
 const HANDSHAKE = new Set(['initialize', 'server/discover', 'ping'])
@@ -13,35 +14,13 @@ const HANDSHAKE = new Set(['initialize', 'server/discover', 'ping'])
  */
 export function afterFirstRequest(transport: Transport, then: () => void): Transport {
   let done = false
-  return {
-    start: () => transport.start(),
-    send: (message, options) => transport.send(message, options),
-    close: () => transport.close(),
-    get onmessage() {
-      return transport.onmessage
+  return wrapTransport(transport, {
+    onmessage: (handler) => (message, extra) => {
+      if (!done && 'method' in message && 'id' in message && !HANDSHAKE.has(message.method)) {
+        done = true
+        setImmediate(then)
+      }
+      handler(message, extra)
     },
-    set onmessage(handler) {
-      transport.onmessage =
-        handler &&
-        ((message, extra) => {
-          if (!done && 'method' in message && 'id' in message && !HANDSHAKE.has(message.method)) {
-            done = true
-            setImmediate(then)
-          }
-          handler(message, extra)
-        })
-    },
-    get onerror() {
-      return transport.onerror
-    },
-    set onerror(handler) {
-      transport.onerror = handler
-    },
-    get onclose() {
-      return transport.onclose
-    },
-    set onclose(handler) {
-      transport.onclose = handler
-    },
-  }
+  })
 }

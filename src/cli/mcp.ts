@@ -17,6 +17,7 @@ import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './a
 import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { afterFirstRequest } from './first-request.js'
+import { wrapTransport } from './transport.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -149,35 +150,12 @@ const STDIO_LIMIT_TEXT = 'ReadBuffer exceeded maximum size'
  */
 function observeClose(transport: StdioServerTransport, onClose: () => void): Transport {
   let closed = false
-  const closedOnce = (): void => {
-    if (closed) return
-    closed = true
-    onClose()
-  }
-  return {
-    start: () => transport.start(),
-    send: (message) => transport.send(message),
-    close: () => transport.close(),
-    get onmessage() {
-      return transport.onmessage
+  return wrapTransport(transport, {
+    onclose: (handler) => () => {
+      handler?.()
+      if (closed) return
+      closed = true
+      onClose()
     },
-    set onmessage(handler) {
-      transport.onmessage = handler
-    },
-    get onerror() {
-      return transport.onerror
-    },
-    set onerror(handler) {
-      transport.onerror = handler
-    },
-    get onclose() {
-      return transport.onclose
-    },
-    set onclose(handler) {
-      transport.onclose = () => {
-        handler?.()
-        closedOnce()
-      }
-    },
-  }
+  })
 }

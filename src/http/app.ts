@@ -12,7 +12,7 @@ import { createToolRegistry } from '../tools/registry.js'
 import { Callers } from './callers.js'
 import type { App } from './context.js'
 import { bindError, LISTEN_BACKLOG, onClientError } from './listen.js'
-import { McpEndpoint } from './mcp.js'
+import type { McpEndpoint, McpEndpointOptions } from './mcp.js'
 import { resolveOptions, type HttpServerOptions } from './options.js'
 import { createPipeline } from './pipeline.js'
 import { PresenceTracker, reportingCalls, type Presence } from './presence.js'
@@ -53,7 +53,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   const presence = new PresenceTracker(options.clock, settings.presenceDir === undefined ? {} : { storeDir: settings.presenceDir })
   const tools = createToolRegistry(store, { ...options.tools, ...(options.sources ? { sources: options.sources } : {}), validateOutput: options.validateOutput ?? false })
   const registry = reportingCalls(tools, presence)
-  const mcp = new McpEndpoint({
+  const mcp = lazyMcp({
     store,
     registry,
     presence,
@@ -148,6 +148,39 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         await closed
         clearTimeout(force)
       })()
+      return closing
+    },
+  }
+}
+
+/**
+ * The MCP endpoint, loaded and made with the first /mcp request: the MCP SDK is a third of the
+ * server's code, and the overlay, the inbox and the REST API never need it (the server a dev
+ * server starts beside it is up that much sooner). Closed before that, it is never loaded.
+ */
+function lazyMcp(options: McpEndpointOptions): Pick<McpEndpoint, 'handle' | 'close' | 'sessionCount'> {
+  let endpoint: McpEndpoint | undefined
+  let loading: Promise<McpEndpoint> | undefined
+  let closing: Promise<void> | undefined
+  const load = (): Promise<McpEndpoint> =>
+    (loading ??= import('./mcp.js').then(({ McpEndpoint }) => {
+      endpoint = new McpEndpoint(options)
+      // Closed while it loaded: it answers as a closing endpoint does.
+      if (closing) void endpoint.close()
+      return endpoint
+    }))
+  return {
+    get sessionCount() {
+      return endpoint?.sessionCount ?? 0
+    },
+    async handle(req, res, owner) {
+      return (await load()).handle(req, res, owner)
+    },
+    close() {
+      closing ??= (loading ?? Promise.resolve(undefined)).then(
+        (e) => e?.close(),
+        () => undefined, // it never loaded: nothing to close
+      )
       return closing
     },
   }

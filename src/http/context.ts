@@ -41,7 +41,8 @@ export interface App {
     sessionTtlMs: number
   }
   presence: PresenceTracker
-  mcp: McpEndpoint
+  /** The MCP endpoint: loaded with the first /mcp request. */
+  mcp: Pick<McpEndpoint, 'handle' | 'close' | 'sessionCount'>
   /** The tool policy, which binds agents on REST and the event streams as on /mcp. */
   tools: ToolGate
   /** Uploads nothing references yet: the per-caller quota, their removal, the free-space floor. */

@@ -3,6 +3,8 @@ export const DEFAULT_PORT = 4848
 export const DEFAULT_HOST = '127.0.0.1'
 /** Largest accepted request body (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+/** An MCP session (2025 revisions) with no request this long is ended. */
+export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 5 * 60 * 1000
 /** MCP sessions kept at once over Streamable HTTP (each holds an MCP server, ~44 KB of heap); the least recently used idle one is ended first. */
 export const DEFAULT_MAX_MCP_SESSIONS = 100
 /** MCP sessions one person or agent keeps at once (with sign-in on): a new one ends that caller's own oldest idle one. */

@@ -27,8 +27,6 @@ import { parseJson, readBody, requireJsonContentType } from './body.js'
 import type { PresenceTracker } from './presence.js'
 import { HttpError, sendRpcError } from './respond.js'
 
-export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 5 * 60 * 1000
-
 export interface McpEndpointOptions {
   store: Store
   registry: ToolService

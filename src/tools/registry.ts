@@ -4,7 +4,7 @@
  * zod input and output schemas, annotations, handler.
  */
 import { assertZod4Tool } from './zod-version.js'
-import { LATEST_PROTOCOL_VERSION, type ContentBlock, type ServerCapabilities } from '@modelcontextprotocol/server'
+import type { ContentBlock, ServerCapabilities } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Store } from '../store/store.js'
 import type { SourceOptions } from '../sources/options.js'
@@ -20,6 +20,13 @@ import { prepareArgs } from './inputs.js'
 import { BURST_MAX_MS, BURST_QUIET_MS } from './watch.js'
 import { DEFAULT_MAX_WAIT_MS } from './wait.js'
 import { MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
+
+/**
+ * The MCP SDK's LATEST_PROTOCOL_VERSION (test/tools/registry.test.ts holds them equal), named here
+ * so the registry loads without the SDK: the HTTP server then loads the SDK only with its first
+ * MCP request.
+ */
+export const LATEST_PROTOCOL_VERSION = '2025-11-25'
 
 export { BUILTIN_TOOLS } from './builtin.js'
 export type { JsonSchema, OpenAIResponsesTool, OpenAITool, OpenAIToolsOptions, ToolInfo } from './publish.js'

@@ -4,6 +4,8 @@ import path from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION as SERVER_SDK_LATEST } from '@modelcontextprotocol/server'
+import { LATEST_PROTOCOL_VERSION as OURS } from '../../src/tools/registry.js'
 import { AcknowledgeInput, BUILTIN_TOOLS, createToolRegistry, defineTool, DismissInput, ResolveInput, ToolRegistry, type CallOutcome } from '../../src/index.js'
 import { VERSION } from '../../src/version.js'
 import { instructionsFor } from '../../src/mcp/instructions.js'
@@ -234,6 +236,10 @@ describe('registry.toOpenAITools()', () => {
 })
 
 describe('registry.serverInfo()', () => {
+  it('names the protocol version the MCP server package names as its latest (the registry carries its own copy so it loads without the SDK)', () => {
+    expect(OURS).toBe(SERVER_SDK_LATEST)
+  })
+
   it('reports name, version, protocol version, capabilities and tool names — as a client sees them', async () => {
     const { registry, store } = await setup({ profile: 'read-only' })
     const info = registry.serverInfo()

@@ -16,8 +16,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_PORT } from './http/defaults.js'
-import { MANIFEST_FILE } from './plugin/marks.js'
-import { writeManifest } from './plugin/unplugin.js'
+import { MANIFEST_FILE, writeManifest } from './plugin/manifest.js'
 
 /** What `withMarginalia` reads and writes of a Next.js config (the rest passes through untouched). */
 interface NextConfigLike {

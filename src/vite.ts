@@ -20,8 +20,8 @@ import { DEFAULT_STORE_FILE } from './store/defaults.js'
 import { fetchHealth } from './http/health.js'
 import { DEFAULT_STATIC_DIR } from './http/static.js'
 import { CONNECT_AGENT } from './http/connect.js'
-import { MANIFEST_FILE, markModule, type MarkOptions } from './plugin/marks.js'
-import { writeManifest } from './plugin/unplugin.js'
+import type { MarkOptions } from './plugin/marks.js'
+import { MANIFEST_FILE, writeManifest } from './plugin/manifest.js'
 import { PROXY_PREFIX, marginaliaProxy, type Middleware } from './plugin/proxy.js'
 import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
 import { injectIntoHtml, wantsHtml } from './plugin/inject-html.js'
@@ -226,6 +226,14 @@ function startInWorker(worker: Worker, options: ServerStart, log: (message: stri
 }
 
 /**
+ * The source marking, loaded with the first module it marks, not with the plugin: its parser (a
+ * native binding) is most of the plugin's own import time, and Vite imports the plugin before it
+ * starts.
+ */
+let marking: Promise<typeof import('./plugin/marks.js')> | undefined
+const marks = (): Promise<typeof import('./plugin/marks.js')> => (marking ??= import('./plugin/marks.js'))
+
+/**
  * @internal For tests only, not part of the plugin's API: `start`, when set, is called with the plugin's own start (open the store, start
  * the server) and does it for the plugin, so a test can hold a start open and see what the dev
  * server does meanwhile.
@@ -370,7 +378,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     async load(id) {
       if (sourceLocations === false || !id.endsWith('.astro') || !path.isAbsolute(id)) return undefined
       const code = await readFile(id, 'utf8').catch(() => undefined)
-      const out = code === undefined ? undefined : await markModule(code, id, root, markOptions)
+      const out = code === undefined ? undefined : await (await marks()).markModule(code, id, root, markOptions)
       if (!out) return undefined
       if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)
       return { code: out.code, map: out.map }
@@ -378,7 +386,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     async transform(code, id) {
       if (sourceLocations === false || id.split('?')[0]!.endsWith('.astro')) return undefined
-      const out = await markModule(code, id, root, markOptions)
+      const out = await (await marks()).markModule(code, id, root, markOptions)
       if (!out) return undefined
       if (out.ids) for (const [k, v] of Object.entries(out.ids)) ids.set(k, v)
       return { code: out.code, map: out.map }

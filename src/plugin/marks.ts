@@ -14,7 +14,6 @@ import { parseSync } from 'oxc-parser'
 
 const SOURCE_ATTR = 'data-marginalia-source'
 const ID_ATTR = 'data-mid'
-export const MANIFEST_FILE = 'marginalia-sources.json'
 
 export interface MarkOptions {
   /** 'paths' (default in dev): file:line:column on each element; 'ids': short ids + a manifest (preview builds); false: off. */

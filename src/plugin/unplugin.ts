@@ -3,10 +3,10 @@
  * webpack-loader rules of Next.js (see `marginalia/webpack`). `marginalia/vite` runs the same
  * `markModule` in its own plugin (it also injects the overlay and may start the server).
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createUnplugin } from 'unplugin'
-import { MANIFEST_FILE, markModule, type MarkOptions } from './marks.js'
+import { markModule, type MarkOptions } from './marks.js'
+import { MANIFEST_FILE, writeManifest } from './manifest.js'
 
 export interface MarginaliaSourcesOptions extends MarkOptions {
   /** The project root paths are relative to (default: the bundler's context, else the working directory). */
@@ -15,13 +15,6 @@ export interface MarginaliaSourcesOptions extends MarkOptions {
   production?: boolean
   /** Where the 'ids' manifest is written (default `<root>/marginalia-sources.json`, beside the build, not inside it). */
   manifest?: string
-}
-
-/** Write the id → file:line:column manifest of an 'ids' build. */
-export function writeManifest(file: string, ids: Map<string, string>): void {
-  mkdirSync(path.dirname(file), { recursive: true })
-  const sorted = Object.fromEntries([...ids].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  writeFileSync(file, `${JSON.stringify({ version: 1, sources: sorted }, null, 2)}\n`)
 }
 
 export const marginaliaSources = createUnplugin((options: MarginaliaSourcesOptions | undefined) => {

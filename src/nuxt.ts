@@ -3,16 +3,13 @@
  * `nuxt dev` what `marginalia/vite` does in a Vite app: it adds the Vite plugin to Nuxt's client
  * and server builds (it starts the Marginalia server and marks every element of the app's .vue
  * files with its file:line, on the server-rendered HTML and in the browser alike), and a Nitro
- * plugin that puts the loader and the overlay first in the <head> of every page Nuxt renders.
+ * plugin that puts the loader (which adds the overlay) first in the <head> of every page Nuxt renders.
  * `nuxt build` is left untouched, unless `sourceLocations: 'ids'` asks for a preview build marked
  * with ids (then only the marks: no overlay, no server).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { DEFAULT_HOST, DEFAULT_PORT } from './http/app.js'
-import { isWildcardHost, urlHost } from './http/security.js'
 import { LOADER_PATH } from './plugin/loader-script.js'
-import { PROXY_PREFIX } from './plugin/proxy.js'
 import marginalia, { type MarginaliaViteOptions } from './vite.js'
 
 /** The Vite plugin's options, but the root: it is Nuxt's rootDir (paths are relative to the project, not to app/). */
@@ -33,9 +30,9 @@ interface NuxtLike {
 
 const joinUrl = (...parts: string[]): string => `/${parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}/`
 
-/** The Nitro plugin's source: the tags first in every rendered page's head. */
+/** The Nitro plugin's source: the loader's tag first in every rendered page's head. */
 function nitroPlugin(tags: string): string {
-  return `// Written by marginalia/nuxt in nuxt dev: the Marginalia loader and overlay, first in every page's <head>.
+  return `// Written by marginalia/nuxt in nuxt dev: the Marginalia loader (it adds the overlay), first in every page's <head>.
 const TAGS = ${JSON.stringify(tags)}
 export default function marginaliaTags(nitroApp) {
   nitroApp.hooks.hook('render:html', (html) => {
@@ -52,14 +49,11 @@ function marginaliaNuxt(inlineOptions: MarginaliaNuxtOptions | undefined, nuxt: 
   nuxt.options.vite.plugins = [...(nuxt.options.vite.plugins ?? []), plugin]
   if (!nuxt.options.dev) return
 
-  // Nuxt renders its pages in Nitro, never through Vite's transformIndexHtml: a Nitro plugin adds the tags.
-  const envPort = process.env.MARGINALIA_PORT?.trim()
-  const port = options.port ?? (envPort ? Number(envPort) : DEFAULT_PORT)
-  const host = options.host ?? DEFAULT_HOST
+  // Nuxt renders its pages in Nitro, never through Vite's transformIndexHtml: a Nitro plugin adds
+  // the loader's tag (served by the Vite plugin under Nuxt's assets path; it adds the overlay).
   const assets = joinUrl(nuxt.options.app.baseURL, nuxt.options.app.buildAssetsDir)
-  const overlay = options.sameOrigin ? `${assets}${PROXY_PREFIX.slice(1)}/overlay.js` : `http://${isWildcardHost(host) ? '127.0.0.1' : urlHost(host)}:${port}/overlay.js`
   const attr = (v: string): string => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
-  const tags = `<script src="${attr(`${assets}${LOADER_PATH}`)}" data-marginalia-loader></script><script src="${attr(overlay)}" defer data-marginalia${options.shortcut ? ` data-shortcut="${attr(options.shortcut)}"` : ''}></script>`
+  const tags = `<script src="${attr(`${assets}${LOADER_PATH}`)}" data-marginalia-loader></script>`
   const file = path.join(nuxt.options.buildDir, 'marginalia', 'nitro-tags.mjs')
   mkdirSync(path.dirname(file), { recursive: true })
   writeFileSync(file, nitroPlugin(tags))

@@ -23,7 +23,7 @@ import type { MarkOptions } from './plugin/marks.js'
 import { MANIFEST_FILE, writeManifest } from './plugin/manifest.js'
 import { PROXY_PREFIX, marginaliaProxy, type Middleware } from './plugin/proxy.js'
 import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
-import { injectIntoHtml, wantsHtml } from './plugin/inject-html.js'
+import { injectIntoHtml } from './plugin/inject-html.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -108,14 +108,7 @@ export const testing: { start?: (start: () => Promise<StartedServer>) => Promise
 
 /** Whether a Marginalia server answers at `base` (its /health says so), within `timeoutMs`. */
 export async function isMarginaliaAt(base: string, timeoutMs = 1_500): Promise<boolean> {
-  try {
-    const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) })
-    if (!response.ok) return false
-    const body = (await response.json()) as { name?: unknown }
-    return body.name === 'marginalia'
-  } catch {
-    return false
-  }
+  return (await fetchHealth(base, timeoutMs)) !== null
 }
 
 /**
@@ -203,11 +196,16 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     )
   }
 
-  /** The loader (first in <head>: it must hear the overlay script fail) and the overlay script. */
-  const overlayTags = (): HtmlTagDescriptor[] => [
-    { tag: 'script', attrs: { src: `${publicBase}${LOADER_PATH}`, [LOADER_ATTR]: '' }, injectTo: 'head-prepend' },
-    { tag: 'script', attrs: { src: overlaySrc(), defer: true, 'data-marginalia': '', ...(options.shortcut ? { 'data-shortcut': options.shortcut } : {}) }, injectTo: 'body' },
-  ]
+  /**
+   * The one tag the plugin adds to a page: the loader, first in <head> (the page log starts on its
+   * line, and it must hear the overlay script fail). It adds the overlay script itself once the
+   * server has started, so the page's HTML never waits for that start: only the loader does.
+   */
+  const loaderTags = (): HtmlTagDescriptor[] => [{ tag: 'script', attrs: { src: `${publicBase}${LOADER_PATH}`, [LOADER_ATTR]: '' }, injectTo: 'head-prepend' }]
+  /** A dev server is serving (configureServer ran) and its start has not failed: pages get the loader. */
+  let serving = false
+  let startFailed = false
+  const injecting = (): boolean => serving && !startFailed
 
   /** Settles when the latest dev server's start has (never rejects). */
   let ready: Promise<void> = Promise.resolve()
@@ -263,8 +261,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
     },
 
     // Registers its middlewares at once and starts Marginalia's server beside the dev server, not
-    // before it: Vite listens meanwhile, and whatever needs the outcome (the tags, the loader, the
-    // proxy) waits for `ready`.
+    // before it: Vite listens and serves pages meanwhile (they carry only the loader's tag), and
+    // what needs the outcome (the loader, the sameOrigin proxy) waits for `ready`.
     configureServer(server: ViteDevServer) {
       const logger = server.config.logger
       let settled = false
@@ -282,8 +280,10 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
           })
         }
       const isLoader = (req: IncomingMessage): boolean => (req.url ?? '').split('?')[0] === `${publicBase}${LOADER_PATH}`
-      // Pages a framework renders in its own middleware (React Router, SvelteKit, Astro …) never pass transformIndexHtml: the same tags go in here.
-      server.middlewares.use(afterStart(wantsHtml, injectIntoHtml(() => (state ? overlayTags().map(tagHtml).join('') : undefined), LOADER_ATTR)))
+      serving = true
+      startFailed = false
+      // Pages a framework renders in its own middleware (React Router, SvelteKit, Astro …) never pass transformIndexHtml: the same tag goes in here.
+      server.middlewares.use(injectIntoHtml(() => (injecting() ? loaderTags().map(tagHtml).join('') : undefined), LOADER_ATTR))
       if (options.sameOrigin) {
         const prefix = `${publicBase}${PROXY_PREFIX.slice(1)}`
         const isProxied = (req: IncomingMessage): boolean => {
@@ -293,15 +293,21 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         server.middlewares.use(afterStart(isProxied, marginaliaProxy(() => state?.url, prefix, { tokenConfigured: options.token !== undefined })))
         warnIfExposed(server.config.server.host, logger)
       }
-      // The loader: a page loaded while the server is not running says how to start it.
+      // The loader, once the start has settled: it adds the overlay, and a page loaded while the
+      // server is not running says how to start it. After a failed start it adds nothing (the
+      // dev server's log says why).
       server.middlewares.use(
         afterStart(isLoader, (req, res, next) => {
-          if (!state || !isLoader(req)) return next()
+          if (!isLoader(req)) return next()
+          if (!state) {
+            res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end("/* Marginalia's server did not start (the dev server's log says why): no overlay. */\n")
+            return
+          }
           const { url } = state
           void readFile(path.join(DEFAULT_STATIC_DIR, 'early.js'), 'utf8')
             .catch(() => undefined)
             .then((early) => {
-              const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}) })
+              const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}), ...(options.shortcut ? { shortcut: options.shortcut } : {}) })
               res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
             })
             .catch((e: unknown) => next(e))
@@ -349,6 +355,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
             return
           }
           state = undefined
+          startFailed = true
           logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected. Use another port with the plugin's \`port\` option, e.g. marginalia({ port: ${port === 0 ? DEFAULT_PORT + 1 : port + 1} }).`)
           return
         }
@@ -363,7 +370,10 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         }
       }
       const starting = start()
-        .catch((e: unknown) => logger.error(`marginalia: ${e instanceof Error ? e.message : String(e)}`))
+        .catch((e: unknown) => {
+          startFailed = true
+          logger.error(`marginalia: ${e instanceof Error ? e.message : String(e)}`)
+        })
         .finally(() => {
           settled = true
         })
@@ -385,9 +395,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
 
     transformIndexHtml: {
       order: 'post',
-      async handler(): Promise<HtmlTagDescriptor[] | undefined> {
-        await ready
-        return state ? overlayTags() : undefined
+      handler(): HtmlTagDescriptor[] | undefined {
+        return injecting() ? loaderTags() : undefined
       },
     },
 

@@ -42,21 +42,33 @@ async function dev(root: string, options: MarginaliaViteOptions): Promise<{ vite
   return { vite, url: `http://127.0.0.1:${port}`, plugin, logs }
 }
 
-const overlayTag = (html: string) => /<script src="(http:\/\/127\.0\.0\.1:\d+)\/overlay\.js" defer(?:="")? data-marginalia(?:="")?><\/script>/.exec(html)
+const LOADER_TAG = /^<!doctype html><html><head>\s*<script src="\/__marginalia-loader\.js" data-marginalia-loader(?:="")?><\/script>\s*<script type="module" src="\/@vite\/client"><\/script>\s*<title>/
+/** The overlay's URL in the loader the dev server at `url` serves (the loader adds the overlay's script). */
+async function loaderOverlay(url: string): Promise<string | undefined> {
+  const loader = await request(`${url}/__marginalia-loader.js`)
+  expect(loader.status).toBe(200)
+  expect(loader.headers['content-type']).toMatch(/javascript/)
+  return /var OVERLAY = "([^"]+)"/.exec(loader.text)?.[1]
+}
+/** The Marginalia server a page of the dev server at `url` gets its overlay from: the page carries only the loader's tag, first in <head>. */
+async function overlayServer(url: string): Promise<string | undefined> {
+  const page = await request(`${url}/`)
+  expect(page.status).toBe(200)
+  expect(page.text).toMatch(LOADER_TAG)
+  expect(page.text).not.toContain('overlay.js')
+  return (await loaderOverlay(url))?.replace(/\/overlay\.js$/, '')
+}
 
 describe('marginalia/vite', () => {
   it('starts a Marginalia server in the Vite process on the project store, injects the overlay, and closes it with Vite', { timeout: 60_000 }, async () => {
     const root = project()
     const { vite, url, plugin, logs } = await dev(root, { port: 0 })
-    // The first page, asked for as soon as Vite listens, waits for the server and carries the overlay.
-    const page = await request(`${url}/`)
-    expect(page.status).toBe(200)
+    // The first page, asked for as soon as Vite listens, carries the loader; the loader waits for the server and adds the overlay from it.
+    const server = await overlayServer(url)
     const state = plugin.marginalia()!
     expect(state.mode).toBe('started')
     expect(state.storeFile).toBe(path.join(root, '.marginalia', 'store.json'))
-    const tag = overlayTag(page.text)
-    expect(tag?.[1]).toBe(state.url)
-    expect(page.text.indexOf('/overlay.js')).toBeLessThan(page.text.indexOf('</body>'))
+    expect(server).toBe(state.url)
     expect(logs.join('\n')).toContain(`marginalia: inbox ${state.url}/`)
 
     // That server is Marginalia, serving the overlay, on the project's store file.
@@ -83,7 +95,7 @@ describe('marginalia/vite', () => {
     cleanups.push(() => running.close())
     const { vite, url, plugin, logs } = await dev(root, { port: running.port })
     expect(await plugin.ready()).toMatchObject({ mode: 'reused', url: running.url })
-    expect(overlayTag((await request(`${url}/`)).text)?.[1]).toBe(running.url)
+    expect(await overlayServer(url)).toBe(running.url)
     expect(logs.join('\n')).toContain('using the server already running')
     await vite.close()
     expect(await isMarginaliaAt(running.url)).toBe(true)
@@ -119,7 +131,7 @@ describe('marginalia/vite', () => {
     await vite.restart()
     expect(await isMarginaliaAt(url)).toBe(true)
     const port = (vite.httpServer!.address() as AddressInfo).port
-    expect(overlayTag((await request(`http://127.0.0.1:${port}/`)).text)?.[1]).toBe(url)
+    expect(await overlayServer(`http://127.0.0.1:${port}`)).toBe(url)
     await vite.close()
     await eventually(() => isMarginaliaAt(url, 500)).toBe(false)
   })
@@ -134,7 +146,7 @@ describe('marginalia/vite', () => {
     const { url } = (await plugin.ready())!
     expect(await isMarginaliaAt(url)).toBe(true)
     const html = await vite.transformIndexHtml('/', readFileSync(path.join(root, 'index.html'), 'utf8'))
-    expect(overlayTag(html)?.[1]).toBe(url)
+    expect(html).toMatch(LOADER_TAG)
     await vite.close()
     await eventually(() => isMarginaliaAt(url, 500)).toBe(false)
   })
@@ -159,25 +171,32 @@ describe('marginalia/vite', () => {
     return { entered, go, started: () => started! }
   }
 
-  it('the dev server listens without waiting for Marginalia\'s server; its first page waits for it and carries the overlay', { timeout: 60_000 }, async () => {
+  it('the dev server listens and serves its pages without waiting for Marginalia\'s server; only the loader waits for it, then adds the overlay', { timeout: 60_000 }, async () => {
     const root = project()
     const held = holdStart()
-    const { url, plugin, logs } = await dev(root, { port: 0 })
-    // Vite is listening and serving while the start is held open.
+    const { url, plugin, logs } = await dev(root, { port: 0, shortcut: 'Ctrl+Alt+M' })
+    // Vite is listening and serving while the start is held open: the page too, with the loader's tag.
     await held.entered
     expect(plugin.marginalia()).toBeUndefined()
     const script = await request(`${url}/main.js`)
     expect(script.status).toBe(200)
+    const page = await request(`${url}/`)
+    expect(page.status).toBe(200)
+    expect(page.text).toMatch(LOADER_TAG)
+    expect(plugin.marginalia()).toBeUndefined()
     expect(logs.join('\n')).not.toContain('marginalia: inbox')
 
-    const first = request(`${url}/`)
+    // The loader is answered once the server has started: it names the overlay on that server.
+    let answered = false
+    const loader = loaderOverlay(url).finally(() => (answered = true))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(answered).toBe(false)
     held.go()
-    const page = await first
-    expect(page.status).toBe(200)
+    const overlay = await loader
     const state = plugin.marginalia()!
     expect(state.mode).toBe('started')
-    expect(overlayTag(page.text)?.[1]).toBe(state.url)
-    expect(page.text).toMatch(/<script src="\/__marginalia-loader\.js" data-marginalia-loader(?:="")?><\/script>/)
+    expect(overlay).toBe(`${state.url}/overlay.js`)
+    expect((await request(`${url}/__marginalia-loader.js`)).text).toContain('var SHORTCUT = "Ctrl+Alt+M"')
     expect(await isMarginaliaAt(state.url)).toBe(true)
     // The banner follows once the server is up.
     expect(logs.join('\n')).toContain(`marginalia: inbox ${state.url}/`)
@@ -213,19 +232,27 @@ describe('marginalia/vite', () => {
     expect(state.url).toBe(http.url)
     expect(await isMarginaliaAt(http.url)).toBe(true)
     const port = (vite.httpServer!.address() as AddressInfo).port
-    expect(overlayTag((await request(`http://127.0.0.1:${port}/`)).text)?.[1]).toBe(http.url)
+    expect(await overlayServer(`http://127.0.0.1:${port}`)).toBe(http.url)
     await vite.close()
     await eventually(() => isMarginaliaAt(http.url, 500)).toBe(false)
   })
 
-  it('a start that fails logs why and injects nothing', { timeout: 60_000 }, async () => {
+  it('a start that fails logs why and adds nothing: the loader of a page served meanwhile adds no overlay, later pages carry no tag', { timeout: 60_000 }, async () => {
     const root = project()
     // Something else on the port, answering as any web server would (not Marginalia).
     const busy = http.createServer((_req, res) => res.writeHead(404).end())
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
     cleanups.push(() => new Promise<void>((resolve) => busy.close(() => resolve())))
     const { port } = busy.address() as AddressInfo
+    const held = holdStart()
     const { url, plugin, logs } = await dev(root, { port })
+    await held.entered
+    expect((await request(`${url}/`)).text).toMatch(LOADER_TAG)
+    held.go()
+    const loader = await request(`${url}/__marginalia-loader.js`)
+    expect(loader.status).toBe(200)
+    expect(loader.text).not.toContain('overlay.js')
+    expect(loader.text).toMatch(/^\/\*[^]*\*\/\s*$/)
     const page = await request(`${url}/`)
     expect(page.status).toBe(200)
     expect(page.text).not.toContain('data-marginalia')
@@ -237,7 +264,7 @@ describe('marginalia/vite', () => {
     const root = project()
     const { url, plugin } = await dev(root, { start: false, port: 4999 })
     expect(plugin.marginalia()).toMatchObject({ mode: 'external', url: 'http://127.0.0.1:4999' })
-    expect(overlayTag((await request(`${url}/`)).text)?.[1]).toBe('http://127.0.0.1:4999')
+    expect(await overlayServer(url)).toBe('http://127.0.0.1:4999')
     expect(await isMarginaliaAt('http://127.0.0.1:4999', 300)).toBe(false)
   })
 

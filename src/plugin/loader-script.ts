@@ -1,5 +1,7 @@
 /**
- * The tiny loader the Vite plugin puts first in every page's <head>: when the overlay
+ * The tiny loader the Vite plugin puts first in every page's <head>, the only tag it adds to the
+ * page: it adds the overlay's script itself (its URL is known once the plugin's server has
+ * started, and only the loader waits for that, not the page's HTML). When the overlay
  * script cannot be loaded — the Marginalia server is not running — it says so on the page, with
  * the command that starts it on the right port, and loads the overlay as soon as the server
  * answers (no reload). When the page's Content-Security-Policy blocked the script, it names the
@@ -18,15 +20,18 @@ export interface LoaderOptions {
   command: string
   /** The page log's recorder (the built `early.js`), run first; left out when not built. */
   early?: string
+  /** The annotate shortcut, given to the overlay as `data-shortcut` (the plugin's `shortcut` option). */
+  shortcut?: string
 }
 
 /** The loader's source: plain ES2017 for any dev browser, one IIFE, no globals. */
-export function loaderScript({ overlay, command, early }: LoaderOptions): string {
+export function loaderScript({ overlay, command, early, shortcut }: LoaderOptions): string {
   const recorder = early ? `${early.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '').trim()}\n` : ''
   return `${recorder}/* Marginalia loader: says so when the overlay cannot load. */
 (function () {
   var OVERLAY = ${JSON.stringify(overlay)}
   var COMMAND = ${JSON.stringify(command)}
+  var SHORTCUT = ${JSON.stringify(shortcut ?? '')}
   var overlayUrl = new URL(OVERLAY, location.href).href
   var blocked = ''
   var note = null
@@ -55,18 +60,21 @@ export function loaderScript({ overlay, command, early }: LoaderOptions): string
     }
     text.textContent = message
   }
+  function add(src) {
+    var s = document.createElement('script')
+    s.src = src
+    s.setAttribute('data-marginalia', '')
+    if (SHORTCUT) s.setAttribute('data-shortcut', SHORTCUT)
+    ;(document.head || document.documentElement).appendChild(s)
+    return s
+  }
   function retry() {
     // The server may come up: try again, less and less often, and the overlay appears by itself.
     setTimeout(function () {
       if (window.Marginalia) return
-      var s = document.createElement('script')
-      s.src = OVERLAY + (OVERLAY.indexOf('?') < 0 ? '?' : '&') + 'retry=' + (++tries)
-      s.setAttribute('data-marginalia', '')
-      var first = document.querySelector('script[data-marginalia][data-shortcut]')
-      if (first) s.setAttribute('data-shortcut', first.getAttribute('data-shortcut') || '')
+      var s = add(OVERLAY + (OVERLAY.indexOf('?') < 0 ? '?' : '&') + 'retry=' + (++tries))
       s.onload = function () { if (note) note.remove() }
       s.onerror = function () { s.remove(); retry() }
-      document.documentElement.appendChild(s)
     }, Math.min(30000, 2000 * Math.pow(1.5, tries)))
   }
   document.addEventListener('error', function (e) {
@@ -81,6 +89,8 @@ export function loaderScript({ overlay, command, early }: LoaderOptions): string
       }
     }, 0)
   }, true)
+  // The overlay waits for the document itself (it mounts on DOMContentLoaded).
+  add(OVERLAY)
 })()
 `
 }

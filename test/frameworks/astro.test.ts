@@ -45,10 +45,12 @@ describe.skipIf(!chromium.enabled || !installed)('Astro', () => {
     const dev = startApp(cleanups, dir, ASTRO, ['dev', '--port', String(port), '--host', '127.0.0.1'], { MARGINALIA_PORT: String(marginaliaPort) })
     await dev.waitFor(/Local\s+http:\/\/127\.0\.0\.1:\d+/, 90_000)
 
-    // The page Astro renders: the loader first in <head>, then the overlay; every known button marked.
+    // The page Astro renders: the loader's tag first in <head> (the loader adds the overlay); every known button marked.
     const html = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } })).text()
-    expect(html).toContain(`<head><script src="/__marginalia-loader.js" data-marginalia-loader></script><script src="http://127.0.0.1:${marginaliaPort}/overlay.js" defer data-marginalia></script>`)
+    expect(html).toContain('<head><script src="/__marginalia-loader.js" data-marginalia-loader></script>')
+    expect(html).not.toContain('overlay.js')
     for (const b of BUTTONS) expect(html).toContain(`<button data-marginalia-source="${b.at}"`)
+    expect(await (await fetch(`http://127.0.0.1:${port}/__marginalia-loader.js`)).text()).toContain(`var OVERLAY = "http://127.0.0.1:${marginaliaPort}/overlay.js"`)
     expect(dev.output()).toContain(`marginalia: inbox http://127.0.0.1:${marginaliaPort}/`)
 
     const { page } = await chromium.newPage()

@@ -35,12 +35,14 @@ describe.skipIf(!chromium.enabled || !installed)('Nuxt', () => {
     // Said once Marginalia's server is up, which Vite does not wait for (its own banner may come first).
     await dev.waitFor(new RegExp(`marginalia: inbox http://127\\.0\\.0\\.1:${marginaliaPort}/`), 30_000)
 
-    // The page Nitro renders: the loader first in <head>, then the overlay; the .vue markup marked.
+    // The page Nitro renders: the loader's tag first in <head> (the loader adds the overlay); the .vue markup marked.
     const html = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } })).text()
-    expect(html).toContain(`<head><script src="/_nuxt/__marginalia-loader.js" data-marginalia-loader></script><script src="http://127.0.0.1:${marginaliaPort}/overlay.js" defer data-marginalia></script>`)
+    expect(html).toContain('<head><script src="/_nuxt/__marginalia-loader.js" data-marginalia-loader></script>')
+    expect(html).not.toContain('overlay.js')
     expect(html).toContain('<button data-marginalia-source="app/components/ui/Button.vue:6:3"')
     const loader = await fetch(`http://127.0.0.1:${port}/_nuxt/__marginalia-loader.js`)
     expect(loader.status).toBe(200)
+    expect(await loader.text()).toContain(`var OVERLAY = "http://127.0.0.1:${marginaliaPort}/overlay.js"`)
 
     const { page } = await chromium.newPage()
     const errors = pageErrors(page)

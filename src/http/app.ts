@@ -24,7 +24,6 @@ import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
 import { Uploads } from './uploads.js'
 
-export { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js'
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
 

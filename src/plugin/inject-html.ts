@@ -17,7 +17,7 @@ type Chunk = string | Buffer | Uint8Array
 type WriteCb = (error?: Error | null) => void
 
 /** Whether a request may get a page the middleware adds the tags to: a GET asking for HTML. */
-export function wantsHtml(req: IncomingMessage): boolean {
+function wantsHtml(req: IncomingMessage): boolean {
   return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')
 }
 

@@ -18,11 +18,10 @@ import { StreamableHTTPClientTransport as Transport2025 } from '@modelcontextpro
 import { openStore } from '../../src/index.js'
 import { request } from '../helpers/http.js'
 import { startServeCli } from '../helpers/cli.js'
-import { tempDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
 import { connectTaskClient, envelope } from '../helpers/tasks-v2.js'
 import { until } from '../helpers/eventually.js'
-import { PG_URL, describePg, dropSchema, freshSchema } from './pg.js'
+import { PG_URL, describePg, schemaStore } from './pg.js'
 
 const cleanups = useCleanups()
 
@@ -52,14 +51,9 @@ const suite = await describePg('MCP 2026-07-28 through a round-robin proxy on Po
 
 suite('two serve processes on one PostgreSQL schema behind a round-robin proxy', () => {
   it('a 2026-07-28 client runs an agent session through the proxy; a 2025 client keeps its session on one process', async () => {
-    const schema = freshSchema()
-    cleanups.push(() => dropSchema(schema))
-    const t = tempDir()
-    cleanups.push(t.cleanup)
-    const url = new URL(PG_URL)
-    url.searchParams.set('schema', schema)
-    const a = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
-    const b = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const { schema, store: storeUrl, dir } = schemaStore(cleanups)
+    const a = await startServeCli(cleanups, dir, ['--store', storeUrl])
+    const b = await startServeCli(cleanups, dir, ['--store', storeUrl])
     const proxy = await roundRobin([a.url, b.url])
 
     const sessionId = ((await request(`${a.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })).json as { id: string }).id
@@ -105,14 +99,9 @@ suite('two serve processes on one PostgreSQL schema behind a round-robin proxy',
   })
 
   it('a wait as a task outlives a 400 ms client timeout on process A and wakes on an annotation written through process B', async () => {
-    const schema = freshSchema()
-    cleanups.push(() => dropSchema(schema))
-    const t = tempDir()
-    cleanups.push(t.cleanup)
-    const url = new URL(PG_URL)
-    url.searchParams.set('schema', schema)
-    const a = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
-    const b = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const { store: storeUrl, dir } = schemaStore(cleanups)
+    const a = await startServeCli(cleanups, dir, ['--store', storeUrl])
+    const b = await startServeCli(cleanups, dir, ['--store', storeUrl])
     const sessionId = ((await request(`${b.url}/api/sessions`, { method: 'POST', body: { url: 'http://localhost:5173/' } })).json as { id: string }).id
 
     // A 2025-11-25 session (tasks there are a session feature) on A.
@@ -132,14 +121,9 @@ suite('two serve processes on one PostgreSQL schema behind a round-robin proxy',
   })
 
   it('a 2026-07-28 task is answered by any process: settled through the proxy, and polled on B after A, which created it, is gone', async () => {
-    const schema = freshSchema()
-    cleanups.push(() => dropSchema(schema))
-    const t = tempDir()
-    cleanups.push(t.cleanup)
-    const url = new URL(PG_URL)
-    url.searchParams.set('schema', schema)
-    const a = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
-    const b = await startServeCli(cleanups, t.dir, ['--store', url.toString()])
+    const { schema, store: storeUrl, dir } = schemaStore(cleanups)
+    const a = await startServeCli(cleanups, dir, ['--store', storeUrl])
+    const b = await startServeCli(cleanups, dir, ['--store', storeUrl])
     const proxy = await roundRobin([a.url, b.url])
     const person = await openStore({ url: PG_URL, schema })
     cleanups.push(() => person.close())

@@ -6,6 +6,8 @@
  */
 import pg from 'pg'
 import { describe } from 'vitest'
+import type { Cleanups } from '../helpers/cleanup.js'
+import { tempDir } from '../helpers/store.js'
 
 export const PG_URL = process.env.MARGINALIA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
@@ -71,4 +73,18 @@ export async function sql<T extends pg.QueryResultRow = pg.QueryResultRow>(text:
   } finally {
     await client.end()
   }
+}
+
+/**
+ * What a test of `serve` processes on PostgreSQL starts from: a fresh schema (dropped afterwards),
+ * the store URL naming it, and a temporary folder for the processes to run in (removed afterwards).
+ */
+export function schemaStore(cleanups: Cleanups): { schema: string; store: string; dir: string } {
+  const schema = freshSchema()
+  cleanups.push(() => dropSchema(schema))
+  const t = tempDir()
+  cleanups.push(t.cleanup)
+  const url = new URL(PG_URL)
+  url.searchParams.set('schema', schema)
+  return { schema, store: url.toString(), dir: t.dir }
 }

@@ -8,9 +8,8 @@
 import { expect, it } from 'vitest'
 import { request, SseClient } from '../helpers/http.js'
 import { runCli, startServeCli } from '../helpers/cli.js'
-import { tempDir } from '../helpers/store.js'
 import { bearer, codeOf } from '../team/who-seed.js'
-import { PG_URL, describePg, dropSchema, freshSchema, sql } from './pg.js'
+import { describePg, schemaStore, sql } from './pg.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()
@@ -19,16 +18,11 @@ const suite = await describePg('the team inbox on PostgreSQL')
 
 suite('team inbox on PostgreSQL', () => {
   it('people add / agents add while two servers run; link and token work on both; revoke closes the stream within 1 s', { timeout: 90_000 }, async () => {
-    const schema = freshSchema()
-    cleanups.push(() => dropSchema(schema))
-    const t = tempDir()
-    cleanups.push(t.cleanup)
-    const url = new URL(PG_URL)
-    url.searchParams.set('schema', schema)
-    const store = ['--store', url.toString()]
-    const a = await startServeCli(cleanups, t.dir, store)
-    const b = await startServeCli(cleanups, t.dir, store)
-    const cli = (...args: string[]) => runCli([...args, ...store], t.dir)
+    const { schema, store: storeUrl, dir } = schemaStore(cleanups)
+    const store = ['--store', storeUrl]
+    const a = await startServeCli(cleanups, dir, store)
+    const b = await startServeCli(cleanups, dir, store)
+    const cli = (...args: string[]) => runCli([...args, ...store], dir)
 
     const person = await cli('people', 'add', 'Alice Martin', '--public-url', a.url)
     expect(person.code, person.stderr).toBe(0)

@@ -190,7 +190,7 @@ const around = (text: string, needle: string): string | undefined => {
  * 'ids' })` in vite.config.ts (ids in the bundle, never a source path, and the manifest beside it),
  * served by `vite preview`, with `marginalia serve --sources marginalia-sources.json` beside it.
  */
-export async function previewBuild(cleanups: Cleanups, dir: string, noPaths: string[]) {
+async function previewBuild(cleanups: Cleanups, dir: string, noPaths: string[]) {
   const viteBuild = async (): Promise<string> => {
     rmSync(path.join(dir, 'dist'), { recursive: true, force: true })
     const build = runBin(cleanups, dir, 'vite', ['build'], {})
@@ -218,4 +218,26 @@ export async function previewBuild(cleanups: Cleanups, dir: string, noPaths: str
   await preview.waitFor('stdout', /Local:/, 30_000)
   const serve = await startServeCli(cleanups, dir, ['--sources', 'marginalia-sources.json'])
   return { url: `http://127.0.0.1:${port}/`, manifest, built, serve, env: { MARGINALIA_PORT: new URL(serve.url).port } }
+}
+
+/**
+ * A person on the Vite app's preview build (see previewBuild) with the overlay's script tag: the
+ * shared button written at `file` (`#add-to-basket`, its text `initial` until hydrated) carries a
+ * `data-mid`, the keyboard annotates it, and an agent started from init's config gets its exact
+ * file:line from the manifest; the page logs no error.
+ */
+export async function annotatesPreviewBuild(cleanups: Cleanups, page: Page, dir: string, { file, noPaths, initial }: { file: string; noPaths: string[]; initial: string }): Promise<void> {
+  const button = positionOf(path.join(dir, file), '<button')
+  const preview = await previewBuild(cleanups, dir, noPaths)
+  expect(Object.values(preview.manifest)).toContain(`${file}:${button.line}:${button.column}`)
+  const errors = pageErrors(page)
+  await page.goto(preview.url)
+  await page.addScriptTag({ url: `${preview.serve.url}/overlay.js` })
+  await overlayReady(page)
+  await untilHydrated(page, '#add-to-basket', (t) => t?.trim() !== initial)
+  expect(await page.locator('#add-to-basket').getAttribute('data-mid')).toMatch(/^\w{4,}$/)
+  await annotateByKeyboard(page, '#add-to-basket', 'on the preview build')
+  const agent = await agentFromConfig(cleanups, dir, preview.env)
+  await expect.poll(() => agent.annotation('on the preview build').then((a) => a.source, () => undefined), { timeout: 10_000 }).toMatchObject({ file, ...button, via: 'manifest', exact: true })
+  expect(errors).toEqual([])
 }

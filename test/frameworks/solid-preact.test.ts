@@ -12,7 +12,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../helpers/chromium.js'
-import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, previewBuild, runBin, untilHydrated } from './harness.js'
+import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, annotatesPreviewBuild, runBin, untilHydrated } from './harness.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -72,21 +72,7 @@ describe.skipIf(!enabled).each(APPS)('$name', ({ fixture, name, plugin, componen
   it("vite build with sourceLocations: 'ids', vite preview: the keyboard annotates the shared button; the agent gets its exact file:line from the manifest", { timeout: 150_000 }, async () => {
     const dir = copyFixture(fixture, cleanups)
     await init(dir)
-    const button = positionOf(path.join(dir, 'src/components/ui/Button.tsx'), '<button')
-    const preview = await previewBuild(cleanups, dir, ['src/components/ui/Button.tsx', 'src/Counter.tsx'])
-    expect(Object.values(preview.manifest)).toContain(`src/components/ui/Button.tsx:${button.line}:${button.column}`)
-
-    // A person on the preview build, with the overlay's script tag.
     const { page } = await chromium.newPage()
-    const errors = pageErrors(page)
-    await page.goto(preview.url)
-    await page.addScriptTag({ url: `${preview.serve.url}/overlay.js` })
-    await overlayReady(page)
-    await untilHydrated(page, '#add-to-basket', (t) => t?.trim() !== 'Add to basket (0)')
-    expect(await page.locator('#add-to-basket').getAttribute('data-mid')).toMatch(/^\w{4,}$/)
-    await annotateByKeyboard(page, '#add-to-basket', 'on the preview build')
-    const agent = await agentFromConfig(cleanups, dir, preview.env)
-    expect((await agent.annotation('on the preview build')).source).toMatchObject({ file: 'src/components/ui/Button.tsx', line: button.line, column: button.column, via: 'manifest', exact: true })
-    expect(errors).toEqual([])
+    await annotatesPreviewBuild(cleanups, page, dir, { file: 'src/components/ui/Button.tsx', noPaths: ['src/components/ui/Button.tsx', 'src/Counter.tsx'], initial: 'Add to basket (0)' })
   })
 })

@@ -12,7 +12,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../helpers/chromium.js'
-import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, previewBuild, runBin, untilHydrated } from './harness.js'
+import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, annotatesPreviewBuild, runBin, untilHydrated } from './harness.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -65,21 +65,7 @@ describe.skipIf(!enabled)('Vue (create-vue)', () => {
   it("vite build with sourceLocations: 'ids', vite preview: the keyboard annotates the shared button; the agent gets its exact file:line from the manifest", { timeout: 150_000 }, async () => {
     const dir = copyFixture('vue', cleanups)
     await init(dir)
-    const button = positionOf(path.join(dir, 'src/components/ui/BasketButton.vue'), '<button')
-    const preview = await previewBuild(cleanups, dir, ['src/components/ui/BasketButton.vue', 'src/components/TheWelcome.vue', 'src/App.vue'])
-    expect(Object.values(preview.manifest)).toContain(`src/components/ui/BasketButton.vue:${button.line}:${button.column}`)
-
-    // A person on the preview build, with the overlay's script tag.
     const { page } = await chromium.newPage()
-    const errors = pageErrors(page)
-    await page.goto(preview.url)
-    await page.addScriptTag({ url: `${preview.serve.url}/overlay.js` })
-    await overlayReady(page)
-    await untilHydrated(page, '#add-to-basket', (t) => t !== 'Add to basket (0)')
-    expect(await page.locator('#add-to-basket').getAttribute('data-mid')).toMatch(/^\w{4,}$/)
-    await annotateByKeyboard(page, '#add-to-basket', 'on the preview build')
-    const agent = await agentFromConfig(cleanups, dir, preview.env)
-    await expect.poll(() => agent.annotation('on the preview build').then((a) => a.source, () => undefined), { timeout: 10_000 }).toMatchObject({ file: 'src/components/ui/BasketButton.vue', ...button, via: 'manifest', exact: true })
-    expect(errors).toEqual([])
+    await annotatesPreviewBuild(cleanups, page, dir, { file: 'src/components/ui/BasketButton.vue', noPaths: ['src/components/ui/BasketButton.vue', 'src/components/TheWelcome.vue', 'src/App.vue'], initial: 'Add to basket (0)' })
   })
 })

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config'
 
-/** `npm run stress`: the heavy versions of the reliability tests (issue #9), one file at a time. */
+/** `npm run stress`: the heavy versions of the reliability tests, one file at a time. */
 export default defineConfig({
   test: {
     include: ['stress/**/*.stress.ts'],

@@ -13,7 +13,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -21,6 +20,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { CLI, median, ROOT, sleep } from './lib.js'
+import { freePort } from '../test/helpers/ports.js'
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'frameworks')
 
@@ -83,17 +83,6 @@ export const FRAMEWORKS: Framework[] = [
     portAtInit: true,
   },
 ]
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** Whether the fixture is installed, with this package linked in. */
 export function fixtureInstalled(name: string): boolean {

@@ -8,22 +8,11 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { CLI, median, ROOT, sleep } from './lib.js'
+import { freePort } from '../test/helpers/ports.js'
 
 const APP = path.join(ROOT, 'test', 'fixtures', 'frameworks', 'next-app')
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** Milliseconds from spawning `next dev` (cold) to the first page with its content. */
 async function coldStart(): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * `npm run docs`: writes the reference (docs/reference/) from the code — the tool registry and its
  * zod schemas, the HTTP route table, the store's event kinds, the commands' own help, the flags, environment variables
- * and option declarations. One function per page (scripts/docs/*.ts); test/docs/reference.test.ts
+ * and option declarations. One function per page (scripts/docs/*.ts); test/unit/docs/reference.test.ts
  * fails when a committed page differs from what `referencePages()` makes now.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { useCleanups } from '../test/helpers/cleanup.js'
-import { runAuthFlood } from '../test/security/flood.js'
+import { runAuthFlood } from '../test/helpers/flood.js'
 import { report } from './report.js'
 
 const cleanups = useCleanups()

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest'
-import { runContention } from '../test/reliability/lib/contention.js'
+import { runContention } from '../test/e2e/reliability/lib/contention.js'
 import { report } from './report.js'
 
 const cleanups: (() => unknown)[] = []

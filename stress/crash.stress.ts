@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest'
-import { runCrashes } from '../test/reliability/lib/crash.js'
+import { runCrashes } from '../test/e2e/reliability/lib/crash.js'
 import { report } from './report.js'
 
 const cleanups: (() => unknown)[] = []

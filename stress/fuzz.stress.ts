@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { fuzzInProcess, fuzzStdio } from '../test/reliability/lib/fuzz-run.js'
+import { fuzzInProcess, fuzzStdio } from '../test/e2e/reliability/lib/fuzz-run.js'
 import { report } from './report.js'
 
 const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)

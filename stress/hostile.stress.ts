@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { openStore, StoreFileError } from '../src/index.js'
 import { tempDir } from '../test/helpers/store.js'
-import { populated } from '../test/reliability/lib/hostile.js'
+import { populated } from '../test/e2e/reliability/lib/hostile.js'
 import { report } from './report.js'
 
 const cleanups: (() => unknown)[] = []

@@ -1,8 +1,8 @@
 import { afterEach, expect, it } from 'vitest'
 import { request } from '../test/helpers/http.js'
 import { tempDir } from '../test/helpers/store.js'
-import { abandonedSessions, concurrentCreates, fileServer, hostileRequests, mcpGarbage, slowloris, sseFanOut, stalledClients } from '../test/reliability/lib/http-abuse.js'
-import { startServe } from '../test/reliability/lib/serve.js'
+import { abandonedSessions, concurrentCreates, fileServer, hostileRequests, mcpGarbage, slowloris, sseFanOut, stalledClients } from '../test/e2e/reliability/lib/http-abuse.js'
+import { startServe } from '../test/e2e/reliability/lib/serve.js'
 import { report } from './report.js'
 
 const cleanups: (() => unknown)[] = []

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest'
 import { createToolRegistry } from '../src/index.js'
 import { connect } from '../test/helpers/mcp.js'
 import { memoryStore } from '../test/helpers/store.js'
-import { activeResources, countSubscriptions, gcFunction, settledHeap, watchRound } from '../test/reliability/lib/leaks.js'
+import { activeResources, countSubscriptions, gcFunction, settledHeap, watchRound } from '../test/e2e/reliability/lib/leaks.js'
 import { report } from './report.js'
 
 it('leaks: 100 000 cancelled or timed-out watch_annotations calls, heap after each 10 000', async () => {

@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import path from 'node:path'
 import { openStore } from '../src/index.js'
-import { PG_URL, describePg, dropSchema, freshSchema, sql } from '../test/postgres/pg.js'
-import { contention } from '../test/postgres/lib/contention.js'
+import { PG_URL, describePg, dropSchema, freshSchema, sql } from '../test/helpers/pg.js'
+import { contention } from '../test/e2e/postgres/lib/contention.js'
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {

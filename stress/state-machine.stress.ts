@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { fileStoreProperty, memoryStoreProperty } from '../test/reliability/lib/state-machine-props.js'
+import { fileStoreProperty, memoryStoreProperty } from '../test/e2e/reliability/lib/state-machine-props.js'
 import { report } from './report.js'
 
 const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31)

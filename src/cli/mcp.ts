@@ -21,6 +21,7 @@ import { wrapTransport } from './transport.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
+import { waitTaskOf } from '../tools/define.js'
 
 export const mcp: Command = {
   summary: 'Serve the MCP tools over stdio (what an AI agent launches)',
@@ -50,7 +51,7 @@ async function run(values: Values): Promise<void> {
   // Built here, so bad options fail before the connection opens (the entry builds its instances later).
   const registry = createToolRegistry(store, { ...policy, ...waits, ...(root !== undefined ? { sources: { root } } : {}) })
   const presence = isDatabaseUrl(file) ? undefined : path.dirname(file)
-  const tasks = new TaskTable({ isWait: (name) => registry.tool(name)?.listening === true })
+  const tasks = new TaskTable({ waitOf: (name) => waitTaskOf(registry.tool(name)) })
   const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
@@ -114,7 +115,7 @@ function announcingListening(registry: ToolRegistry, storeDir: string): ToolServ
     list: () => registry.list(),
     serverInfo: () => registry.serverInfo(),
     async call(name, args, options) {
-      if (registry.tool(name)?.listening !== true) return registry.call(name, args, options)
+      if (waitTaskOf(registry.tool(name)) === undefined) return registry.call(name, args, options)
       if (options?.pollDeadline !== undefined) {
         const outcome = await registry.call(name, args, options)
         polls.polled(name, args, options.pollDeadline, outcome)

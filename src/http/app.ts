@@ -23,6 +23,7 @@ import { describePolicy } from './tool-policy.js'
 import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
 import { Uploads } from './uploads.js'
+import { waitTaskOf } from '../tools/define.js'
 
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
@@ -61,7 +62,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     idleTimeoutMs: settings.mcpIdleTimeoutMs,
     maxSessions: settings.maxMcpSessions,
     maxSessionsPerOwner: settings.maxMcpSessionsPerIdentity,
-    isWait: (name) => tools.tool(name)?.listening === true,
+    waitOf: (name) => waitTaskOf(tools.tool(name)),
     extendServer: options.extendServer,
     log,
   })

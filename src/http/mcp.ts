@@ -18,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server'
 import type { Subscription } from 'rxjs'
 import { createServer } from '../mcp/server.js'
-import { TaskTable } from '../mcp/tasks.js'
+import { TaskTable, type TaskTableOptions } from '../mcp/tasks.js'
 import { urisChangedBy } from '../mcp/resources.js'
 import type { Store } from '../store/store.js'
 import type { ToolService } from '../tools/registry.js'
@@ -48,8 +48,8 @@ export interface McpEndpointOptions {
    * for it. When all of the owner's are busy, its initialize is refused with 503.
    */
   maxSessionsPerOwner: number
-  /** Whether a tool is a wait (runs as a task for a 2025-11-25 client that asks for one). */
-  isWait?: (name: string) => boolean
+  /** The wait a tool is, as its definition declares it (it runs as a task for a client that asks for one). */
+  waitOf?: TaskTableOptions['waitOf']
   /** Called with each server instance (a session's, or a stateless request's) before it connects. */
   extendServer?: (server: McpServer) => void
   log: (message: string) => void
@@ -100,7 +100,7 @@ export class McpEndpoint {
       maxRequestBodySize: options.maxBodyBytes,
       onerror: (error) => options.log(`MCP: ${error.message}`),
     })
-    this.tasks = options.isWait ? new TaskTable({ isWait: options.isWait }) : undefined
+    this.tasks = options.waitOf ? new TaskTable({ waitOf: options.waitOf }) : undefined
     const notify = this.modern.notify
     this.changes = options.store.closed
       ? undefined

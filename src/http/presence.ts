@@ -14,6 +14,7 @@ import path from 'node:path'
 import { ensureDirectorySync, openNoFollowSync } from '../store/fs/no-follow.js'
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs'
 import type { CallOutcome, ToolRegistry, ToolService } from '../tools/registry.js'
+import { waitTaskOf } from '../tools/define.js'
 
 /** An HTTP agent with nothing open counts as connected this long after its last request. */
 export const PRESENCE_RECENT_MS = 60_000
@@ -341,7 +342,7 @@ export function reportingCalls(registry: ToolRegistry, presence: PresenceTracker
     list: () => registry.list(),
     serverInfo: () => registry.serverInfo(),
     async call(name, args, options) {
-      const listening = registry.tool(name)?.listening === true
+      const listening = waitTaskOf(registry.tool(name)) !== undefined
       if (listening && options?.pollDeadline !== undefined) {
         // A task's poll: the agent listens between polls while the wait goes on.
         presence.seen()

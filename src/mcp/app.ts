@@ -40,8 +40,6 @@ import { PACKAGE_ROOT } from '../version.js'
 export const INBOX_APP_URI = 'ui://marginalia/inbox.html'
 /** Where `npm run build` writes the app (scripts/build-overlay.mjs). */
 const APP_HTML = path.join(PACKAGE_ROOT, 'dist', 'overlay', 'app.html')
-/** The tools whose results the app shows: a host may render the app beside their results. */
-const LINKED_TOOLS = new Set(['list_sessions', 'get_session', 'get_pending', 'get_all_pending', 'get_annotation', 'watch_annotations'])
 /** What a reply or a status change from the app is written as, in the store. */
 const DISMISS_REASON = 'Dismissed in the inbox.'
 
@@ -120,7 +118,8 @@ export function withInboxApp(service: ToolService, store: Store): (capabilities:
     if (!tools) appTools.set(store, (tools = createToolRegistry(store, { tools: [inboxReply, inboxStatus] })))
     return tools
   }
-  const linked = (t: ToolInfo): ToolInfo => (LINKED_TOOLS.has(t.name) ? { ...t, _meta: { ...t._meta, ui: { resourceUri: INBOX_APP_URI }, [RESOURCE_URI_META_KEY]: INBOX_APP_URI } } : t)
+  // The tools whose results the app shows (`showsInApp` on their definitions): a host may render the app beside them.
+  const linked = (t: ToolInfo): ToolInfo => (t.showsInApp ? { ...t, _meta: { ...t._meta, ui: { resourceUri: INBOX_APP_URI }, [RESOURCE_URI_META_KEY]: INBOX_APP_URI } } : t)
   const forApps: ToolService = {
     serverInfo: () => service.serverInfo(),
     list: () => {

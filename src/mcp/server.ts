@@ -114,6 +114,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     toResult: (ctx, name, outcome) =>
       server.projectCallToolResult(toCallToolResult(outcome), options.outputSchemas === false ? undefined : outputSchemaOf(registryOf(ctx), name)),
     owner: () => owner,
+    waitOf: (name) => waitTasks?.waitOf(name),
   }
 
   server.setRequestHandler('tools/list', (_request, ctx) => ({
@@ -134,7 +135,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     const params = request.params
     const registry = registryOf(ctx)
     const outputSchema = options.outputSchemas === false ? undefined : outputSchemaOf(registry, params.name)
-    if (waitTasks && runsAsTaskV2(params.name, (name) => waitTasks.supports(name)) && declaresTasksV2(clientCapabilitiesOf(mcp, ctx))) {
+    if (waitTasks && runsAsTaskV2(params.name, host.waitOf) && declaresTasksV2(clientCapabilitiesOf(mcp, ctx))) {
       // Answered at once with a task (or with the call's failure); tasks/get answers the rest.
       return (await createTaskV2(host, ctx, params.name, params.arguments ?? {})) as CallToolResult
     }

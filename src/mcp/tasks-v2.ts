@@ -29,6 +29,7 @@ import { randomBytes } from 'node:crypto'
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type Server, type ServerContext } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
+import type { WaitTask } from '../tools/define.js'
 import type { CallOutcome } from '../tools/registry.js'
 
 /**
@@ -51,20 +52,13 @@ const MAX_TASK_ID_LENGTH = 4_096
 const CLOCK_SKEW_MS = 60_000
 const PREFIX = 'mwt1_'
 
-/** The waits that run as V2 tasks, and the tool each one's task polls. */
-const POLLED: Readonly<Record<string, string>> = {
-  watch_annotations: 'watch_annotations',
-  watch_changes: 'watch_changes',
-  await_reply: 'await_reply',
-  ask: 'await_reply',
-}
-
 const Args = z.record(z.string(), z.unknown())
 
 /** What a task id encodes. */
 const TaskSpec = z.strictObject({
   v: z.literal(1),
-  t: z.enum(['watch_annotations', 'watch_changes', 'await_reply']),
+  // The wait a poll calls; checked against the server's waits at each poll.
+  t: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
   a: Args,
   c: z.number().int().min(0),
   d: z.number().int().min(0),
@@ -81,6 +75,8 @@ export interface TasksV2Host {
   toResult: (ctx: ServerContext, name: string, outcome: CallOutcome) => CallToolResult
   /** Whose tasks the caller of `ctx` sees. */
   owner: (ctx: ServerContext) => string
+  /** The wait `name` as its definition declares it (tools/define.ts `listening`), or undefined when it is not one of this server's waits. */
+  waitOf: (name: string) => Required<WaitTask> | undefined
   clock?: () => number
 }
 
@@ -92,12 +88,12 @@ export function declaresTasksV2(capabilities: ClientCapabilities | undefined): b
 }
 
 /**
- * Whether `name` runs as a V2 task for a client that declares the extension: a built-in wait whose
- * polled tool is a wait this server exposes too (ask's task polls await_reply).
+ * Whether `name` runs as a V2 task for a client that declares the extension: a wait whose polled
+ * tool is a wait this server exposes too (ask's task polls await_reply).
  */
-export function runsAsTaskV2(name: string, isWait: (name: string) => boolean): boolean {
-  const polled = Object.hasOwn(POLLED, name) ? POLLED[name] : undefined
-  return polled !== undefined && isWait(name) && isWait(polled)
+export function runsAsTaskV2(name: string, waitOf: TasksV2Host['waitOf']): boolean {
+  const wait = waitOf(name)
+  return wait !== undefined && waitOf(wait.polls) !== undefined
 }
 
 /**
@@ -113,15 +109,14 @@ export async function createTaskV2(host: TasksV2Host, ctx: ServerContext, name: 
   const timeoutMs = typeof args.timeoutMs === 'number' ? Math.min(args.timeoutMs, MAX_WATCH_TIMEOUT_MS) : DEFAULT_WATCH_TIMEOUT_MS
   const rest = Object.fromEntries(Object.entries(args).filter(([key]) => key !== 'timeoutMs'))
   const result = outcome.result
-  const polled = POLLED[name]!
-  // The starting point, fixed: the question asked (ask), or the one awaited (await_reply's default is "the latest").
-  const fixed = polled === 'await_reply' ? { id: result.annotationId, questionId: result.questionId } : rest
-  const spec: TaskSpec = { v: 1, t: polled as TaskSpec['t'], a: fixed, c: created, d: created + timeoutMs, o: host.owner(ctx), n: randomBytes(12).toString('base64url') }
+  const wait = host.waitOf(name)!
+  // The starting point, fixed as the wait declares it (ask: the question it asked).
+  const spec: TaskSpec = { v: 1, t: wait.polls, a: wait.fixed(rest, result), c: created, d: created + timeoutMs, o: host.owner(ctx), n: randomBytes(12).toString('base64url') }
   const settled = isSettled(result, spec, created)
   return {
     resultType: 'task',
     ...taskFields(spec, created, settled ? 'completed' : 'working'),
-    ...(settled ? {} : { statusMessage: statusMessage(spec, created) }),
+    ...(settled ? {} : { statusMessage: statusMessage(host, spec, created) }),
   }
 }
 
@@ -132,7 +127,7 @@ export function registerTasksV2(server: Server, host: TasksV2Host, declared: (ct
   const open = (params: { taskId: string }, ctx: ServerContext): TaskSpec => {
     if (!declared(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } } })
     const spec = decodeTaskId(params.taskId, clock())
-    if (spec.o !== host.owner(ctx)) throw notFound()
+    if (spec.o !== host.owner(ctx) || host.waitOf(spec.t) === undefined) throw notFound()
     if (clock() > spec.d + RETAIN_MS) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `taskId: the task has expired (its wait ended at ${new Date(spec.d).toISOString()}, and tasks are kept ${RETAIN_MS / 60_000} min after that). Call the tool again.`)
     return spec
   }
@@ -141,7 +136,7 @@ export function registerTasksV2(server: Server, host: TasksV2Host, declared: (ct
     const now = clock()
     const outcome = await host.evaluate(ctx, spec.t, spec.a, spec.d)
     const settled = !outcome.ok || isSettled(outcome.result, spec, now)
-    if (!settled) return { ...taskFields(spec, now, 'working'), statusMessage: statusMessage(spec, now) }
+    if (!settled) return { ...taskFields(spec, now, 'working'), statusMessage: statusMessage(host, spec, now) }
     // The result inline, as tools/call would have answered it on this revision.
     return { ...taskFields(spec, now, 'completed'), result: { resultType: 'complete', ...host.toResult(ctx, spec.t, outcome) } }
   })
@@ -171,12 +166,9 @@ function taskFields(spec: TaskSpec, now: number, status: 'working' | 'completed'
   }
 }
 
-function statusMessage(spec: TaskSpec, now: number): string {
-  const left = `${Math.max(0, Math.ceil((spec.d - now) / 1000))} s left`
-  const a = spec.a
-  if (spec.t === 'await_reply') return `Waiting for the person to answer question ${String(a.questionId)} on ${String(a.id)} (${left}).`
-  if (spec.t === 'watch_changes') return `Waiting for changes after rev ${String(a.sinceRev)}${typeof a.sessionId === 'string' ? ` in session ${a.sessionId}` : ''} (${left}).`
-  return `Waiting for annotations${typeof a.sessionId === 'string' ? ` in session ${a.sessionId}` : ''} (${left}).`
+function statusMessage(host: TasksV2Host, spec: TaskSpec, now: number): string {
+  const waitingFor = host.waitOf(spec.t)?.waitingFor(spec.a) ?? 'Waiting for the person'
+  return `${waitingFor} (${Math.max(0, Math.ceil((spec.d - now) / 1000))} s left).`
 }
 
 function encodeTaskId(spec: TaskSpec): string {

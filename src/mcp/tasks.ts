@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto'
 import { CancelTaskRequestV1Schema, GetTaskRequestV1Schema, GetTaskResultRequestV1Schema, ListTasksRequestV1Schema, type TaskStatusV1, type TaskV1 } from '@modelcontextprotocol/ext-tasks/core/v1'
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Server } from '@modelcontextprotocol/server'
 import { z } from 'zod'
+import type { WaitTask } from '../tools/define.js'
 
 /** The `_meta` key a task's result carries, naming its task. */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task'
@@ -33,8 +34,8 @@ interface TaskEntry {
 }
 
 export interface TaskTableOptions {
-  /** Whether `name` is a wait (runs as a task when asked to). */
-  isWait: (name: string) => boolean
+  /** The wait `name` is, as its definition declares it (tools/define.ts `listening`), or undefined: only a wait runs as a task. */
+  waitOf: (name: string) => Required<WaitTask> | undefined
   /** The clock for task timestamps. */
   clock?: () => Date
 }
@@ -51,7 +52,12 @@ export class TaskTable {
   }
 
   supports(name: string): boolean {
-    return this.options.isWait(name)
+    return this.options.waitOf(name) !== undefined
+  }
+
+  /** The wait `name` is, for the stateless tasks of 2026-07-28 (tasks-v2.ts). */
+  waitOf(name: string): Required<WaitTask> | undefined {
+    return this.options.waitOf(name)
   }
 
   /**

@@ -44,6 +44,7 @@ function mutationLine(done: keyof typeof NEXT & string): (r: z.output<typeof Ann
 
 export const listSessions = defineTool({
   name: 'list_sessions',
+  showsInApp: true,
   description: 'Annotation sessions, one per annotated page. For work, use get_all_pending or watch_annotations.',
   input: z.strictObject({}),
   output: z.object({ sessions: z.array(Session), count: z.number().int().meta({ listed: false }) }),
@@ -56,6 +57,7 @@ export const listSessions = defineTool({
 
 export const getSession = defineTool({
   name: 'get_session',
+  showsInApp: true,
   description: 'One session and its annotations of any status, as summaries.',
   input: z.strictObject({ id: Id.describe('Session id'), status: AnnotationStatus.optional().describe('Only annotations with this status'), ...pagingInput }),
   output: z.object({ session: Session, ...pageOutput, rev: RevOut }),
@@ -72,6 +74,7 @@ export const getSession = defineTool({
 
 export const getPending = defineTool({
   name: 'get_pending',
+  showsInApp: true,
   description: 'Pending annotations of one session, oldest first, as summaries.',
   input: z.strictObject({ sessionId: Id.describe('Session id'), ...pagingInput }),
   output: z.object({ sessionId: z.string().meta({ listed: false }), ...pageOutput, rev: RevOut }), // the session asked for
@@ -82,6 +85,7 @@ export const getPending = defineTool({
 
 export const getAllPending = defineTool({
   name: 'get_all_pending',
+  showsInApp: true,
   description: 'Pending annotations of every session, oldest first, as summaries.',
   input: z.strictObject({ ...pagingInput }),
   output: z.object({ ...pageOutput, rev: RevOut }),
@@ -105,6 +109,7 @@ async function imageContent(store: Store, a: AnnotationT): Promise<ContentBlock[
 
 export const getAnnotation = defineTool({
   name: 'get_annotation',
+  showsInApp: true,
   description: 'The whole record of an annotation: HTML, position, source location, attachments, every reply.',
   input: z.strictObject({ id: AnnotationId, images: z.boolean().optional().describe('Screenshots and images as image content (default true)') }),
   output: AnnotationWithSourceOut,

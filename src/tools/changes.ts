@@ -131,7 +131,7 @@ export const watchChanges = defineTool({
   }),
   output: z.object({ status: z.enum(['changes', 'timeout']), ...changesOutput }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  listening: true,
+  listening: { waitingFor: (a) => `Waiting for changes after rev ${String(a.sinceRev)}${typeof a.sessionId === 'string' ? ` in session ${a.sessionId}` : ''}` },
   handler: async ({ sinceRev, sessionId, timeoutMs, limit }, ctx) => {
     const { store } = ctx
     const max = limit ?? DEFAULT_CHANGES_LIMIT

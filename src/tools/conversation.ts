@@ -40,6 +40,8 @@ function render(r: AnswerOut): string {
 
 const Timeout = TimeoutParam
 
+const awaitingAnswer = (a: Readonly<Record<string, unknown>>): string => `Waiting for the person to answer question ${String(a.questionId)} on ${String(a.id)}`
+
 export const ask = defineTool({
   name: 'ask',
   description: 'Ask the person a question on an annotation and wait for the answer. After a timeout, call await_reply; never ask twice.',
@@ -51,7 +53,8 @@ export const ask = defineTool({
   }),
   output: AnswerOut,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  listening: true,
+  // Asked once; its task then awaits the answer to the question it asked.
+  listening: { polls: 'await_reply', fixed: (_args, first) => ({ id: first.annotationId, questionId: first.questionId }), waitingFor: awaitingAnswer },
   handler: async ({ id, question, timeoutMs, point }, ctx) => {
     const updated = await ctx.store.reply(id, { author: 'agent', message: question, kind: 'question', ...(point ? { point: true as const } : {}) })
     const asked = updated.replies.findLast((r) => r.kind === 'question' && r.message === question)!
@@ -70,7 +73,8 @@ export const awaitReply = defineTool({
   }),
   output: AnswerOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  listening: true,
+  // Its task awaits the question it found first ("the latest" stays the one it started with).
+  listening: { fixed: (_args, first) => ({ id: first.annotationId, questionId: first.questionId }), waitingFor: awaitingAnswer },
   handler: async ({ id, questionId, timeoutMs }, ctx) => {
     const annotation = ctx.store.getAnnotation(id)
     const question = questionId === undefined ? annotation.replies.findLast((r) => r.kind === 'question') : annotation.replies.find((r) => r.id === questionId)

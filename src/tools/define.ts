@@ -72,9 +72,17 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   privileged?: boolean
   /**
    * The call waits for the person (a watch, a question): while it runs, the agent counts as
-   * listening in the presence that `serve` reports to the page.
+   * listening in the presence that `serve` reports to the page, and it runs as a task for a client
+   * that asks for one — a 2025-11-25 task in the session's table, or a stateless 2026-07-28 task
+   * whose polls re-ask the wait as `WaitTask` says (`true`: it polls itself with the call's
+   * arguments).
    */
-  listening?: boolean
+  listening?: boolean | WaitTask
+  /**
+   * Its result is what the inbox shows: a host that renders MCP Apps may show the inbox app beside
+   * it (listed with `_meta.ui.resourceUri`, src/mcp/app.ts).
+   */
+  showsInApp?: boolean
   /** Other names accepted for parameters (`{ alias: name }`), besides the common ones (tools/inputs.ts). */
   aliases?: Readonly<Record<string, string>>
   /** Parameters holding a session id, where a page URL is accepted too (default: `sessionId`). */
@@ -84,6 +92,30 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   render?: (result: z.output<O>) => string
   /** Content blocks for the result instead of the text part (images, audio, embedded resources …). */
   content?: (result: z.output<O>, ctx: ToolContext, args: z.output<I>) => ContentBlock[] | Promise<ContentBlock[]>
+}
+
+/**
+ * How a wait runs as a stateless task: each poll calls `polls` (without waiting) with the arguments
+ * fixed when the task was created, until its answer is not a timeout or the deadline passes.
+ */
+export interface WaitTask {
+  /** The wait a poll calls (default: the tool itself). `ask` posts its question once, then its polls await the reply. */
+  polls?: string
+  /** The arguments a poll calls with, from the call's (without `timeoutMs`) and its first answer (default: the call's). */
+  fixed?: (args: Readonly<Record<string, unknown>>, first: Readonly<Record<string, unknown>>) => Record<string, unknown>
+  /** What a working task says it waits for, from its fixed arguments ("Waiting for annotations in session s_1"). */
+  waitingFor?: (args: Readonly<Record<string, unknown>>) => string
+}
+
+/** A wait's task as declared on its definition, with the defaults filled in; undefined for a tool that does not wait. */
+export function waitTaskOf(tool: Pick<ToolDefinition, 'name' | 'listening'> | undefined): Required<WaitTask> | undefined {
+  if (!tool?.listening) return undefined
+  const declared = tool.listening === true ? {} : tool.listening
+  return {
+    polls: declared.polls ?? tool.name,
+    fixed: declared.fixed ?? ((args) => ({ ...args })),
+    waitingFor: declared.waitingFor ?? (() => 'Waiting for the person'),
+  }
 }
 
 /** Keeps each tool's handler typed against its own schemas. */

@@ -20,6 +20,8 @@ export interface ToolInfo {
   annotations: ToolAnnotations
   /** Listed as the tool's `_meta` (the MCP App a host may render beside its result). */
   _meta?: Record<string, unknown>
+  /** The definition's `showsInApp`: the inbox app is linked to its results. Not listed itself. */
+  showsInApp?: boolean
 }
 
 /** A tool in the shape OpenAI's Chat Completions function calling expects. */
@@ -123,7 +125,7 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
   const precomputed = BUILTIN_TOOLS.includes(tool) ? PRECOMPUTED?.[tool.name] : undefined
   if (precomputed) {
     const { inputSchema, outputSchema } = precomputed
-    return { name: tool.name, title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: leanAnnotations(tool.annotations) }
+    return { name: tool.name, title, description: tool.description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: leanAnnotations(tool.annotations), ...(tool.showsInApp ? { showsInApp: true } : {}) }
   }
   return {
     name: tool.name,
@@ -133,6 +135,7 @@ function computeToolInfo(tool: ToolDefinition): ToolInfo {
     // Success shape only: a failure is an `isError` result without structured content, so no client validates it.
     ...(tool.listOutput === false ? {} : { outputSchema: outlineSchema(jsonSchema(tool.output, 'output')) as JsonSchema }),
     annotations: leanAnnotations(tool.annotations),
+    ...(tool.showsInApp ? { showsInApp: true } : {}),
   }
 }
 

@@ -22,7 +22,7 @@ import { DEFAULT_MAX_WAIT_MS } from './wait.js'
 import { MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
 
 /**
- * The MCP SDK's LATEST_PROTOCOL_VERSION (test/tools/registry.test.ts holds them equal), named here
+ * The MCP SDK's LATEST_PROTOCOL_VERSION (test/unit/tools/registry.test.ts holds them equal), named here
  * so the registry loads without the SDK: the HTTP server then loads the SDK only with its first
  * MCP request.
  */

@@ -12,6 +12,7 @@ import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
   name: 'watch_annotations',
+  showsInApp: true,
   description: 'Wait for pending annotations and return them (at once if some are pending; a burst comes in one answer).',
   input: z.strictObject({
     sessionId: Id.optional().describe('Only this session'),
@@ -26,7 +27,7 @@ export const watchAnnotations = defineTool({
     rev: RevOut,
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  listening: true,
+  listening: { waitingFor: (a) => `Waiting for annotations${typeof a.sessionId === 'string' ? ` in session ${a.sessionId}` : ''}` },
   handler: async ({ sessionId, timeoutMs, detail, limit, authors }, ctx) => {
     const { store } = ctx
     if (sessionId !== undefined) store.getSession(sessionId) // unknown session → NOT_FOUND now, not a silent wait

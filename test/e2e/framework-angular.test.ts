@@ -8,7 +8,6 @@
  * logs an error in the page; `doctor` knows Angular's dev server; `ng build` carries nothing of it.
  */
 import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -17,19 +16,12 @@ import { useChromium } from '../helpers/chromium.js'
 import { CLI, runCli } from '../helpers/cli.js'
 import { spawnNode } from '../helpers/process.js'
 import { testDir } from '../helpers/store.js'
+import { freePort } from '../helpers/ports.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/frameworks/angular')
 const installed = existsSync(path.join(FIXTURE, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'))
-
-async function freePort(): Promise<number> {
-  const probe = createNetServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
-}
 
 describe.skipIf(!enabled)('Angular, set up by init', () => {
   it('init --yes, ng serve, a keyboard annotation on a nested component: the agent gets the component and its file', { timeout: 180_000 }, async () => {

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { once } from 'node:events'
 import { createMemoryStore, startHttpServer, type HttpServer } from '../../src/index.js'
 import { CLI, startServeCli } from '../helpers/cli.js'
 import { testDir } from '../helpers/store.js'
 import { useCleanups } from '../helpers/cleanup.js'
+import { freePort } from '../helpers/ports.js'
 
 const cleanups = useCleanups()
 
@@ -33,17 +33,6 @@ function project(): { dir: string; home: string; store: string } {
   mkdirSync(path.join(dir, 'src'))
   mkdirSync(path.join(dir, 'home'))
   return { dir, home: path.join(dir, 'home'), store: path.join(dir, '.marginalia', 'store.json') }
-}
-
-/** A port nothing listens on (taken from the OS, then released). */
-async function freePort(): Promise<number> {
-  const s = createServer()
-  s.listen(0, '127.0.0.1')
-  await once(s, 'listening')
-  const { port } = s.address() as { port: number }
-  s.close()
-  await once(s, 'close')
-  return port
 }
 
 async function serverFor(location: string): Promise<HttpServer> {

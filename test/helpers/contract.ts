@@ -1,6 +1,6 @@
 /**
  * One store contract suite, every adapter. `CONTRACT_ADAPTERS` is the one list of adapters the
- * suite (test/store/store.test.ts) runs against: `describeContract` declares the suite once per
+ * suite (test/e2e/store/store.test.ts) runs against: `describeContract` declares the suite once per
  * entry, and a test inside asks `contractStore()` for a fresh store on that entry's adapter. A
  * new adapter is one entry here.
  */
@@ -8,7 +8,7 @@ import { beforeEach, describe } from 'vitest'
 import { openStore, type Store, type StoreOptions } from '../../src/index.js'
 import { memoryStore, deterministic, tempDir } from './store.js'
 import { useCleanups } from './cleanup.js'
-import { PG_URL, describePg, dropSchema, freshSchema } from '../postgres/pg.js'
+import { PG_URL, describePg, dropSchema, freshSchema } from './pg.js'
 
 export interface ContractAdapter {
   /** The adapter's name: its `STORE_LOCATIONS` name (src/store/locations.ts), or `memory`. */

@@ -7,7 +7,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -15,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Page } from 'playwright-core'
 import type { Cleanups } from './cleanup.js'
+export { freePort } from './ports.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/frameworks')
 
@@ -53,18 +53,6 @@ export function fixtureInPlace(cleanups: Cleanups, name: string): string {
     rmSync(saved, { recursive: true, force: true })
   })
   return dir
-}
-
-/** A free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** The environment of the app's processes: no Marginalia or test variables from this process (with TEST or NODE_ENV=test Nuxt logs nothing), no telemetry. */

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import { type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ConsoleMessage, Page } from 'playwright-core'
@@ -23,6 +23,7 @@ import { startMarginalia } from '../../helpers/page.js'
 import { testDir } from '../../helpers/store.js'
 import { startVite } from '../../helpers/vite.js'
 import { annotateMode, clickAt, send, ui } from '../overlay-anchor/setup.js'
+import { freePort } from '../../helpers/ports.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -48,15 +49,6 @@ async function serveApp(cleanups: Cleanups, html: () => string): Promise<string>
       }),
   )
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
-/** A loopback port nothing listens on (taken, then given back). */
-async function freePort(): Promise<number> {
-  const probe = createNetServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
 }
 
 /**

@@ -9,7 +9,7 @@ import { type Store } from '../../../src/index.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { servePages, startMarginalia } from '../../helpers/page.js'
 import { eventually } from '../../helpers/eventually.js'
-import { decodePng, solidPng } from '../../context/png.js'
+import { decodePng, solidPng } from '../../helpers/png.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium

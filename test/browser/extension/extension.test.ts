@@ -14,7 +14,7 @@ import { browserTestsEnabled } from '../../helpers/chromium.js'
 import { useCleanups } from '../../helpers/cleanup.js'
 import { eventually } from '../../helpers/eventually.js'
 import { startMarginalia } from '../../helpers/page.js'
-import { decodePng } from '../../context/png.js'
+import { decodePng } from '../../helpers/png.js'
 import { EXTENSION_ORIGIN, configure, launchWithExtension, registeredMatches, serveSite } from './helpers.js'
 
 const enabled = browserTestsEnabled()

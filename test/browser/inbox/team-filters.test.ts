@@ -12,7 +12,7 @@ import { addAgent, newSignInLink } from '../../../src/auth/identities.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
 import { request } from '../../helpers/http.js'
-import { bearer, seedTeam } from '../../team/who-seed.js'
+import { bearer, seedTeam } from '../../helpers/who-seed.js'
 import { startMarginalia } from '../../helpers/page.js'
 
 const chromium = useChromium()

@@ -17,7 +17,7 @@ import { eventually } from '../../helpers/eventually.js'
 import { testDir } from '../../helpers/store.js'
 import { startVite } from '../../helpers/vite.js'
 import { annotateMode, ui } from '../overlay-anchor/setup.js'
-import { decodePng } from '../../context/png.js'
+import { decodePng } from '../../helpers/png.js'
 import { startMarginalia } from '../../helpers/page.js'
 
 const chromium = useChromium()

@@ -6,7 +6,6 @@
  * uncovered.
  */
 import { writeFileSync } from 'node:fs'
-import { createServer as createNetServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -18,18 +17,10 @@ import { eventually } from '../../helpers/eventually.js'
 import { testDir } from '../../helpers/store.js'
 import { startVite } from '../../helpers/vite.js'
 import { annotateMode, clickAt, pins, send, setup, ui } from '../overlay-anchor/setup.js'
+import { freePort } from '../../helpers/ports.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
-
-/** A loopback port nothing listens on (taken, then given back). */
-async function freePort(): Promise<number> {
-  const probe = createNetServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
-}
 
 type Rect = { left: number; top: number; right: number; bottom: number }
 const overlaps = (a: Rect, b: Rect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom

@@ -29,7 +29,7 @@ function flagWait(flag: { raised: boolean }, polled: string[]) {
     showsInApp: true,
     handler: ({ label }) => {
       polled.push(label)
-      return { status: flag.raised ? 'raised' : 'timeout', label }
+      return { status: flag.raised ? ('raised' as const) : ('timeout' as const), label }
     },
   })
 }
@@ -38,7 +38,7 @@ describe('a wait declared on its definition', () => {
   it('runs as a 2026-07-28 task: polled with its fixed arguments, saying what it waits for, settled when it stops timing out', async () => {
     const flag = { raised: false }
     const polled: string[] = []
-    const http = await serve(memoryStore(cleanups), cleanups, { tools: { plugins: [flagWait(flag, polled)] } })
+    const http = await serve(memoryStore(), cleanups, { tools: { plugins: [flagWait(flag, polled)] } })
     const c = await connectTaskClient(new StreamableHTTPClientTransport(new URL(http.mcpUrl)), cleanups, 'wait-declaration')
     const execution = await c.session.callTool('wait_for_flag', { label: 'green', timeoutMs: 20_000 }, { requestTimeoutMs: 2_000, task: { preference: 'require' } })
     expect(execution.kind).toBe('task')
@@ -53,14 +53,14 @@ describe('a wait declared on its definition', () => {
   })
 
   it('is linked to the inbox app for a client that renders apps, and not for one that does not', async () => {
-    const http = await serve(memoryStore(cleanups), cleanups, { tools: { plugins: [flagWait({ raised: false }, [])] } })
-    const list = async (extensions: Record<string, unknown>) => {
+    const http = await serve(memoryStore(), cleanups, { tools: { plugins: [flagWait({ raised: false }, [])] } })
+    const list = async (extensions: Record<string, Record<string, string[]>>) => {
       const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { extensions }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
       await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)))
       cleanups.push(() => client.close())
       return (await client.listTools()).tools.find((t) => t.name === 'wait_for_flag')!
     }
-    expect((await list({ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }))._meta?.ui?.resourceUri).toBe('ui://marginalia/inbox.html')
+    expect((await list({ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }))._meta?.ui).toMatchObject({ resourceUri: 'ui://marginalia/inbox.html' })
     expect((await list({}))._meta?.ui).toBeUndefined()
   })
 })

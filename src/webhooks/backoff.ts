@@ -2,7 +2,7 @@
  * When to try a failed delivery again: exponential backoff with jitter, a cap, and the
  * receiver's `Retry-After` honoured. With the defaults (5 s doubling to at most 1 h, an endpoint
  * disabled after failing for 24 h) a receiver that is down keeps getting tries for a whole day,
- * about thirty of them.
+ * about forty of them.
  */
 
 export interface RetryPolicy {

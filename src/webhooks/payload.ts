@@ -38,6 +38,8 @@ export interface PayloadContext {
   annotation(id: string): Annotation | undefined
   /** The URL an attachment is served at. */
   attachmentUrl(sha256: string): string
+  /** The annotation's replies before this one (from the annotation, or from the store's recent events once it is gone). */
+  repliesBefore(annotationId: string, replyId: string, rev: number): readonly Reply[]
 }
 
 const STATUS_TYPES = { acknowledge: 'annotation.acknowledged', resolve: 'annotation.resolved', dismiss: 'annotation.dismissed', reopen: 'annotation.reopened' } as const
@@ -60,7 +62,7 @@ export function messageOf(event: StoreEvent, ctx: PayloadContext): WebhookMessag
     }
     case 'annotation.replied': {
       const annotation = ctx.annotation(event.annotationId)
-      const type = questionType(event.reply, annotation) ?? 'annotation.replied'
+      const type = questionType(event.reply, ctx.repliesBefore(event.annotationId, event.reply.id, event.rev)) ?? 'annotation.replied'
       return { ...base, type, data: { annotation: annotation ?? { id: event.annotationId, sessionId: event.sessionId }, reply: event.reply } }
     }
     case 'annotation.deleted':
@@ -83,12 +85,10 @@ function replyNow(annotation: Annotation | undefined, reply: Reply): Reply {
 }
 
 /** An agent's question is question.asked; a person's reply right after an agent question is question.answered. */
-function questionType(reply: Reply, annotation: Annotation | undefined): WebhookEventType | undefined {
+function questionType(reply: Reply, before_: readonly Reply[]): WebhookEventType | undefined {
   if (reply.author === 'agent') return reply.kind === 'question' ? 'question.asked' : undefined
-  if (!annotation) return undefined
-  const index = annotation.replies.findIndex((r) => r.id === reply.id)
-  for (let i = index - 1; i >= 0; i--) {
-    const before = annotation.replies[i]!
+  for (let i = before_.length - 1; i >= 0; i--) {
+    const before = before_[i]!
     if (before.author === 'human') return undefined
     if (before.kind === 'question') return 'question.answered'
   }

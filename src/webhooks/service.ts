@@ -18,9 +18,9 @@ import { randomBytes } from 'node:crypto'
 import { Subscription } from 'rxjs'
 import type { Store } from '../store/core.js'
 import { CursorExpiredError } from '../store/errors.js'
-import type { Annotation } from '../store/model.js'
+import type { Annotation, Reply } from '../store/model.js'
 import { DEFAULT_RETRY, nextDelay, retryAfterMs, type RetryPolicy } from './backoff.js'
-import { bodyOf, messageId, messageOf, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookMessage } from './payload.js'
+import { bodyOf, messageId, messageOf, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type PayloadContext, type WebhookMessage } from './payload.js'
 import { DEFAULT_SEND, send, type SendResult } from './send.js'
 import { newSecret } from './signing.js'
 import type { DeliveryAttempt, EndpointRecord, WebhookState } from './state.js'
@@ -100,18 +100,19 @@ export class WebhookNotFoundError extends Error {
 
 /** Check a new endpoint's fields; the target's form always, its address when a policy is given. */
 export async function checkNewEndpoint(input: NewEndpoint, policy: TargetPolicy | undefined, resolver?: Resolver): Promise<{ url: string; events: string[]; description?: string }> {
-  if (typeof input.url !== 'string' || input.url.trim() === '') throw new WebhookInputError('url', 'is required: the http(s) URL the messages are POSTed to')
-  const url = parseTargetUrl(input.url.trim())
-  // Link-local and metadata addresses are refused at once whatever the policy; the rest of the
-  // policy is applied by the server that delivers (a CLI does not know how it is bound).
-  await resolveTarget(url, policy ?? { allowPrivate: true }, resolver).catch((e: unknown) => {
-    if (e instanceof WebhookTargetError && (policy !== undefined || !/does not resolve|no address/.test(e.message))) throw e
-  })
   const events = [...new Set(input.events ?? [])]
   const unknown = events.filter((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t))
   if (unknown.length > 0) throw new WebhookInputError('events', `unknown type ${unknown.join(', ')}; choose from ${WEBHOOK_EVENT_TYPES.join(', ')} (none: every type)`)
   const description = input.description?.trim()
   if (description !== undefined && description.length > 200) throw new WebhookInputError('description', 'must be at most 200 characters')
+  if (typeof input.url !== 'string' || input.url.trim() === '') throw new WebhookInputError('url', 'is required: the http(s) URL the messages are POSTed to')
+  const url = parseTargetUrl(input.url.trim())
+  // Link-local and metadata addresses are refused at once whatever the policy; the rest of the
+  // policy is applied by the server that delivers (a CLI does not know how it is bound).
+  // A name that does not resolve now is accepted: it is resolved and checked again at each delivery.
+  await resolveTarget(url, policy ?? { allowPrivate: true }, resolver).catch((e: unknown) => {
+    if (!(e instanceof WebhookTargetError) || !/does not resolve|no address/.test(e.message)) throw e
+  })
   return { url: url.toString(), events: events.sort(), ...(description ? { description } : {}) }
 }
 
@@ -315,12 +316,30 @@ export class WebhookService {
       if (!(e instanceof CursorExpiredError)) throw e
       return this.store.oldestAvailableRev
     }
-    const ctx = { annotation: (annotationId: string) => this.annotation(annotationId), attachmentUrl: (sha: string) => `${this.options.publicUrl()}/api/attachments/${sha}` }
+    const ctx: PayloadContext = {
+      annotation: (annotationId) => this.annotation(annotationId),
+      attachmentUrl: (sha) => `${this.options.publicUrl()}/api/attachments/${sha}`,
+      repliesBefore: (annotationId, replyId, rev) => this.repliesBefore(annotationId, replyId, rev),
+    }
     for (const event of events) {
       const message = messageOf(event, ctx)
       if (message && (endpoint.events.length === 0 || endpoint.events.includes(message.type))) return message
     }
     return undefined
+  }
+
+  private repliesBefore(annotationId: string, replyId: string, rev: number): Reply[] {
+    const replies = this.annotation(annotationId)?.replies
+    const index = replies?.findIndex((r) => r.id === replyId) ?? -1
+    if (replies && index >= 0) return replies.slice(0, index)
+    // Gone (deleted, archived): the replies before it as the recent events tell them.
+    const before: Reply[] = []
+    for (const e of this.store.changesSince(this.store.oldestAvailableRev)) {
+      if (e.rev >= rev) break
+      if (e.type === 'annotation.replied' && e.annotationId === annotationId) before.push(e.reply)
+      if (e.type === 'annotation.status_changed' && e.annotationId === annotationId && e.reply) before.push(e.reply)
+    }
+    return before
   }
 
   private annotation(id: string): Annotation | undefined {

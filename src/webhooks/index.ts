@@ -2,10 +2,9 @@
 import { FileWebhookState } from './file-state.js'
 import { MemoryWebhookState, type WebhookState } from './state.js'
 
-export { WebhookService, addEndpoint, testEndpoint, viewOf, WebhookInputError, WebhookNotFoundError, type EndpointView, type NewEndpoint, type WebhookServiceOptions } from './service.js'
-export { WebhookTargetError, type TargetPolicy } from './targets.js'
+export { WebhookService, addEndpoint, testEndpoint, viewOf, WebhookInputError, WebhookNotFoundError } from './service.js'
+export { WebhookTargetError } from './targets.js'
 export { WEBHOOK_EVENT_TYPES } from './payload.js'
-export type { WebhookState, EndpointRecord, DeliveryAttempt } from './state.js'
 
 /**
  * Where a store's webhook endpoints live: `location` is the store as given (a file path, a

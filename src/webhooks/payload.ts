@@ -19,7 +19,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'question.asked',
   'question.answered',
 ] as const
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /** The test message `webhooks test` sends; not one an endpoint subscribes to. */
 export const TEST_EVENT_TYPE = 'webhook.test'

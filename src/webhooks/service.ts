@@ -99,7 +99,7 @@ export class WebhookNotFoundError extends Error {
 }
 
 /** Check a new endpoint's fields; the target's form always, its address when a policy is given. */
-export async function checkNewEndpoint(input: NewEndpoint, policy: TargetPolicy | undefined, resolver?: Resolver): Promise<{ url: string; events: string[]; description?: string }> {
+async function checkNewEndpoint(input: NewEndpoint, policy: TargetPolicy | undefined, resolver?: Resolver): Promise<{ url: string; events: string[]; description?: string }> {
   const events = [...new Set(input.events ?? [])]
   const unknown = events.filter((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t))
   if (unknown.length > 0) throw new WebhookInputError('events', `unknown type ${unknown.join(', ')}; choose from ${WEBHOOK_EVENT_TYPES.join(', ')} (none: every type)`)

@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto'
 
-export const SECRET_PREFIX = 'whsec_'
+const SECRET_PREFIX = 'whsec_'
 
 /** A new signing secret: 24 random bytes (192 bits), base64, with the `whsec_` prefix. */
 export function newSecret(): string {

@@ -85,7 +85,7 @@ function refusal(host: string, address: string, kind: AddressClass): WebhookTarg
 }
 
 /** Check one resolved address against the policy; throws WebhookTargetError. */
-export function checkAddress(host: string, address: string, policy: TargetPolicy): void {
+function checkAddress(host: string, address: string, policy: TargetPolicy): void {
   const kind = classifyAddress(address)
   if (kind === 'forbidden' || (kind === 'private' && !policy.allowPrivate)) throw refusal(host, address, kind)
 }

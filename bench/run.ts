@@ -13,6 +13,7 @@ import path from 'node:path'
 import { openStore } from '../src/index.js'
 import { wakeOneProcess } from './serve-scenario.js'
 import { postgresBench } from './postgres.js'
+import { webhookDelivery } from './webhook.js'
 import { screenshotTimes } from './screenshot.js'
 import { captureTimes } from './capture.js'
 import { agentSession } from './agent-session.js'
@@ -374,6 +375,11 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
   startup,
   memory,
   transform,
+  webhook: async (opts) => {
+    const r = await webhookDelivery(opts.smoke ? 3 : 100)
+    record(opts, 'person → webhook delivered (healthy loopback receiver)', 'p50', r.p50, 'ms', { op: '<=', limit: 100 })
+    record(opts, 'person → webhook delivered (healthy loopback receiver)', 'p95', r.p95, 'ms')
+  },
   postgres: (opts) => postgresBench(opts.smoke, (...args) => record(opts, ...args)),
   // Minutes of Next.js compiles: not in the smoke run (npm test), which has no goals anyway.
   'next-dev': async (opts) => {

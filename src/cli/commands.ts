@@ -18,6 +18,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   people: async () => (await import('./team.js')).people,
   agents: async () => (await import('./team.js')).agents,
   revoke: async () => (await import('./team.js')).revoke,
+  webhooks: async () => (await import('./webhooks.js')).webhooks,
   extension: async () => (await import('./extension.js')).extension,
 }
 

@@ -28,7 +28,7 @@ import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_
 export const serve: Command = {
   summary: 'Serve the REST API, live events, the overlay and MCP over HTTP (what `npm start` runs)',
   usage: [
-    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--sessions-per-identity N] [--streams-per-identity N] [--auth-failures N] [--auth-failure-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--max-wait-ms N] [--root DIR] [--sources FILE] [--editor NAME]',
+    'marginalia serve [--port 4848] [--host 127.0.0.1] [--store FILE|postgres://URL] [--token T] [--require-sign-in] [--public-url URL] [--trust-proxy] [--rate-limit N] [--rate-burst N] [--sessions-per-identity N] [--streams-per-identity N] [--auth-failures N] [--auth-failure-burst N] [--session-ttl D] [--allow-origin O ...] [--allow-host H ...] [--max-body BYTES] [--max-sessions N] [--headers-timeout MS] [--request-timeout MS] [--sse-buffer BYTES] [--upload-quota BYTES] [--upload-window D] [--upload-grace D] [--min-free-space BYTES] [--profile NAME] [--allow a,b] [--deny a,b] [--max-wait-ms N] [--root DIR] [--sources FILE] [--editor NAME] [--webhooks-allow-private] [--webhooks-retry MS] [--no-webhooks]',
     '',
     'Serves the REST API (/api), Server-Sent Events (/events), MCP over Streamable HTTP (/mcp),',
     'the overlay assets when built, and /health. Logs go to stderr. Exits on SIGTERM/SIGINT.',
@@ -62,6 +62,10 @@ export const serve: Command = {
     '      --root DIR         the app\'s project root: inbox links open files in the editor, get_annotation shows the lines around a location',
     '      --sources FILE     a marginalia-sources.json from a sourceLocations: \'ids\' build: resolves data-mid ids to file:line',
     '      --editor NAME      editor links: vscode (default), cursor, windsurf, idea, none',
+    '      --webhooks-allow-private  deliver webhooks to private and loopback addresses too (a loopback-bound server always',
+    '                         may; link-local and metadata addresses never); see marginalia webhooks',
+    '      --webhooks-retry MS  a failed webhook delivery\'s first retry after about this long, doubling up to 1 h (default 5000)',
+    '      --no-webhooks      deliver no webhooks from this server (another server on the store may)',
     // The policy binds agents beyond /mcp here: said under --deny, the last of the three.
     ...TOOL_POLICY_USAGE.flatMap((line) => (line.startsWith('      --deny ') ? [line, '                         (the policy binds agent tokens on REST and the event streams as on /mcp: 403 naming it)'] : [line])),
   ].join('\n'),
@@ -90,6 +94,9 @@ export const serve: Command = {
     root: { type: 'string' },
     sources: { type: 'string' },
     editor: { type: 'string' },
+    'webhooks-allow-private': { type: 'boolean' },
+    'webhooks-retry': { type: 'string' },
+    'no-webhooks': { type: 'boolean' },
     ...TOOL_POLICY_OPTIONS,
     ...UPLOAD_OPTIONS,
   },
@@ -141,6 +148,7 @@ async function run(values: Values): Promise<void> {
       tools: { ...policy, ...parseWaitFlags(values) },
       log,
       storeLocation: store.location,
+      webhooks: webhooks(values, file),
       team,
       ...(sources ? { sources } : {}),
     })
@@ -168,6 +176,16 @@ async function run(values: Values): Promise<void> {
       ...(store.identities.any || team.requireSignIn ? [`  Team:    sign-in required (${store.identities.list().filter((i) => !i.revokedAt).length} people and agents); add people with marginalia people add NAME`] : []),
     ].join('\n'),
   )
+}
+
+/** --webhooks-allow-private, --webhooks-retry, --no-webhooks; the endpoints live where the store does (`file`: as given, with a database's password). */
+function webhooks(values: Values, file: string): import('../http/options.js').HttpServerOptions['webhooks'] {
+  if (values['no-webhooks'] === true) return false
+  return {
+    location: file,
+    ...(values['webhooks-allow-private'] === true ? { allowPrivate: true } : {}),
+    ...(values['webhooks-retry'] !== undefined ? { retryBaseMs: integerOption(values, 'webhooks-retry', 5_000, 10, 3_600_000) } : {}),
+  }
 }
 
 /** What starts this server again, as the page's note says it. */

@@ -24,6 +24,7 @@ import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
 import { Uploads } from './uploads.js'
 import { waitTaskOf } from '../tools/define.js'
+import { startWebhooks } from './webhook-service.js'
 
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
@@ -124,6 +125,8 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   })
   port = (server.address() as AddressInfo).port
   uploads.start()
+  const webhooks = await startWebhooks(store, options.webhooks, host, app.publicUrl, log)
+  if (webhooks) app.webhooks = webhooks
 
   let closing: Promise<void> | undefined
   return {
@@ -140,6 +143,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         callers.stop()
         uploads.stop()
         await mcp.close()
+        await webhooks?.close().catch((e: unknown) => log(`webhooks: could not close cleanly: ${e instanceof Error ? e.message : String(e)}`))
         presence.complete()
         server.closeIdleConnections()
         // Connections still busy (an answer being written) get a moment, then are cut.

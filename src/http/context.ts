@@ -18,6 +18,7 @@ import type { Method } from './router.js'
 import type { Security } from './security.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { EventStream } from './sse.js'
+import type { WebhookService } from '../webhooks/index.js'
 import type { Uploads } from './uploads.js'
 
 /** The server's parts, as the handlers see them. */
@@ -56,6 +57,8 @@ export interface App {
   staticDir: string | null
   /** The app's source: project root, a preview build's id manifest, the editor. */
   sources?: SourceOptions
+  /** The webhook deliverer and the endpoints' administration; undefined when webhooks are off. */
+  webhooks?: WebhookService
   /** Where the store lives and its id, for /health. */
   storeInfo?: { location: string; id: string }
   /** This server's URL as it is bound (loopback for every interface). */

@@ -90,6 +90,14 @@ export interface HttpServerOptions {
   log?: (message: string) => void
   /** Where the store lives (a file path, a database location without secrets), reported by /health with its id. */
   storeLocation?: string
+  /**
+   * Signed webhooks delivered by this server (on by default). `location`: the store as given
+   * (a file path, or the `postgres://` URL with its password), where the endpoints are kept
+   * (default: the store's own location, right for a file or memory store); `allowPrivate`:
+   * deliver to private and loopback addresses (default: only when the server is loopback-bound);
+   * `retryBaseMs`: the first retry's delay (default 5 000, doubling); `false`: no webhooks.
+   */
+  webhooks?: { location?: string; allowPrivate?: boolean; retryBaseMs?: number } | false
   /** The clock for presence timestamps. */
   clock?: () => Date
   /** The team inbox: sign-in, roles, rate limits, proxy. Off until the store knows someone or requireSignIn. */

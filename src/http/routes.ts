@@ -20,6 +20,7 @@ import { HttpError } from './respond.js'
 import { restRoutes } from './rest.js'
 import { allowedMethods, isRead, methodNotAllowed, Router, type Method } from './router.js'
 import { signInRoutes } from './sign-in.js'
+import { webhookRoutes } from './webhooks.js'
 import { landingPage, serveStatic } from './static.js'
 
 /** The inbox's icon: a margin note (a page with a pin), as SVG. */
@@ -141,6 +142,7 @@ const ROUTES: readonly Route[] = [
   ...attachmentRoutes,
   ...captureRoutes,
   ...adminRoutes,
+  ...webhookRoutes,
   favicon('/favicon.ico'),
   favicon('/favicon.svg'),
   landing('/'),

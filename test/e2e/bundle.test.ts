@@ -29,8 +29,8 @@ const root = path.resolve(import.meta.dirname, '../..')
  * The call sites of shared .astro components (data-marginalia-astro-call) on top: 169 568.
  */
 const OVERLAY_BUDGET = 166 * 1024
-/** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
-const INBOX_BUDGET = 48 * 1024
+/** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images); 52 039 with the admins' webhooks panel. */
+const INBOX_BUDGET = 52 * 1024
 /**
  * app.html, the inbox as an MCP App: one document with its script inside. 418 976 bytes when this
  * was set, nearly all of it the MCP Apps SDK's `App` and what it brings (the SDK client, zod

@@ -24,6 +24,7 @@ import { InboxFeed, type LiveState } from './feed.js'
 import { StatusTabs, Toolbar, readView, writeView, type View } from './filters.js'
 import { emptyList, moreButton, sessionGroups } from './list.js'
 import { QuestionsPanel } from './questions.js'
+import { WebhooksPanel } from './webhooks.js'
 
 const DONE: Record<BulkAction, string> = { resolve: 'Resolved', dismiss: 'Dismissed', reopen: 'Reopened', archive: 'Archived', delete: 'Deleted' }
 
@@ -45,6 +46,7 @@ class Inbox {
   private readonly bulk: BulkBar
   private readonly questions: QuestionsPanel
   private readonly cards: Cards
+  private readonly webhooks = new WebhooksPanel(byId('webhooks') as HTMLDetailsElement, this.api, (message, error) => this.toast.show(message, error))
   private readonly selection = new Set<string>()
   private busy = false
   /** GET /api/identities answered 403 (a person who is not an admin): the filters learn names from the data only. */
@@ -59,6 +61,7 @@ class Inbox {
         this.renderTotals()
         void this.refreshQuestions()
         void this.refreshIdentities()
+        void this.webhooks.refresh()
       },
       listChanged: () => this.renderList(),
       changed: (id) => {

@@ -56,6 +56,11 @@ export class Api implements Uploader {
     return this.auth?.headers() ?? {}
   }
 
+  /** Any JSON route (the inbox's admin panels): answers its body, throws ApiError on a non-2xx. */
+  call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.request(method, path, body)
+  }
+
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), this.timeoutMs)

@@ -6,7 +6,7 @@
 import type { z } from 'zod'
 import { normalizeSource, type SourceLocation } from './source-location.js'
 import type { AddAnnotationInput, AddIdentityInput, CreateSessionInput, DeleteInput, NewCredentialInput, ReplyInput } from './model.js'
-import type { Actor, Annotation, Author, ElementInfo, Credential, Identity, Reply, Session } from './model.js'
+import type { Actor, Annotation, Author, ElementInfo, Credential, Identity, Reply, ReplyChannel, Session } from './model.js'
 import { ConflictError, CredentialError, NotFoundError, ValidationError } from './errors.js'
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft } from './events.js'
@@ -65,25 +65,41 @@ export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.
   }
 }
 
+/** The message a status change carries, who wrote it, and the channel it came through (see REPLY_CHANNELS). */
+export interface StatusMessage {
+  author: Author
+  text: string | undefined
+  after?: boolean | undefined
+  via?: ReplyChannel | undefined
+}
+
+/** A reply through the agent's host is the agent's, whatever author the caller named: refused as the person's. */
+function authorThrough(author: Author, via: ReplyChannel | undefined): Author {
+  if (via !== undefined && author !== 'agent') throw new ValidationError([{ path: 'author', message: `a reply through the agent's ${via} is the agent's (author "agent"), never the person's` }])
+  return author
+}
+
 /** A status change by the table; a message that comes with it becomes a reply in the same event. */
 export function changeStatus(
   { state, now, newId, by }: DecideContext,
   action: StatusAction,
   id: string,
   expectedRev: number | undefined,
-  message: { author: Author; text: string | undefined; after?: boolean | undefined },
+  message: StatusMessage,
 ): Verdict<Annotation> {
   const current = mustGetFrom(state, id, expectedRev)
   const to = transition(action, id, current.status)
   const draft: EventDraft = { type: 'annotation.status_changed', sessionId: current.sessionId, annotationId: id, action, from: current.status, to }
-  if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, ...(by ? { by: { ...by } } : {}), message: message.text, createdAt: now }
+  if (message.text !== undefined) {
+    draft.reply = { id: newId('reply'), author: authorThrough(message.author, message.via), ...(by ? { by: { ...by } } : {}), ...(message.via ? { via: message.via } : {}), message: message.text, createdAt: now }
+  }
   if (message.after && draft.reply) draft.after = true
   return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
 }
 
 export function reply({ state, now, newId, by }: DecideContext, id: string, args: z.output<typeof ReplyInput>): Verdict<Annotation> {
   const current = mustGetFrom(state, id, args.expectedRev)
-  const reply: Reply = { id: newId('reply'), author: args.author, ...(by ? { by: { ...by } } : {}), message: args.message, createdAt: now }
+  const reply: Reply = { id: newId('reply'), author: authorThrough(args.author, args.via), ...(by ? { by: { ...by } } : {}), ...(args.via ? { via: args.via } : {}), message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
   if (args.point && args.kind === 'question') reply.point = true
   if (args.element !== undefined) reply.element = JSON.parse(JSON.stringify(args.element)) as ElementInfo

@@ -4,7 +4,7 @@
  * start-up replay and changes made by other processes.
  */
 import type { Actor, Annotation, AnnotationStatus, Attachment, Credential, ElementInfo, Identity, Reply, Session } from './model.js'
-import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
+import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, REPLY_CHANNELS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -249,5 +249,7 @@ function isStatus(value: unknown): value is AnnotationStatus {
 }
 
 function isReply(value: unknown): value is Reply {
-  return isObject(value) && typeof value.id === 'string' && (AUTHORS as readonly unknown[]).includes(value.author) && typeof value.message === 'string' && typeof value.createdAt === 'string'
+  if (!isObject(value) || typeof value.id !== 'string' || !(AUTHORS as readonly unknown[]).includes(value.author) || typeof value.message !== 'string' || typeof value.createdAt !== 'string') return false
+  // A reply through the agent's host is the agent's: a line claiming it as the person's is refused.
+  return value.via === undefined || ((REPLY_CHANNELS as readonly unknown[]).includes(value.via) && value.author === 'agent')
 }

@@ -13,6 +13,7 @@ import type { EventDraft } from './events.js'
 import type { StoreState } from './reducer.js'
 import type { IdKind } from './ids.js'
 import { orderKey } from './indexes.js'
+import { openQuestionOf } from './questions.js'
 import { shardGet, shardValues } from './shards.js'
 import type { ArchiveResult, ArchiveWrite } from './archive.js'
 
@@ -97,8 +98,36 @@ export function changeStatus(
   return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
 }
 
+/** Questions an agent may ask on one thread before the person answers (`ask`: "never ask twice"). */
+export const MAX_UNANSWERED_PER_THREAD = 10
+/** Threads on which one agent (one identity; every agent alike without sign-in) may wait for an answer at once. */
+export const MAX_OPEN_QUESTIONS_PER_AGENT = 100
+
+/**
+ * Refuse a question over the limits: one agent's questions cannot bury a thread or the person's
+ * list of open questions. Answered questions do not count; the person's reply resets a thread.
+ */
+function checkQuestionRoom(state: StoreState, current: Annotation, by: Actor | undefined): void {
+  let unanswered = 0
+  for (let i = current.replies.length - 1; i >= 0 && current.replies[i]!.author !== 'human'; i--) if (current.replies[i]!.kind === 'question') unanswered++
+  if (unanswered >= MAX_UNANSWERED_PER_THREAD) {
+    throw new ValidationError([{ path: 'question', message: `annotation ${current.id} already has ${unanswered} unanswered questions (the limit per thread is ${MAX_UNANSWERED_PER_THREAD}); wait for the person's answer with await_reply instead of asking again` }])
+  }
+  if (unanswered > 0 && openQuestionOf(current)?.by?.id === by?.id) return // this agent already waits here: no new thread counted
+  let open = 0
+  for (const a of shardValues(state.annotations)) {
+    const q = a.id === current.id ? undefined : openQuestionOf(a)
+    if (q && q.by?.id === by?.id) open++
+  }
+  if (open >= MAX_OPEN_QUESTIONS_PER_AGENT) {
+    const who = by ? `${by.name} has` : 'the agents have'
+    throw new ValidationError([{ path: 'question', message: `${who} ${open} open questions the person has not answered (the limit per agent is ${MAX_OPEN_QUESTIONS_PER_AGENT}); wait for answers (await_reply, get_all_pending) before asking more` }])
+  }
+}
+
 export function reply({ state, now, newId, by }: DecideContext, id: string, args: z.output<typeof ReplyInput>): Verdict<Annotation> {
   const current = mustGetFrom(state, id, args.expectedRev)
+  if (args.kind === 'question') checkQuestionRoom(state, current, by)
   const reply: Reply = { id: newId('reply'), author: authorThrough(args.author, args.via), ...(by ? { by: { ...by } } : {}), ...(args.via ? { via: args.via } : {}), message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
   if (args.point && args.kind === 'question') reply.point = true

@@ -23,6 +23,7 @@ import { describePolicy } from './tool-policy.js'
 import { createSecurity, isWildcardHost, urlHost } from './security.js'
 import type { EventStream } from './sse.js'
 import { Uploads } from './uploads.js'
+import { CaptureTokens } from './captures.js'
 
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
@@ -67,6 +68,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   })
   const streams = new Set<EventStream>()
   const uploads = new Uploads(store, options.uploads, log)
+  const captures = new CaptureTokens(store)
   const app: App = {
     store,
     security,
@@ -78,6 +80,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     tools: { exposes: (name) => tools.has(name), describe: () => describePolicy(options.tools ?? {}) },
     streams,
     uploads,
+    captures,
     maxBodyBytes: settings.maxBodyBytes,
     keepAliveMs: settings.keepAliveMs,
     maxBufferedBytes: settings.maxBufferedBytes,
@@ -111,6 +114,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening)
       uploads.stop()
+      captures.stop()
       reject(bindError(error, host, port))
     }
     const onListening = (): void => {
@@ -138,6 +142,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         for (const stream of [...streams]) stream.end()
         callers.stop()
         uploads.stop()
+        captures.stop()
         await mcp.close()
         presence.complete()
         server.closeIdleConnections()

@@ -54,7 +54,7 @@ import {
 import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type ArchiveSink } from './archive.js'
 import type { LoadResult, StoreAdapter } from './persistence.js'
 import { MemoryBlobStore, requireBlobs, type BlobStore } from './blobs/blob-store.js'
-import { CaptureTakenInput, RequestCaptureInput, captureTaken, requestCapture, type CaptureRequest } from './captures.js'
+import { CaptureTakenInput, RequestCaptureInput, captureTaken, captureToken, requestCapture, type CaptureRequest } from './captures.js'
 import { gcBlobs, referencedBlobs, type GcResult } from './blobs/gc.js'
 
 export interface StoreOptions {
@@ -262,7 +262,8 @@ export class Store {
 
   /** Ask the browsers showing an annotation's page for a picture of its element now (`capture.requested`; see captures.ts). */
   requestCapture(annotationId: string, input: RequestCaptureInput): Promise<CaptureRequest> {
-    return this.command('requestCapture', RequestCaptureInput, input, (ctx, args) => requestCapture(ctx, annotationId, args))
+    const token = captureToken()
+    return this.command('requestCapture', RequestCaptureInput, input, (ctx, args) => requestCapture(ctx, annotationId, args, token))
   }
 
   /** A browser's answer to a capture request (`capture.taken`): the picture's bytes are in the blob store first. */

@@ -106,6 +106,12 @@ export interface CaptureRequestedEvent extends EventBase {
   url: string
   /** After this instant nobody waits for the answer: a browser that hears the request later (a replay) leaves it. */
   expiresAt: string
+  /**
+   * A one-time secret the answer must carry: the browser page that heard this request on its
+   * session's stream holds it, a caller that only knows the request's id does not. (Absent from
+   * requests written before it existed: those are long expired.)
+   */
+  token?: string
 }
 
 /**
@@ -209,7 +215,7 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
     case 'credential.ended':
       return typeof v.credentialId === 'string' && typeof v.identityId === 'string' && isOneOf(v.reason, CREDENTIAL_END_REASONS)
     case 'capture.requested':
-      return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && typeof v.url === 'string' && typeof v.expiresAt === 'string'
+      return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && typeof v.url === 'string' && typeof v.expiresAt === 'string' && (v.token === undefined || typeof v.token === 'string')
     case 'capture.taken':
       return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && isObject(v.attachment) && typeof v.attachment.sha256 === 'string' && typeof v.url === 'string' && isOneOf(v.anchor, CAPTURE_ANCHORS) && typeof v.capturedAt === 'string'
     default: {

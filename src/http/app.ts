@@ -25,6 +25,7 @@ import type { EventStream } from './sse.js'
 import { Uploads } from './uploads.js'
 import { waitTaskOf } from '../tools/define.js'
 import { startWebhooks } from './webhook-service.js'
+import { CaptureTokens } from './captures.js'
 
 export { assertSafeBinding, type HttpServerOptions } from './options.js'
 export { assertPortFree } from './listen.js'
@@ -69,6 +70,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
   })
   const streams = new Set<EventStream>()
   const uploads = new Uploads(store, options.uploads, log)
+  const captures = new CaptureTokens(store)
   const app: App = {
     store,
     security,
@@ -80,6 +82,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     tools: { exposes: (name) => tools.has(name), describe: () => describePolicy(options.tools ?? {}) },
     streams,
     uploads,
+    captures,
     maxBodyBytes: settings.maxBodyBytes,
     keepAliveMs: settings.keepAliveMs,
     maxBufferedBytes: settings.maxBufferedBytes,
@@ -113,6 +116,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening)
       uploads.stop()
+      captures.stop()
       reject(bindError(error, host, port))
     }
     const onListening = (): void => {
@@ -142,6 +146,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
         for (const stream of [...streams]) stream.end()
         callers.stop()
         uploads.stop()
+        captures.stop()
         await mcp.close()
         await webhooks?.close().catch((e: unknown) => log(`webhooks: could not close cleanly: ${e instanceof Error ? e.message : String(e)}`))
         presence.complete()

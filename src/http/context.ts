@@ -48,6 +48,8 @@ export interface App {
   tools: ToolGate
   /** Uploads nothing references yet: the per-caller quota, their removal, the free-space floor. */
   uploads: Uploads
+  /** The one-time tokens of the open capture requests (an answer to an agent's capture needs its request's). */
+  captures: { take(annotationId: string, requestId: string, token: string | undefined): void }
   /** The open event streams (so the server can end them on close). */
   streams: Set<EventStream>
   maxBodyBytes: number

@@ -2,9 +2,11 @@
  * The triage inbox as an MCP App (extension `io.modelcontextprotocol/ui`), for hosts that render
  * apps: one `ui://` resource holding the inbox as one self-contained HTML document (built from
  * src/browser/app into dist/overlay/app.html), linked from the tools whose results it shows.
- * The app lists and filters with those tools and answers through two tools of its own, visible
- * to the app only: a reply and a status change written as the person's (the host's user is the
- * person). A client that does not announce the extension sees none of it: no resource in
+ * The app lists and filters with those tools and writes through two tools of its own
+ * (tools/inbox-app.ts), visible to the app only: a reply and a status change, recorded as the
+ * agent's through its host (`via: 'host'`), never as the person's — any client can announce the
+ * extension, so nothing here tells the person from the agent. The tool policy binds them by name
+ * and by the power each call exercises. A client that does not announce the extension sees none of it: no resource in
  * resources/list, no `_meta.ui` on tools, no app tools, and reading the resource is refused.
  *
  * What a client announced is read per request (`clientCapabilitiesOf`): a 2026-07-28 request
@@ -26,22 +28,17 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server'
-import { z } from 'zod'
-import { Id, ReplyInput } from '../store/model.js'
 import type { Store } from '../store/store.js'
-import { defineTool } from '../tools/define.js'
-import { described } from '../tools/inputs.js'
+import { APP_TOOLS } from '../tools/inbox-app.js'
+import { refusedPower } from '../tools/policy.js'
 import type { ToolInfo } from '../tools/publish.js'
 import { createToolRegistry, type ToolService } from '../tools/registry.js'
-import { toSummary } from '../views/summary.js'
 import { PACKAGE_ROOT } from '../version.js'
 
 /** The inbox app's resource. */
 export const INBOX_APP_URI = 'ui://marginalia/inbox.html'
 /** Where `npm run build` writes the app (scripts/build-overlay.mjs). */
 const APP_HTML = path.join(PACKAGE_ROOT, 'dist', 'overlay', 'app.html')
-/** What a reply or a status change from the app is written as, in the store. */
-const DISMISS_REASON = 'Dismissed in the inbox.'
 
 /** Whether the client announced that it renders MCP Apps (the UI extension, with this HTML profile if it lists MIME types). */
 function rendersApps(capabilities: ClientCapabilities | undefined): boolean {
@@ -51,46 +48,7 @@ function rendersApps(capabilities: ClientCapabilities | undefined): boolean {
   return !Array.isArray(mimeTypes) || mimeTypes.includes(RESOURCE_MIME_TYPE)
 }
 
-const AppAnnotationOut = z.object({ annotation: z.object({ id: z.string(), status: z.string() }).loose(), rev: z.number().int() })
 const appOnly = { ui: { resourceUri: INBOX_APP_URI, visibility: ['app'] } }
-
-const inboxReply = defineTool({
-  name: 'inbox_reply',
-  title: 'Reply as the person',
-  description: "The inbox app's reply: the person's answer on an annotation's thread (its status stays; reopen with inbox_set_status).",
-  input: z.strictObject({ id: Id.describe('Annotation id'), message: described(ReplyInput.shape.message, 'The answer') }),
-  output: AppAnnotationOut,
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  handler: async ({ id, message }, ctx) => {
-    const annotation = await ctx.store.reply(id, { author: 'human', message })
-    return { annotation: toSummary(annotation), rev: ctx.store.rev }
-  },
-  render: (r) => `Answer posted on ${r.annotation.id} (now ${r.annotation.status}, rev ${r.rev}).`,
-})
-
-const inboxStatus = defineTool({
-  name: 'inbox_set_status',
-  title: 'Change a status as the person',
-  description: "The inbox app's status change: reopen, resolve or dismiss an annotation, as the person, with an optional note.",
-  input: z.strictObject({
-    id: Id.describe('Annotation id'),
-    action: z.enum(['reopen', 'resolve', 'dismiss']),
-    message: described(ReplyInput.shape.message, 'A note to go with it').optional(),
-  }),
-  output: AppAnnotationOut,
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  handler: async ({ id, action, message }, ctx) => {
-    const { store } = ctx
-    const annotation =
-      action === 'reopen'
-        ? await store.reopen(id, message === undefined ? {} : { message })
-        : action === 'resolve'
-          ? await store.resolve(id, message === undefined ? {} : { summary: message }, 'human')
-          : await store.dismiss(id, { reason: message ?? DISMISS_REASON }, 'human')
-    return { annotation: toSummary(annotation), rev: store.rev }
-  },
-  render: (r) => `${r.annotation.id} is now ${r.annotation.status} (rev ${r.rev}).`,
-})
 
 /** The app's own tools, one registry per store (an HTTP server builds an instance per request). */
 const appTools = new WeakMap<Store, ToolService>()
@@ -107,15 +65,18 @@ export function clientCapabilitiesOf(mcp: McpServer, ctx: ServerContext): Client
 
 /**
  * `service` as a client with `capabilities` sees it. For a client that renders apps, the linked
- * tools carry `_meta.ui.resourceUri` and the app's own tools are listed and callable (only where
- * the service exposes `reply`: a read-only server's app lists and filters, it does not write).
- * Any other client sees `service` unchanged. The returned function is cheap: call it per request.
+ * tools carry `_meta.ui.resourceUri` and the app's own tools the policy lets it call
+ * (`serverInfo().appTools`: none on a read-only server, where the app lists and filters and does
+ * not write) are listed and callable; a call that would exercise an agent tool the policy does not
+ * expose (`inbox_set_status {action: "resolve"}` without `resolve`) is refused. Any other client
+ * sees `service` unchanged. The returned function is cheap: call it per request.
  */
 export function withInboxApp(service: ToolService, store: Store): (capabilities: ClientCapabilities | undefined) => ToolService {
-  const writes = () => service.list().some((t) => t.name === 'reply')
+  let policy: { tools: string[]; appTools: string[]; profile: string } | undefined
+  const allowed = () => (policy ??= service.serverInfo())
   const app = (): ToolService => {
     let tools = appTools.get(store)
-    if (!tools) appTools.set(store, (tools = createToolRegistry(store, { tools: [inboxReply, inboxStatus] })))
+    if (!tools) appTools.set(store, (tools = createToolRegistry(store, { tools: APP_TOOLS })))
     return tools
   }
   // The tools whose results the app shows (`showsInApp` on their definitions): a host may render the app beside them.
@@ -123,12 +84,24 @@ export function withInboxApp(service: ToolService, store: Store): (capabilities:
   const forApps: ToolService = {
     serverInfo: () => service.serverInfo(),
     list: () => {
-      const own = writes() ? app().list().map((t) => ({ ...t, _meta: appOnly })) : []
+      const own = app()
+        .list()
+        .filter((t) => allowed().appTools.includes(t.name))
+        .map((t) => ({ ...t, _meta: appOnly }))
       return [...service.list().map(linked), ...own]
     },
     call: (name, args, options) => {
-      if ((name === inboxReply.name || name === inboxStatus.name) && writes()) return app().call(name, args, options)
-      return service.call(name, args, options)
+      if (!allowed().appTools.includes(name)) return service.call(name, args, options)
+      const refused = refusedPower(name, args, allowed().tools)
+      if (refused === undefined) return app().call(name, args, options)
+      return Promise.resolve({
+        ok: false,
+        error: {
+          code: 'UNAUTHORIZED',
+          message: `${name} would ${refused} the annotation, and this server's tool policy does not expose ${refused}: the policy binds the inbox app's tools as it binds the agent's.`,
+          details: { tool: name, needs: refused },
+        },
+      })
     },
   }
   return (capabilities) => (rendersApps(capabilities) ? forApps : service)

@@ -17,7 +17,7 @@ import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
-import { TASKS_EXTENSION_V2, createTaskV2, declaresTasksV2, registerTasksV2, runsAsTaskV2, type TasksV2Host } from './tasks-v2.js'
+import { TASKS_EXTENSION_V2, createTaskV2, declaresTasksV2, registerTasksV2, runsAsTaskV2, storeTag, type TasksV2Host } from './tasks-v2.js'
 
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
 const ERROR_META_KEY = 'marginalia/error'
@@ -115,6 +115,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       server.projectCallToolResult(toCallToolResult(outcome), options.outputSchemas === false ? undefined : outputSchemaOf(registryOf(ctx), name)),
     owner: () => owner,
     waitOf: (name) => waitTasks?.waitOf(name),
+    store: storeTag(store),
   }
 
   server.setRequestHandler('tools/list', (_request, ctx) => ({

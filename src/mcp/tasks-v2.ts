@@ -8,11 +8,12 @@
  * Stateless, so any process on the same store answers: every wait asks "has X happened after a
  * point?" and answers `status: "timeout"` when nothing came. The task id is an opaque, versioned
  * encoding of that question — the tool, its arguments with the starting point fixed at creation,
- * the deadline, the owner (an identity's id, or '' without sign-in), the creation time and a random
- * nonce. tasks/get re-asks the question now, without waiting, under the caller's tool policy: the
+ * the deadline, the owner (an identity's id, or '' without sign-in), the store that issued it (a
+ * fingerprint of its location: another file or PostgreSQL schema is another store), the creation
+ * time and a random nonce. tasks/get re-asks the question now, without waiting, under the caller's tool policy: the
  * answer, or the timeout answer once the deadline has passed, completes the task; otherwise it is
  * working. A forged id therefore yields nothing the caller could not get by calling the tool; an id
- * of another owner is "not found". `ask` posts its question when the task is created and its task
+ * of another owner, or issued by a server of another store, is "not found". `ask` posts its question when the task is created and its task
  * then awaits the reply to that question, so polling never asks twice.
  *
  * A task's deadline is the call's timeoutMs (at most MAX_WATCH_TIMEOUT_MS, 5 min), not clamped to
@@ -25,9 +26,10 @@
  * timeout answer, or earlier with what arrived. tasks/update is acknowledged and ignored: these
  * tasks never ask for input.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type Server, type ServerContext } from '@modelcontextprotocol/server'
 import { z } from 'zod'
+import type { Store } from '../store/store.js'
 import { DEFAULT_WATCH_TIMEOUT_MS, MAX_WATCH_TIMEOUT_MS } from '../store/watch.js'
 import type { WaitTask } from '../tools/define.js'
 import type { CallOutcome } from '../tools/registry.js'
@@ -63,6 +65,7 @@ const TaskSpec = z.strictObject({
   c: z.number().int().min(0),
   d: z.number().int().min(0),
   o: z.string().max(256),
+  s: z.string().regex(/^[a-f0-9]{16}$/),
   n: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/),
 })
 type TaskSpec = z.infer<typeof TaskSpec>
@@ -77,6 +80,8 @@ export interface TasksV2Host {
   owner: (ctx: ServerContext) => string
   /** The wait `name` as its definition declares it (tools/define.ts `listening`), or undefined when it is not one of this server's waits. */
   waitOf: (name: string) => Required<WaitTask> | undefined
+  /** The store the tasks wait on (storeTag): an id issued on another store is not found here. */
+  store: string
   clock?: () => number
 }
 
@@ -111,7 +116,7 @@ export async function createTaskV2(host: TasksV2Host, ctx: ServerContext, name: 
   const result = outcome.result
   const wait = host.waitOf(name)!
   // The starting point, fixed as the wait declares it (ask: the question it asked).
-  const spec: TaskSpec = { v: 1, t: wait.polls, a: wait.fixed(rest, result), c: created, d: created + timeoutMs, o: host.owner(ctx), n: randomBytes(12).toString('base64url') }
+  const spec: TaskSpec = { v: 1, t: wait.polls, a: wait.fixed(rest, result), c: created, d: created + timeoutMs, o: host.owner(ctx), s: host.store, n: randomBytes(12).toString('base64url') }
   const settled = isSettled(result, spec, created)
   return {
     resultType: 'task',
@@ -127,7 +132,7 @@ export function registerTasksV2(server: Server, host: TasksV2Host, declared: (ct
   const open = (params: { taskId: string }, ctx: ServerContext): TaskSpec => {
     if (!declared(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } } })
     const spec = decodeTaskId(params.taskId, clock())
-    if (spec.o !== host.owner(ctx) || host.waitOf(spec.t) === undefined) throw notFound()
+    if (spec.o !== host.owner(ctx) || spec.s !== host.store || host.waitOf(spec.t) === undefined) throw notFound()
     if (clock() > spec.d + RETAIN_MS) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `taskId: the task has expired (its wait ended at ${new Date(spec.d).toISOString()}, and tasks are kept ${RETAIN_MS / 60_000} min after that). Call the tool again.`)
     return spec
   }
@@ -200,5 +205,19 @@ function decodeTaskId(taskId: string, now: number): TaskSpec {
 }
 
 function notFound(): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId: Failed to retrieve task: task not found (it was never yours).')
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId: Failed to retrieve task: task not found (it was never yours, or another store issued it).')
+}
+
+const memoryTags = new WeakMap<Store, string>()
+
+/**
+ * The store a task id is bound to: a fingerprint of its location, which every process on the same
+ * store shares (a file's path, a PostgreSQL database and schema). A memory store is only its own
+ * instance's, so it gets a random one.
+ */
+export function storeTag(store: Store): string {
+  if (store.location !== 'memory') return createHash('sha256').update(store.location).digest('hex').slice(0, 16)
+  let tag = memoryTags.get(store)
+  if (tag === undefined) memoryTags.set(store, (tag = randomBytes(8).toString('hex')))
+  return tag
 }

@@ -9,7 +9,10 @@
  *
  * The table lives in the process that runs the wait, with the 2025 session that created it
  * (sessions are per process). Tasks end after their time to live (default 10 min after the
- * result), and at most MAX_TASKS are kept (the oldest finished go first).
+ * result), and at most MAX_TASKS are kept (the oldest finished go first). The table is shared by
+ * every caller of the process, so each owner (an identity, else a 2025 session) holds at most
+ * MAX_TASKS_PER_OWNER of them: one caller that starts waits without end runs into its own limit,
+ * not into everyone's.
  */
 import { randomUUID } from 'node:crypto'
 import { CancelTaskRequestV1Schema, GetTaskRequestV1Schema, GetTaskResultRequestV1Schema, ListTasksRequestV1Schema, type TaskStatusV1, type TaskV1 } from '@modelcontextprotocol/ext-tasks/core/v1'
@@ -23,6 +26,8 @@ const DEFAULT_TTL_MS = 10 * 60_000
 const MAX_TTL_MS = 24 * 60 * 60_000
 const POLL_INTERVAL_MS = 1_000
 const MAX_TASKS = 1_000
+/** A tenth of the table: it takes ten callers at their limit to fill it. */
+export const MAX_TASKS_PER_OWNER = 100
 const PAGE_SIZE = 100
 
 interface TaskEntry {
@@ -65,6 +70,7 @@ export class TaskTable {
    * (bounded); the task and its result are kept that long after the result exists.
    */
   start(owner: string, ttlMs: number | undefined, run: (signal: AbortSignal, progress: (message: string) => void) => Promise<CallToolResult>): { task: TaskV1 } {
+    this.makeRoomFor(owner)
     this.makeRoom()
     const now = this.clock().toISOString()
     const ttl = Math.min(Math.max(ttlMs ?? DEFAULT_TTL_MS, 1_000), MAX_TTL_MS)
@@ -134,6 +140,31 @@ export class TaskTable {
     const entry = this.tasks.get(taskId)
     if (!entry || entry.owner !== owner) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `taskId: no task ${JSON.stringify(taskId.slice(0, 80))} (it ended after its ttl, or was never yours).`)
     return entry
+  }
+
+  /**
+   * At most MAX_TASKS_PER_OWNER per owner: the owner's own oldest finished task gives way; with
+   * every one of its tasks still running, refuse, naming the limit (the other owners' are never touched).
+   */
+  private makeRoomFor(owner: string): void {
+    let mine = 0
+    let oldestFinished: string | undefined
+    for (const [id, entry] of this.tasks) {
+      if (entry.owner !== owner) continue
+      mine++
+      if (oldestFinished === undefined && entry.task.status !== 'working') oldestFinished = id
+    }
+    if (mine < MAX_TASKS_PER_OWNER) return
+    if (oldestFinished !== undefined) {
+      const entry = this.tasks.get(oldestFinished)!
+      if (entry.expires) clearTimeout(entry.expires)
+      this.tasks.delete(oldestFinished)
+      return
+    }
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `Too many tasks for this caller: all ${MAX_TASKS_PER_OWNER} of yours are running (the limit per caller). Cancel one (tasks/cancel), wait for one to finish, or call without a task.`,
+    )
   }
 
   /** At most MAX_TASKS: the oldest finished task gives way; with every one still running, refuse. */

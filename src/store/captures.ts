@@ -5,6 +5,7 @@
  * processes through the adapter (a file's watcher, PostgreSQL's LISTEN/NOTIFY). Neither changes a
  * record: the waiting caller takes the picture from the answer.
  */
+import { randomBytes } from 'node:crypto'
 import { Subject, interval, map, merge, take, timer, type Observable } from 'rxjs'
 import { z } from 'zod'
 import { Attachment, ElementInfo, Id, LIMITS, type Annotation, type Reply } from './model.js'
@@ -34,6 +35,8 @@ export const CaptureTakenInput = z.strictObject({
   capturedAt: z.iso.datetime(),
   attachTo: Id.optional(),
   element: ElementInfo.optional(),
+  /** The request's one-time token (`capture.requested`): checked by the server that takes the answer, never stored. */
+  token: z.string().max(128).optional(),
 })
 export type CaptureTakenInput = z.input<typeof CaptureTakenInput>
 
@@ -44,13 +47,18 @@ export interface CaptureRequest {
   expiresAt: string
 }
 
-export function requestCapture({ state, now, newId }: DecideContext, annotationId: string, args: z.output<typeof RequestCaptureInput>): Verdict<CaptureRequest> {
+/** A fresh one-time token for a capture request (128 random bits). */
+export function captureToken(): string {
+  return randomBytes(16).toString('base64url')
+}
+
+export function requestCapture({ state, now, newId }: DecideContext, annotationId: string, args: z.output<typeof RequestCaptureInput>, token: string): Verdict<CaptureRequest> {
   const a = shardGet(state.annotations, annotationId)
   if (!a) throw new NotFoundError('annotation', annotationId)
   const session = shardGet(state.sessions, a.sessionId)
   const request: CaptureRequest = { requestId: newId('capture'), url: a.url || session?.url || '', expiresAt: new Date(Date.parse(now) + args.timeoutMs).toISOString() }
   return {
-    drafts: [{ type: 'capture.requested', sessionId: a.sessionId, annotationId, ...request }],
+    drafts: [{ type: 'capture.requested', sessionId: a.sessionId, annotationId, ...request, token }],
     result: () => request,
   }
 }
@@ -64,6 +72,7 @@ export function captureTaken({ state }: DecideContext, annotationId: string, arg
     if (r.attachments?.some((x) => x.kind === 'after')) return { drafts: [], result: () => ({ requestId: args.requestId }) }
     if ((r.attachments?.length ?? 0) >= LIMITS.attachmentsPerMessage) throw new ValidationError([{ path: 'attachTo', message: `reply ${args.attachTo} has ${LIMITS.attachmentsPerMessage} attachments already` }])
   }
+  delete args.token // checked by the server that took the answer; a secret is never stored
   // The element as found: only for an agent's annotation not anchored yet (the first browser's answer wins).
   if (args.element !== undefined && (a.author !== 'agent' || a.element?.fingerprint !== undefined)) delete args.element
   return {

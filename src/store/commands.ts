@@ -6,13 +6,14 @@
 import type { z } from 'zod'
 import { normalizeSource, type SourceLocation } from './source-location.js'
 import type { AddAnnotationInput, AddIdentityInput, CreateSessionInput, DeleteInput, NewCredentialInput, ReplyInput } from './model.js'
-import type { Actor, Annotation, Author, ElementInfo, Credential, Identity, Reply, Session } from './model.js'
+import type { Actor, Annotation, Author, ElementInfo, Credential, Identity, Reply, ReplyChannel, Session } from './model.js'
 import { ConflictError, CredentialError, NotFoundError, ValidationError } from './errors.js'
 import { transition, type StatusAction } from './machine.js'
 import type { EventDraft } from './events.js'
 import type { StoreState } from './reducer.js'
 import type { IdKind } from './ids.js'
 import { orderKey } from './indexes.js'
+import { openQuestionOf } from './questions.js'
 import { shardGet, shardValues } from './shards.js'
 import type { ArchiveResult, ArchiveWrite } from './archive.js'
 
@@ -65,25 +66,69 @@ export function addAnnotation({ state, now, newId, by }: DecideContext, args: z.
   }
 }
 
+/** The message a status change carries, who wrote it, and the channel it came through (see REPLY_CHANNELS). */
+export interface StatusMessage {
+  author: Author
+  text: string | undefined
+  after?: boolean | undefined
+  via?: ReplyChannel | undefined
+}
+
+/** A reply through the agent's host is the agent's, whatever author the caller named: refused as the person's. */
+function authorThrough(author: Author, via: ReplyChannel | undefined): Author {
+  if (via !== undefined && author !== 'agent') throw new ValidationError([{ path: 'author', message: `a reply through the agent's ${via} is the agent's (author "agent"), never the person's` }])
+  return author
+}
+
 /** A status change by the table; a message that comes with it becomes a reply in the same event. */
 export function changeStatus(
   { state, now, newId, by }: DecideContext,
   action: StatusAction,
   id: string,
   expectedRev: number | undefined,
-  message: { author: Author; text: string | undefined; after?: boolean | undefined },
+  message: StatusMessage,
 ): Verdict<Annotation> {
   const current = mustGetFrom(state, id, expectedRev)
   const to = transition(action, id, current.status)
   const draft: EventDraft = { type: 'annotation.status_changed', sessionId: current.sessionId, annotationId: id, action, from: current.status, to }
-  if (message.text !== undefined) draft.reply = { id: newId('reply'), author: message.author, ...(by ? { by: { ...by } } : {}), message: message.text, createdAt: now }
+  if (message.text !== undefined) {
+    draft.reply = { id: newId('reply'), author: authorThrough(message.author, message.via), ...(by ? { by: { ...by } } : {}), ...(message.via ? { via: message.via } : {}), message: message.text, createdAt: now }
+  }
   if (message.after && draft.reply) draft.after = true
   return { drafts: [draft], result: (after) => shardGet(after.annotations, id)! }
 }
 
+/** Questions an agent may ask on one thread before the person answers (`ask`: "never ask twice"). */
+export const MAX_UNANSWERED_PER_THREAD = 10
+/** Threads on which one agent (one identity; every agent alike without sign-in) may wait for an answer at once. */
+export const MAX_OPEN_QUESTIONS_PER_AGENT = 100
+
+/**
+ * Refuse a question over the limits: one agent's questions cannot bury a thread or the person's
+ * list of open questions. Answered questions do not count; the person's reply resets a thread.
+ */
+function checkQuestionRoom(state: StoreState, current: Annotation, by: Actor | undefined): void {
+  let unanswered = 0
+  for (let i = current.replies.length - 1; i >= 0 && current.replies[i]!.author !== 'human'; i--) if (current.replies[i]!.kind === 'question') unanswered++
+  if (unanswered >= MAX_UNANSWERED_PER_THREAD) {
+    throw new ValidationError([{ path: 'question', message: `annotation ${current.id} already has ${unanswered} unanswered questions (the limit per thread is ${MAX_UNANSWERED_PER_THREAD}); wait for the person's answer with await_reply instead of asking again` }])
+  }
+  if (unanswered > 0 && openQuestionOf(current)?.by?.id === by?.id) return // this agent already waits here: no new thread counted
+  let open = 0
+  for (const a of shardValues(state.annotations)) {
+    const q = a.id === current.id ? undefined : openQuestionOf(a)
+    if (q && q.by?.id === by?.id) open++
+  }
+  if (open >= MAX_OPEN_QUESTIONS_PER_AGENT) {
+    const who = by ? `${by.name} has` : 'the agents have'
+    throw new ValidationError([{ path: 'question', message: `${who} ${open} open questions the person has not answered (the limit per agent is ${MAX_OPEN_QUESTIONS_PER_AGENT}); wait for answers (await_reply, get_all_pending) before asking more` }])
+  }
+}
+
 export function reply({ state, now, newId, by }: DecideContext, id: string, args: z.output<typeof ReplyInput>): Verdict<Annotation> {
   const current = mustGetFrom(state, id, args.expectedRev)
-  const reply: Reply = { id: newId('reply'), author: args.author, ...(by ? { by: { ...by } } : {}), message: args.message, createdAt: now }
+  if (args.kind === 'question') checkQuestionRoom(state, current, by)
+  const reply: Reply = { id: newId('reply'), author: authorThrough(args.author, args.via), ...(by ? { by: { ...by } } : {}), ...(args.via ? { via: args.via } : {}), message: args.message, createdAt: now }
   if (args.kind !== undefined) reply.kind = args.kind
   if (args.point && args.kind === 'question') reply.point = true
   if (args.element !== undefined) reply.element = JSON.parse(JSON.stringify(args.element)) as ElementInfo

@@ -19,6 +19,7 @@ import {
   ResolveInput,
   type Annotation,
   type Author,
+  type ReplyChannel,
   type Reply,
   type Session,
   type SessionWithAnnotations,
@@ -53,7 +54,7 @@ import {
 import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type ArchiveSink } from './archive.js'
 import type { LoadResult, StoreAdapter } from './persistence.js'
 import { MemoryBlobStore, requireBlobs, type BlobStore } from './blobs/blob-store.js'
-import { CaptureTakenInput, RequestCaptureInput, captureTaken, requestCapture, type CaptureRequest } from './captures.js'
+import { CaptureTakenInput, RequestCaptureInput, captureTaken, captureToken, requestCapture, type CaptureRequest } from './captures.js'
 import { gcBlobs, referencedBlobs, type GcResult } from './blobs/gc.js'
 
 export interface StoreOptions {
@@ -231,18 +232,21 @@ export class Store {
    * any → resolved. A summary becomes a reply by `author` (the agent unless the person resolves it
    * in the inbox); `after`: a browser showing the page adds a picture of the element to it.
    */
-  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent', options: { after?: boolean } = {}): Promise<Annotation> {
-    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary, after: options.after }))
+  resolve(id: string, input: z.input<typeof ResolveInput> = {}, author: Author = 'agent', options: { after?: boolean; via?: ReplyChannel } = {}): Promise<Annotation> {
+    return this.statusCommand('resolve', ResolveInput, id, input, (args) => ({ author, text: args.summary, after: options.after, via: options.via }))
   }
 
   /** any → dismissed. The reason (required) becomes a reply by `author` (the agent unless the person dismisses it in the inbox). */
-  dismiss(id: string, input: z.input<typeof DismissInput>, author: Author = 'agent'): Promise<Annotation> {
-    return this.statusCommand('dismiss', DismissInput, id, input, (args) => ({ author, text: args.reason }))
+  dismiss(id: string, input: z.input<typeof DismissInput>, author: Author = 'agent', options: { via?: ReplyChannel } = {}): Promise<Annotation> {
+    return this.statusCommand('dismiss', DismissInput, id, input, (args) => ({ author, text: args.reason, via: options.via }))
   }
 
-  /** acknowledged/resolved/dismissed → pending: the person's action. A message becomes a human reply. */
-  reopen(id: string, input: z.input<typeof ReopenInput> = {}): Promise<Annotation> {
-    return this.statusCommand('reopen', ReopenInput, id, input, (args) => ({ author: 'human', text: args.message }))
+  /**
+   * acknowledged/resolved/dismissed → pending: the person's action. A message becomes a human
+   * reply; `via: 'host'` (the inbox app in the agent's host) makes it an agent reply through the host.
+   */
+  reopen(id: string, input: z.input<typeof ReopenInput> = {}, options: { via?: ReplyChannel } = {}): Promise<Annotation> {
+    return this.statusCommand('reopen', ReopenInput, id, input, (args) => ({ author: options.via ? 'agent' : 'human', text: args.message, via: options.via }))
   }
 
   /** Append a reply without changing the status. */
@@ -258,7 +262,8 @@ export class Store {
 
   /** Ask the browsers showing an annotation's page for a picture of its element now (`capture.requested`; see captures.ts). */
   requestCapture(annotationId: string, input: RequestCaptureInput): Promise<CaptureRequest> {
-    return this.command('requestCapture', RequestCaptureInput, input, (ctx, args) => requestCapture(ctx, annotationId, args))
+    const token = captureToken()
+    return this.command('requestCapture', RequestCaptureInput, input, (ctx, args) => requestCapture(ctx, annotationId, args, token))
   }
 
   /** A browser's answer to a capture request (`capture.taken`): the picture's bytes are in the blob store first. */
@@ -363,7 +368,7 @@ export class Store {
     schema: S,
     id: string,
     input: z.input<S>,
-    messageOf: (args: z.output<S>) => { author: Author; text: string | undefined; after?: boolean | undefined },
+    messageOf: (args: z.output<S>) => decide.StatusMessage,
   ): Promise<Annotation> {
     return this.command(action, schema, input, (ctx, args) => decide.changeStatus(ctx, action, id, args.expectedRev, messageOf(args)))
   }

@@ -4,7 +4,7 @@
  * start-up replay and changes made by other processes.
  */
 import type { Actor, Annotation, AnnotationStatus, Attachment, Credential, ElementInfo, Identity, Reply, Session } from './model.js'
-import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
+import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, REPLY_CHANNELS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -106,6 +106,12 @@ export interface CaptureRequestedEvent extends EventBase {
   url: string
   /** After this instant nobody waits for the answer: a browser that hears the request later (a replay) leaves it. */
   expiresAt: string
+  /**
+   * A one-time secret the answer must carry: the browser page that heard this request on its
+   * session's stream holds it, a caller that only knows the request's id does not. (Absent from
+   * requests written before it existed: those are long expired.)
+   */
+  token?: string
 }
 
 /**
@@ -209,7 +215,7 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
     case 'credential.ended':
       return typeof v.credentialId === 'string' && typeof v.identityId === 'string' && isOneOf(v.reason, CREDENTIAL_END_REASONS)
     case 'capture.requested':
-      return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && typeof v.url === 'string' && typeof v.expiresAt === 'string'
+      return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && typeof v.url === 'string' && typeof v.expiresAt === 'string' && (v.token === undefined || typeof v.token === 'string')
     case 'capture.taken':
       return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && isObject(v.attachment) && typeof v.attachment.sha256 === 'string' && typeof v.url === 'string' && isOneOf(v.anchor, CAPTURE_ANCHORS) && typeof v.capturedAt === 'string'
     default: {
@@ -249,5 +255,7 @@ function isStatus(value: unknown): value is AnnotationStatus {
 }
 
 function isReply(value: unknown): value is Reply {
-  return isObject(value) && typeof value.id === 'string' && (AUTHORS as readonly unknown[]).includes(value.author) && typeof value.message === 'string' && typeof value.createdAt === 'string'
+  if (!isObject(value) || typeof value.id !== 'string' || !(AUTHORS as readonly unknown[]).includes(value.author) || typeof value.message !== 'string' || typeof value.createdAt !== 'string') return false
+  // A reply through the agent's host is the agent's: a line claiming it as the person's is refused.
+  return value.via === undefined || ((REPLY_CHANNELS as readonly unknown[]).includes(value.via) && value.author === 'agent')
 }

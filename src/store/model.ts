@@ -14,11 +14,12 @@ import {
   INTENTS,
   LIMITS,
   PAGE_ENTRY_KINDS,
+  REPLY_CHANNELS,
   REPLY_KINDS,
   ROLES,
   SEVERITIES,
 } from './vocabulary.js'
-export { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IDENTITY_KINDS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_KINDS, ROLES, SEVERITIES }
+export { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IDENTITY_KINDS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_CHANNELS, REPLY_KINDS, ROLES, SEVERITIES }
 
 export const AnnotationStatus = z.enum(ANNOTATION_STATUSES)
 export type AnnotationStatus = z.infer<typeof AnnotationStatus>
@@ -201,6 +202,8 @@ export const Reply = z.object({
   id: Id,
   author: Author,
   by: Actor.optional(),
+  /** `host`: written in the inbox app of the agent's host, on the agent's connection (an agent reply; never an answer to a question). */
+  via: z.enum(REPLY_CHANNELS).optional(),
   message: text(LIMITS.message),
   /** An agent reply that asks the person something (see the `ask` tool). */
   kind: z.enum(REPLY_KINDS).optional(),
@@ -213,6 +216,7 @@ export const Reply = z.object({
   createdAt: Timestamp,
 })
 export type Reply = z.infer<typeof Reply>
+export type ReplyChannel = (typeof REPLY_CHANNELS)[number]
 
 export const Session = z.object({
   id: Id,
@@ -301,6 +305,7 @@ export const ReopenInput = z.strictObject({ message: nonBlank(LIMITS.message).op
 export type ReopenInput = z.input<typeof ReopenInput>
 export const ReplyInput = z.strictObject({
   author: Author,
+  via: z.enum(REPLY_CHANNELS).optional(),
   message: nonBlank(LIMITS.message),
   kind: z.enum(REPLY_KINDS).optional(),
   point: z.literal(true).optional(),

@@ -10,6 +10,13 @@ export const INTENTS = ['fix', 'change', 'question', 'approve'] as const
 export const SEVERITIES = ['blocking', 'important', 'suggestion'] as const
 export const AUTHORS = ['agent', 'human'] as const
 export const REPLY_KINDS = ['message', 'question'] as const
+/**
+ * How a reply reached the store when not straight from its author's own page or connection:
+ * `host` is the inbox app rendered by the agent's host (an MCP App), whose calls travel on the
+ * agent's MCP connection. Such a reply is the agent's (`author: 'agent'`), shown as coming through
+ * the host, and never the person's answer to a question.
+ */
+export const REPLY_CHANNELS = ['host'] as const
 /** Who can sign in: people through a sign-in link, agents with a bearer token. */
 export const IDENTITY_KINDS = ['person', 'agent'] as const
 /** What they may do: a person annotates and answers, an agent works through MCP and the agent REST routes, an admin does everything. */

@@ -17,11 +17,14 @@ const AnswerOut = z.object({
 })
 type AnswerOut = z.infer<typeof AnswerOut>
 
-/** The first human reply after the question with id `questionId`, if any. */
+/**
+ * The first reply by the person after the question with id `questionId`, if any. Only the person's
+ * own reply answers: nothing an agent writes does, through its host's inbox app (`via`) or not.
+ */
 function answerTo(a: Annotation, questionId: string): ReplyT | undefined {
   const at = a.replies.findIndex((r) => r.id === questionId)
   if (at < 0) return undefined
-  return a.replies.slice(at + 1).find((r) => r.author === 'human')
+  return a.replies.slice(at + 1).find((r) => r.author === 'human' && r.via === undefined)
 }
 
 async function waitForAnswer(store: Store, annotationId: string, questionId: string, timeoutMs: number | undefined, ctx: ToolContext): Promise<AnswerOut> {

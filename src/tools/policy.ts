@@ -9,6 +9,7 @@
  */
 import { MarginaliaError } from '../store/errors.js'
 import type { ToolDefinition } from './define.js'
+import { APP_TOOLS, APP_TOOL_NAMES, powersOf } from './inbox-app.js'
 
 export const TOOL_PROFILES = ['default', 'read-only', 'full'] as const
 export type ToolProfile = (typeof TOOL_PROFILES)[number]
@@ -24,7 +25,7 @@ export interface ToolPolicy {
   profile?: ToolProfile
   /** Tool names to expose on top of the profile's set (privileged tools need this, or `full`). Empty: the profile's set. */
   allow?: readonly string[]
-  /** Tool names never to expose. Applied after `allow`. */
+  /** Tool names never to expose. Applied after `allow`. The inbox app's tools (`inbox_reply`, `inbox_set_status`) may be named too. */
   deny?: readonly string[]
 }
 
@@ -79,6 +80,26 @@ export function resolveToolPolicy(tools: readonly ToolDefinition[], policy: Tool
     .filter((tool) => permittedByMode(profile, tool))
 }
 
+/**
+ * The inbox app's tools (tools/inbox-app.ts) a policy lets a client that renders apps call, given
+ * the agent tools it exposes (`exposed`): not in a read-only profile, not denied by name, and only
+ * while the agent tools whose power they exercise in every call (`reply`) are exposed. Per call,
+ * `refusedPower` binds the rest (`inbox_set_status {action: "resolve"}` needs `resolve`).
+ */
+export function resolveAppTools(exposed: readonly string[], policy: ToolPolicy = {}): string[] {
+  const deny = new Set(policy.deny ?? [])
+  const has = new Set(exposed)
+  return APP_TOOLS.filter((tool) => permittedByMode(policy.profile ?? 'default', tool) && !deny.has(tool.name) && powersOf(tool.name, {}).every((p) => has.has(p))).map((t) => t.name)
+}
+
+/**
+ * The agent tool whose power this app-tool call would exercise and the policy does not expose
+ * (`exposed`), if any: the call is then refused, so denying `resolve` denies resolving by any tool.
+ */
+export function refusedPower(name: string, args: unknown, exposed: readonly string[]): string | undefined {
+  return powersOf(name, args).find((p) => !exposed.includes(p))
+}
+
 /** How errors name the three settings: option names for embedders, flag names on the command line. */
 export interface PolicyLabels {
   profile: string
@@ -99,7 +120,7 @@ function checkProfile(value: unknown, label: string): ToolProfile {
 
 function checkNames(names: readonly string[], tools: readonly ToolDefinition[], label: string): string[] {
   if (!Array.isArray(names)) throw new ToolPolicyError(`${label}: must be a list of tool names.`, label, { value: names })
-  const known = new Set(tools.map((t) => t.name))
+  const known = new Set([...tools.map((t) => t.name), ...APP_TOOL_NAMES])
   const unknown = [...new Set(names.filter((n) => !known.has(n)))]
   if (unknown.length > 0) {
     const available = tools.map((t) => t.name)

@@ -13,7 +13,7 @@ import { DEFAULT_BYTE_BUDGET, MIN_BYTE_BUDGET } from '../views/page.js'
 import { PACKAGE_NAME, VERSION } from '../version.js'
 import { BUILTIN_TOOLS } from './builtin.js'
 import { toToolDefinition, type CommonTool, type McpCallContext, type ToolContext, type ToolDefinition } from './define.js'
-import { resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
+import { resolveAppTools, resolveToolPolicy, type ToolPolicy, type ToolProfile } from './policy.js'
 import { describeTool, toOpenAIResponsesTool, toOpenAITool, type OpenAIResponsesTool, type OpenAITool, type OpenAIToolsOptions, type ToolInfo } from './publish.js'
 import { toToolError, type ToolError } from './result.js'
 import { prepareArgs } from './inputs.js'
@@ -102,6 +102,8 @@ export interface ServerInfo {
   profile: ToolProfile
   /** The exposed tools, in listing order. */
   tools: string[]
+  /** The inbox app's tools the policy lets a client that renders apps call (listed to such clients only; see tools/inbox-app.ts). */
+  appTools: string[]
 }
 
 /**
@@ -158,6 +160,7 @@ export class ToolRegistry implements ToolService {
   private readonly maxWaitMs: number
   private readonly sources: SourceOptions | undefined
   private readonly serverName: string
+  private readonly appTools: string[]
   readonly profile: ToolProfile
 
   constructor(
@@ -188,6 +191,7 @@ export class ToolRegistry implements ToolService {
     this.serverName = options.name ?? PACKAGE_NAME
     this.sources = options.sources
     this.infos = [...this.tools.values()].map(describeTool)
+    this.appTools = resolveAppTools(this.names(), options)
   }
 
   /** Every exposed tool with its JSON Schemas. */
@@ -288,6 +292,7 @@ export class ToolRegistry implements ToolService {
       capabilities: structuredClone(SERVER_CAPABILITIES) as ServerCapabilities,
       profile: this.profile,
       tools: this.names(),
+      appTools: [...this.appTools],
     }
   }
 

@@ -133,14 +133,15 @@ describe.skipIf(!enabled)('the inbox as an MCP App', () => {
     await card(other.id).waitFor()
     await app.locator('#search').fill('')
 
-    // An answer typed in the app is the person's reply, in the store.
-    const replied = firstValueFrom(store.changes$.pipe(filter((e) => e.type === 'annotation.replied' && e.annotationId === asked.id && e.reply.author === 'human')))
+    // A reply typed in the app travels on the agent's connection: recorded as through the host, never as the person's answer.
+    const replied = firstValueFrom(store.changes$.pipe(filter((e) => e.type === 'annotation.replied' && e.annotationId === asked.id)))
     await card(asked.id).locator('textarea').fill('375 px, an iPhone SE')
     await card(asked.id).locator('button[data-action="reply"]').click()
     await replied
-    expect(store.getAnnotation(asked.id).replies.at(-1)).toMatchObject({ author: 'human', message: '375 px, an iPhone SE' })
-    // The app read the inbox again: the question is answered.
-    await expect.poll(() => card(asked.id).locator('.reply[data-open]').count()).toBe(0)
+    expect(store.getAnnotation(asked.id).replies.at(-1)).toMatchObject({ author: 'agent', via: 'host', message: '375 px, an iPhone SE' })
+    // The app read the inbox again: the reply shows as through the app, and the question is still the person's to answer.
+    await expect.poll(() => card(asked.id).locator('.reply[data-via="host"]').textContent()).toContain('Through this app')
+    expect(await card(asked.id).locator('.reply[data-open]').count()).toBe(1)
 
     // A status change is a tool call too.
     const resolved = firstValueFrom(store.changes$.pipe(filter((e) => e.type === 'annotation.status_changed' && e.annotationId === other.id)))
@@ -165,7 +166,7 @@ describe.skipIf(!enabled)('the inbox as an MCP App', () => {
     expect(read.contents[0]).toMatchObject({ uri: INBOX_APP_URI, mimeType: RESOURCE_MIME_TYPE })
     const call = await client.callTool({ name: 'inbox_reply', arguments: { id: asked.id, message: 'iPhone SE' } })
     expect(call.isError).toBeFalsy()
-    expect(store.getAnnotation(asked.id).replies.at(-1)).toMatchObject({ author: 'human', message: 'iPhone SE' })
+    expect(store.getAnnotation(asked.id).replies.at(-1)).toMatchObject({ author: 'agent', via: 'host', message: 'iPhone SE' })
   })
 
   it.each(ERAS)('$era: a client that does not announce the UI extension sees no app: no ui:// resource, no _meta.ui, no app tools, no read', async ({ version }) => {

@@ -1,8 +1,10 @@
 /**
  * The triage inbox as an MCP App: rendered by the agent's host in its sandbox, it reads and
  * writes only through the host bridge. It lists with list_sessions and get_session, filters in
- * the page, and answers with the app's own tools (inbox_reply, inbox_set_status: the person's
- * reply and status change). No fetch, no external asset: everything is in this one document.
+ * the page, and writes with the app's own tools (inbox_reply, inbox_set_status). What it writes
+ * travels on the agent's connection, so the server records it as through the agent's host, never
+ * as the person's answer to a question: the page says where that answer is given (the inbox or the
+ * overlay). No fetch, no external asset: everything is in this one document.
  */
 import { App, PostMessageTransport, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps'
 import { h, replace } from '../shared/dom.js'
@@ -87,7 +89,8 @@ class InboxApp {
 
   private card(a: Annotation): HTMLLIElement {
     const question = openQuestionOf(a)
-    const box = messageBox('Answer', question ? 'Answer the agent…' : 'Reply…')
+    // A reply from here is not the person's answer (see above): a question is answered in the inbox or on the page.
+    const box = messageBox('Reply', question ? 'Reply (answer the question in the inbox or on the page)…' : 'Reply…')
     const controls: HTMLButtonElement[] = []
     // No <form>: a host's sandbox may not allow form submission. A click or Ctrl/Cmd+Enter sends.
     const reply = () => {
@@ -142,8 +145,9 @@ function note(box: HTMLTextAreaElement): { message?: string } {
 }
 
 function replyItem(r: Reply, open: boolean): HTMLLIElement {
-  const who = r.author === 'human' ? (r.by?.name ?? 'You') : r.kind === 'question' ? (open ? 'The agent asks you' : 'The agent asked') : (r.by?.name ?? 'Agent')
-  return h('li', { class: 'reply', 'data-author': r.author, 'data-open': open }, h('b', {}, `${who}:`), r.message)
+  // What this app writes goes through the agent's connection: shown as such, never as the person's own word.
+  const who = r.via === 'host' ? 'Through this app' : r.author === 'human' ? (r.by?.name ?? 'You') : r.kind === 'question' ? (open ? 'The agent asks you' : 'The agent asked') : (r.by?.name ?? 'Agent')
+  return h('li', { class: 'reply', 'data-author': r.author, 'data-open': open, ...(r.via ? { 'data-via': r.via } : {}) }, h('b', {}, `${who}:`), r.message)
 }
 
 function byId<T extends HTMLElement>(id: string): T {

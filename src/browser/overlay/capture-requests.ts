@@ -71,6 +71,7 @@ export async function answerCapture(e: CaptureAsk, deps: CaptureDeps): Promise<b
     capturedAt: new Date().toISOString(),
     ...(e.attachTo !== undefined ? { attachTo: e.attachTo } : {}),
     ...(described ? { element: described } : {}),
+    ...(e.token !== undefined ? { token: e.token } : {}),
   })
   if (!described) deps.looked(a)
   return true

@@ -49,6 +49,8 @@ export interface CaptureAsk {
   attachTo?: string
   /** An agent's annotation not anchored yet: the answer describes the element found (fingerprint, label, box). */
   describe?: boolean
+  /** An agent's request: the one-time token its answer carries (the page heard it with the request). */
+  token?: string
 }
 
 /** An annotation an agent filed by selector that no browser has anchored yet. */

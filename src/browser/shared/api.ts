@@ -152,7 +152,7 @@ export class Api implements Uploader {
   }
 
   /** Answer an agent's capture request with the picture uploaded for it. */
-  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string; element?: ElementInfo }): Promise<{ requestId: string }> {
+  captured(id: string, body: { requestId: string; attachment: Attachment; url: string; anchor: 'found' | 'moved' | 'missing'; capturedAt: string; attachTo?: string; element?: ElementInfo; token?: string }): Promise<{ requestId: string }> {
     return this.request('POST', one(id, '/captures'), body)
   }
 

@@ -18,6 +18,8 @@ export function timeEl(iso: string): HTMLTimeElement {
 function author(r: Reply, open: boolean): string {
   // A team server names who wrote it; local use has only "you" and "the agent".
   const name = r.by?.name
+  // Written in the inbox app of the agent's host, on the agent's connection: not the person's own word.
+  if (r.via === 'host') return `${name ?? 'Agent'}, through its host's inbox app`
   if (r.author === 'human') return name ?? 'You'
   if (r.kind !== 'question') return name ?? 'Agent'
   return open ? `${name ?? 'The agent'} asks you` : `${name ?? 'Agent'} asked`
@@ -28,7 +30,7 @@ function replyItem(r: Reply, open: boolean, attachments: string, before: Attachm
   const after = r.attachments?.find((x) => x.kind === 'after')
   return h(
     'li',
-    { class: 'reply', 'data-author': r.author, 'data-kind': r.kind ?? 'message', 'data-open': open },
+    { class: 'reply', 'data-author': r.author, 'data-kind': r.kind ?? 'message', 'data-open': open, ...(r.via ? { 'data-via': r.via } : {}) },
     h('div', { class: 'who' }, h('b', {}, author(r, open)), timeEl(r.createdAt)),
     r.message === '' ? null : h('p', {}, r.message),
     after ? beforeAfter(before, after, attachments) : null,

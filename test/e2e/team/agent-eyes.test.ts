@@ -63,13 +63,13 @@ describe('agents with eyes on a team server', () => {
 
     const capturing = fixer('capture', { id, timeoutMs: 10_000 })
     const [asked] = (await stream.until((es) => es.some((e) => e.event === 'capture.requested'))).filter((e) => e.event === 'capture.requested')
-    const { requestId } = JSON.parse(asked!.data) as { requestId: string }
+    const { requestId, token: captureToken } = JSON.parse(asked!.data) as { requestId: string; token: string }
     const png = solidPng(40, 20, [0, 160, 60])
     const upload = await request(`${http.url}/api/attachments`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'image/png' }, body: png })
     expect(upload.status).toBe(201)
     const attachment = { id: 'att_1', kind: 'screenshot', mime: 'image/png', bytes: png.length, width: 40, height: 20, sha256: upload.json.sha256 as string }
     // An agent may not answer for a browser.
-    const answer = { requestId, attachment, url: 'http://app.test:5173/', anchor: 'found', capturedAt: new Date().toISOString() }
+    const answer = { requestId, token: captureToken, attachment, url: 'http://app.test:5173/', anchor: 'found', capturedAt: new Date().toISOString() }
     const agentTry = await request(`${http.url}/api/annotations/${id}/captures`, { method: 'POST', headers: bearer(tokens.fixer!), body: answer })
     expect(agentTry.status).toBe(403)
     expect((await request(`${http.url}/api/annotations/${id}/captures`, { method: 'POST', headers: bearer(token), body: answer })).status).toBe(201)

@@ -251,6 +251,7 @@ describe('registry.serverInfo()', () => {
       capabilities: { logging: {}, tools: { listChanged: false }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
       profile: 'read-only',
       tools: READ_ONLY_NAMES,
+      appTools: [], // a read-only server's inbox app lists and filters, it does not write
     })
     const mcp = await connect(store, { registry })
     closers.push(() => mcp.close())

@@ -1,15 +1,5 @@
 /** What the extension's parts say to each other (page ↔ relay ↔ service worker). */
 
-/** One request the overlay makes, as the relay hands it to the service worker. */
-export interface FetchRequest {
-  url: string
-  method: string
-  headers: Record<string, string>
-  body?: string
-  /** A binary body (an image upload), base64. */
-  base64?: string
-}
-
 /** The service worker's answer to a request, message by message: the head, then chunks of text, then the end (or an error). */
 export type FetchReply = { status: number; statusText: string; contentType: string } | { chunk: string } | { end: true } | { error: string }
 

@@ -76,7 +76,7 @@ function start(port: MessagePort): void {
       const boot = (): void => {
         if (window.Marginalia) return // the page loads the overlay itself
         overlay = new Overlay(server, {
-          transport: bridgeTransport(port),
+          transport: bridgeTransport(port, server),
           auth: a,
           openSignIn: () => void ask(port, { type: 'openSignIn' }),
           capture: (box, exclude) => capture(port, box, exclude),

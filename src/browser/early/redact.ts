@@ -156,14 +156,8 @@ function hasSensitiveInside(el: Element): boolean {
   return el.querySelector(`${MASK_SELECTOR}, textarea`) !== null
 }
 
-/**
- * The text of `el` as a person reads it (innerText), with masked subtrees as `[masked]` and
- * no textarea contents; `[masked]` alone when `el` itself is sensitive.
- */
-export function redactText(el: Element): string {
-  if (isSensitiveElement(el)) return MASKED
-  if (el.localName === 'textarea') return (el as HTMLTextAreaElement).value === '' ? '' : REDACTED
-  if (!hasSensitiveInside(el)) return 'innerText' in el ? (el as HTMLElement).innerText : (el.textContent ?? '')
+/** The text under `el`, masked subtrees as `[masked]`, without scripts, styles and textareas. */
+function walkText(el: Element): string {
   const parts: string[] = []
   const walk = (node: Node): void => {
     for (let child = node.firstChild; child; child = child.nextSibling) {
@@ -183,6 +177,24 @@ export function redactText(el: Element): string {
   }
   walk(el)
   return parts.join('').replace(/[ \t]+/g, ' ').replace(/ *\n[\s]*/g, '\n').trim()
+}
+
+/**
+ * The text of `el` as a person reads it (innerText), with masked subtrees as `[masked]` and
+ * no textarea contents; `[masked]` alone when `el` itself is sensitive.
+ */
+export function redactText(el: Element): string {
+  if (isSensitiveElement(el)) return MASKED
+  if (el.localName === 'textarea') return (el as HTMLTextAreaElement).value === '' ? '' : REDACTED
+  if (!hasSensitiveInside(el)) return 'innerText' in el ? (el as HTMLElement).innerText : (el.textContent ?? '')
+  return walkText(el)
+}
+
+/** `el.textContent` redacted as {@link redactText} does (no layout: cheap enough to compare thousands of elements). */
+export function redactTextContent(el: Element): string {
+  if (isSensitiveElement(el)) return MASKED
+  if (el.localName === 'textarea') return (el as HTMLTextAreaElement).value === '' ? '' : REDACTED
+  return hasSensitiveInside(el) ? walkText(el) : (el.textContent ?? '')
 }
 
 /**

@@ -14,6 +14,7 @@
 import { matchPattern, readSession, readSettings, type Settings, type StoredSession } from './settings.js'
 import type { PageMessage } from './messages.js'
 import { OperationRefused, requestFor, type Operation } from './operations.js'
+import { MASK_COLOUR } from '../early/redact.js'
 
 declare const __MARGINALIA_BROWSER__: 'chromium' | 'firefox'
 const PORTLESS = typeof __MARGINALIA_BROWSER__ === 'string' && __MARGINALIA_BROWSER__ === 'firefox'
@@ -280,7 +281,7 @@ async function answer(message: PageMessage, sender: chrome.runtime.MessageSender
     }
     case 'capture':
       if (!listedSite(sender, settings) || sender.tab === undefined) return { error: 'not on' }
-      return { png: await capture(sender.tab.windowId, message.rect, message.viewport) }
+      return { png: await capture(sender.tab.windowId, message.rect, message.viewport, Array.isArray(message.masks) ? message.masks.slice(0, 500) : []) }
     case 'openSignIn':
       if (!listedSite(sender, settings)) return { error: 'not on' }
       await chrome.runtime.openOptionsPage()
@@ -335,7 +336,9 @@ const OUTLINE = '#e5484d'
  * The annotated area from the browser's own picture of the tab: possible once the person has
  * opened the extension on the tab (activeTab); undefined otherwise (the overlay draws it then).
  */
-async function capture(windowId: number, rect: { x: number; y: number; width: number; height: number }, viewport: { width: number; height: number }): Promise<string | undefined> {
+type Box = { x: number; y: number; width: number; height: number }
+
+async function capture(windowId: number, rect: Box, viewport: { width: number; height: number }, masks: Box[]): Promise<string | undefined> {
   let dataUrl: string
   try {
     dataUrl = await chrome.tabs.captureVisibleTab(windowId, { format: 'png' })
@@ -356,6 +359,9 @@ async function capture(windowId: number, rect: { x: number; y: number; width: nu
   const ctx = canvas.getContext('2d')
   if (!ctx) return undefined
   ctx.drawImage(bitmap, x0 * scale, y0 * scale, (x1 - x0) * scale, (y1 - y0) * scale, 0, 0, width, height)
+  // The secrets' boxes the page measured (early/redact.ts), painted over.
+  ctx.fillStyle = MASK_COLOUR
+  for (const m of masks) if ([m.x, m.y, m.width, m.height].every(Number.isFinite)) ctx.fillRect((m.x - x0) * scale * fit, (m.y - y0) * scale * fit, m.width * scale * fit, m.height * scale * fit)
   ctx.strokeStyle = OUTLINE
   ctx.lineWidth = 2
   const k = scale * fit

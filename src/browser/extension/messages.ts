@@ -11,7 +11,7 @@ export interface Who {
 
 export type PageMessage =
   | { type: 'config' }
-  | { type: 'capture'; rect: { x: number; y: number; width: number; height: number }; viewport: { width: number; height: number } }
+  | { type: 'capture'; rect: { x: number; y: number; width: number; height: number }; viewport: { width: number; height: number }; masks?: { x: number; y: number; width: number; height: number }[] }
   | { type: 'openSignIn' }
   | { type: 'session'; session: { token: string; name: string; id: string; expiresAt: string } }
   | { type: 'signOut' }

@@ -272,10 +272,16 @@ export function redactUrl(raw: string, base = location.href): string {
   }
 }
 
-/** A short, redacted description of a value the page logged: an element is named by its redacted opening tag, never its contents. */
+/**
+ * A short description of a value the page logged: an element is named by its tag, id, name and
+ * type only — never a value, attribute or content (light: the early recorder bundles it).
+ */
 export function describeLogged(value: unknown): string | undefined {
   if (typeof Element === 'undefined' || !(value instanceof Element)) return undefined
-  const html = redactHtml(value)
-  const open = html.slice(0, html.indexOf('>') + 1) || `<${value.localName}>`
-  return open.length > 200 ? `${open.slice(0, 199)}…` : open
+  let out = `<${value.localName}`
+  for (const name of ['id', 'name', 'type']) {
+    const v = value.getAttribute(name)
+    if (v !== null) out += ` ${name}="${v.slice(0, 60).replace(/["<>&]/g, '')}"`
+  }
+  return `${out}>`
 }

@@ -3,22 +3,23 @@
  * - registers the page scripts for the listed sites whose permission the person granted, and
  *   for no other page (`chrome.scripting.registerContentScripts`, again whenever the settings or
  *   the permissions change);
- * - carries every request the overlay makes to the configured server (a port per request, the
- *   body streamed back), adding the person's session itself: a page's Content-Security-Policy
- *   cannot block it and the token never enters the page;
+ * - performs the overlay's requests on the configured server (a port per request, the body
+ *   streamed back): named operations (operations.ts), never a URL from the page, each on the
+ *   site's own sessions and annotations only, with the person's session added here: a page's
+ *   Content-Security-Policy cannot block it, the token never enters the page, and a site's
+ *   script that drives the overlay reaches nothing but what the overlay itself may do;
  * - draws screenshots from the browser's own view of the tab when it may;
  * - keeps the session the options page signs in with, and ends it on sign-out or a 401.
  */
 import { matchPattern, readSession, readSettings, type Settings, type StoredSession } from './settings.js'
-import type { FetchRequest, PageMessage } from './messages.js'
+import type { PageMessage } from './messages.js'
+import { OperationRefused, requestFor, type Operation } from './operations.js'
+import { MASK_COLOUR } from '../early/redact.js'
 
 declare const __MARGINALIA_BROWSER__: 'chromium' | 'firefox'
 const PORTLESS = typeof __MARGINALIA_BROWSER__ === 'string' && __MARGINALIA_BROWSER__ === 'firefox'
 
 const SCRIPT_IDS = ['marginalia-page', 'marginalia-relay']
-/** What the overlay may ask of the server, and nothing else: its REST API, the health check, who is signed in, signing out. */
-const ALLOWED_PATHS = [/^\/health$/, /^\/api\//, /^\/auth\/(me|sign-out)$/]
-const ALLOWED_METHODS = new Set(['GET', 'POST', 'DELETE'])
 
 let syncing: Promise<void> = Promise.resolve()
 
@@ -74,9 +75,10 @@ chrome.runtime.onConnect.addListener((port) => {
   if (port.name !== 'marginalia:fetch') return port.disconnect()
   const controller = new AbortController()
   port.onDisconnect.addListener(() => controller.abort())
-  port.onMessage.addListener((message) => void carry(port, message as FetchRequest, controller).catch((e: unknown) => {
+  port.onMessage.addListener((message) => void carry(port, message, controller).catch((e: unknown) => {
     try {
-      port.postMessage({ error: e instanceof Error ? e.message : String(e) })
+      if (e instanceof OperationRefused) answerWith(port, 403, 'Forbidden', JSON.stringify({ error: { code: 'REFUSED', message: e.message } }))
+      else port.postMessage({ error: e instanceof Error ? e.message : String(e) })
       port.disconnect()
     } catch {
       // the page went away
@@ -84,40 +86,169 @@ chrome.runtime.onConnect.addListener((port) => {
   }))
 })
 
-async function carry(port: chrome.runtime.Port, request: FetchRequest, controller: AbortController): Promise<void> {
-  const settings = await readSettings()
-  if (!listedSite(port.sender, settings)) throw new Error('Marginalia is not on for this site.')
-  const url = new URL(request.url)
-  const base = new URL(settings.server)
-  const path = url.pathname.slice(base.pathname.replace(/\/$/, '').length)
-  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname.replace(/\/$/, '')) || !ALLOWED_PATHS.some((p) => p.test(path)) || !ALLOWED_METHODS.has(request.method)) {
-    throw new Error(`The extension carries only the overlay's own requests to ${settings.server}.`)
+/**
+ * Sessions and annotations proven to belong to a site (their page's origin is the site's), per
+ * site: a site's page reads and writes only its own. Kept while the worker lives; a restarted
+ * worker proves them again.
+ */
+const owned = new Map<string, Set<string>>()
+
+function own(site: string, id: string): void {
+  let ids = owned.get(site)
+  if (!ids) owned.set(site, (ids = new Set()))
+  ids.add(id)
+}
+
+function onSite(url: unknown, site: string): boolean {
+  try {
+    return typeof url === 'string' && new URL(url).origin === site
+  } catch {
+    return false
   }
+}
+
+type Proof = { ok: true } | { ok: false; status: number; text: string }
+const NOT_FOUND = (what: string): Proof => ({ ok: false, status: 404, text: JSON.stringify({ error: { code: 'NOT_FOUND', message: `No ${what} of this site.` } }) })
+
+/** Whether session `id` is the site's (asked of the server once); the server's own refusal (a 404) is passed on. */
+async function provenSession(site: string, id: string, send: (url: string) => Promise<Response>, server: string): Promise<Proof> {
+  if (owned.get(site)?.has(id)) return { ok: true }
+  const response = await send(`${server}/api/sessions/${id}?limit=1`)
+  const text = await response.text()
+  if (!response.ok) return { ok: false, status: response.status, text }
+  if (!onSite(parse(text)?.url, site)) return NOT_FOUND('session')
+  own(site, id)
+  return { ok: true }
+}
+
+/** Whether annotation `id` is in one of the site's sessions. */
+async function provenAnnotation(site: string, id: string, send: (url: string) => Promise<Response>, server: string): Promise<Proof> {
+  if (owned.get(site)?.has(id)) return { ok: true }
+  const response = await send(`${server}/api/annotations/${id}`)
+  const text = await response.text()
+  if (!response.ok) return { ok: false, status: response.status, text }
+  const sessionId = parse(text)?.sessionId
+  if (typeof sessionId !== 'string' || !/^ses_[A-Za-z0-9]+$/.test(sessionId)) return NOT_FOUND('annotation')
+  const session = await provenSession(site, sessionId, send, server)
+  if (session.ok) own(site, id)
+  return session.ok ? session : NOT_FOUND('annotation')
+}
+
+function parse(text: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(text) as unknown
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A whole answer at once: head, the text, the end. */
+function answerWith(port: chrome.runtime.Port, status: number, statusText: string, text: string, contentType = 'application/json; charset=utf-8'): void {
+  port.postMessage({ status, statusText, contentType })
+  if (text !== '') port.postMessage({ chunk: text })
+  port.postMessage({ end: true })
+}
+
+/**
+ * One operation of a listed site's page: checked (`requestFor`: a named operation, ids of their
+ * kind, known query values), scoped to the site's own sessions and annotations, sent with the
+ * person's session to the URL the worker builds, and answered back.
+ */
+async function carry(port: chrome.runtime.Port, message: unknown, controller: AbortController): Promise<void> {
+  const settings = await readSettings()
+  const site = listedSite(port.sender, settings)
+  if (!site) throw new Error('Marginalia is not on for this site.')
+  const server = settings.server.replace(/\/+$/, '')
+  const request = requestFor(message, server)
+  const op: Operation = request.op
   const session = await readSession(settings.server)
-  const headers: Record<string, string> = {}
-  for (const [k, v] of Object.entries(request.headers)) if (/^(content-type|accept)$/i.test(k)) headers[k] = v
-  if (session) headers.Authorization = `Bearer ${session.token}`
-  const body = request.base64 !== undefined ? bytes(request.base64) : request.body
-  const response = await fetch(url, { method: request.method, headers, body: body ?? null, signal: controller.signal, credentials: 'omit', cache: 'no-store' })
-  if (session && (response.status === 401 || path === '/auth/sign-out')) await forget(session)
-  port.postMessage({ status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type') ?? '' })
+  const auth: Record<string, string> = session ? { Authorization: `Bearer ${session.token}` } : {}
+  const get = (url: string): Promise<Response> => fetch(url, { headers: auth, credentials: 'omit', cache: 'no-store', signal: controller.signal })
+
+  let proof: Proof = { ok: true }
+  if (op.annotation !== undefined) proof = await provenAnnotation(site, op.annotation, get, server)
+  else if (op.session !== undefined) proof = await provenSession(site, op.session, get, server)
+  else if (op.op === 'createSession' && !onSite(parse(op.body ?? '')?.url, site)) throw new OperationRefused(`a session for a page of ${site} only`)
+  if (!proof.ok) return void (answerWith(port, proof.status, proof.status === 404 ? 'Not Found' : 'Refused', proof.text), port.disconnect())
+
+  const headers: Record<string, string> = { ...auth }
+  if (request.contentType) headers['Content-Type'] = request.contentType
+  if (op.op === 'sessionEvents' || op.op === 'newSessionEvents') headers.Accept = 'text/event-stream'
+  const response = await fetch(request.url, { method: request.method, headers, body: request.body ?? null, signal: controller.signal, credentials: 'omit', cache: 'no-store' })
+  if (session && (response.status === 401 || op.op === 'signOut')) await forget(session)
+  const contentType = response.headers.get('content-type') ?? ''
+
+  // Answers that list more than the site's own: only the site's part goes back.
+  if (response.ok && (op.op === 'listSessions' || op.op === 'readSession' || op.op === 'createSession')) {
+    const body = parse(await response.text()) ?? {}
+    if (op.op === 'listSessions') {
+      const sessions = Array.isArray(body.sessions) ? (body.sessions as { id?: unknown; url?: unknown }[]).filter((s) => onSite(s.url, site)) : []
+      for (const s of sessions) if (typeof s.id === 'string') own(site, s.id)
+      body.sessions = sessions
+    } else if (!onSite(body.url, site)) {
+      const refused = NOT_FOUND('session')
+      return void (answerWith(port, 404, 'Not Found', refused.ok ? '' : refused.text), port.disconnect())
+    } else if (typeof body.id === 'string') own(site, body.id)
+    answerWith(port, response.status, response.statusText, JSON.stringify(body), contentType)
+    return void port.disconnect()
+  }
+  if (response.ok && op.op === 'addAnnotation') {
+    const text = await response.text()
+    const id = parse(text)?.id
+    if (typeof id === 'string') own(site, id)
+    answerWith(port, response.status, response.statusText, text, contentType)
+    return void port.disconnect()
+  }
+
+  port.postMessage({ status: response.status, statusText: response.statusText, contentType })
   if (response.body) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+    // The stream of every session: only "a session of this site was created" goes to the page.
+    const frames = op.op === 'newSessionEvents' && response.ok ? new SiteFrames(site) : undefined
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      port.postMessage({ chunk: value })
+      const out = frames ? frames.push(value) : value
+      if (out !== '') port.postMessage({ chunk: out })
     }
   }
   port.postMessage({ end: true })
   port.disconnect()
 }
 
-function bytes(base64: string): Uint8Array<ArrayBuffer> {
-  const raw = atob(base64)
-  const out = new Uint8Array(raw.length)
-  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i)
-  return out
+/** Server-Sent Events of every session, cut to what a site's page may hear: frames that are no store event (presence, reset, comments), and the creation of a session of the site. */
+class SiteFrames {
+  private buffer = ''
+
+  constructor(private readonly site: string) {}
+
+  push(text: string): string {
+    this.buffer += text.replace(/\r\n?/g, '\n')
+    let out = ''
+    let at: number
+    while ((at = this.buffer.indexOf('\n\n')) >= 0) {
+      const frame = this.buffer.slice(0, at + 2)
+      this.buffer = this.buffer.slice(at + 2)
+      if (this.keeps(frame)) out += frame
+    }
+    return out
+  }
+
+  private keeps(frame: string): boolean {
+    let type = 'message'
+    const data: string[] = []
+    for (const line of frame.split('\n')) {
+      if (line.startsWith('event:')) type = line.slice(6).trim()
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
+    }
+    if (data.length === 0 || type === 'presence' || type === 'reset') return true
+    if (type !== 'session.created') return false
+    const session = parse(data.join('\n'))?.session as { id?: unknown; url?: unknown } | undefined
+    if (!session || !onSite(session.url, this.site)) return false
+    if (typeof session.id === 'string') own(this.site, session.id)
+    return true
+  }
 }
 
 function base64Of(data: ArrayBuffer): string {
@@ -150,7 +281,7 @@ async function answer(message: PageMessage, sender: chrome.runtime.MessageSender
     }
     case 'capture':
       if (!listedSite(sender, settings) || sender.tab === undefined) return { error: 'not on' }
-      return { png: await capture(sender.tab.windowId, message.rect, message.viewport) }
+      return { png: await capture(sender.tab.windowId, message.rect, message.viewport, Array.isArray(message.masks) ? message.masks.slice(0, 500) : []) }
     case 'openSignIn':
       if (!listedSite(sender, settings)) return { error: 'not on' }
       await chrome.runtime.openOptionsPage()
@@ -205,7 +336,9 @@ const OUTLINE = '#e5484d'
  * The annotated area from the browser's own picture of the tab: possible once the person has
  * opened the extension on the tab (activeTab); undefined otherwise (the overlay draws it then).
  */
-async function capture(windowId: number, rect: { x: number; y: number; width: number; height: number }, viewport: { width: number; height: number }): Promise<string | undefined> {
+type Box = { x: number; y: number; width: number; height: number }
+
+async function capture(windowId: number, rect: Box, viewport: { width: number; height: number }, masks: Box[]): Promise<string | undefined> {
   let dataUrl: string
   try {
     dataUrl = await chrome.tabs.captureVisibleTab(windowId, { format: 'png' })
@@ -226,6 +359,9 @@ async function capture(windowId: number, rect: { x: number; y: number; width: nu
   const ctx = canvas.getContext('2d')
   if (!ctx) return undefined
   ctx.drawImage(bitmap, x0 * scale, y0 * scale, (x1 - x0) * scale, (y1 - y0) * scale, 0, 0, width, height)
+  // The secrets' boxes the page measured (early/redact.ts), painted over.
+  ctx.fillStyle = MASK_COLOUR
+  for (const m of masks) if ([m.x, m.y, m.width, m.height].every(Number.isFinite)) ctx.fillRect((m.x - x0) * scale * fit, (m.y - y0) * scale * fit, m.width * scale * fit, m.height * scale * fit)
   ctx.strokeStyle = OUTLINE
   ctx.lineWidth = 2
   const k = scale * fit

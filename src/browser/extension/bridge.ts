@@ -5,6 +5,7 @@
  */
 import type { Transport } from '../shared/api.js'
 import type { FetchReply } from './messages.js'
+import { operationOf } from './operations.js'
 
 /**
  * The page's own builtins as they were before its first script ran (this module runs at
@@ -15,7 +16,6 @@ const Channel = MessageChannel
 const Resp = Response
 const Stream = ReadableStream
 const Encoder = TextEncoder
-const HeadersOf = Headers
 const apply = Reflect.apply
 const post = MessagePort.prototype.postMessage as (message: unknown, transfer: Transferable[]) => void
 const close = MessagePort.prototype.close
@@ -44,11 +44,17 @@ export function ask<T>(port: MessagePort, message: object): Promise<T> {
 
 const NO_BODY = new Set([101, 204, 205, 304])
 
-export function bridgeTransport(port: MessagePort): Transport {
+/**
+ * The overlay's requests as operations of the extension (operations.ts): a request that is none
+ * fails here, and whatever the page makes of this code, the service worker checks each one.
+ */
+export function bridgeTransport(port: MessagePort, server: string): Transport {
   return (url, init) =>
     new Promise<Response>((resolve, reject) => {
       const signal = init.signal
       if (signal?.aborted) return reject(new DOMException('The request was aborted.', 'AbortError'))
+      const operation = operationOf(url, init.method ?? 'GET', server)
+      if (!operation) return reject(new TypeError(`The extension carries only the overlay's own requests, not ${init.method ?? 'GET'} ${url}.`))
       const { port1, port2 } = new Channel()
       const encoder = new Encoder()
       let stream: ReadableStreamDefaultController<Uint8Array> | undefined
@@ -99,8 +105,7 @@ export function bridgeTransport(port: MessagePort): Transport {
           fail(new TypeError(m.error))
         }
       })
-      const headers = Object.fromEntries(new HeadersOf(init.headers ?? {}))
-      const body = typeof init.body === 'string' || init.body instanceof Blob ? init.body : undefined
-      send(port, { type: 'fetch', request: { url, method: init.method ?? 'GET', headers, body } }, [port2])
+      const body = init.body
+      send(port, { type: 'op', operation: { ...operation, ...(typeof body === 'string' ? { body } : body instanceof Blob ? { blob: body } : {}) } }, [port2])
     })
 }

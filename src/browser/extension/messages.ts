@@ -1,15 +1,5 @@
 /** What the extension's parts say to each other (page ↔ relay ↔ service worker). */
 
-/** One request the overlay makes, as the relay hands it to the service worker. */
-export interface FetchRequest {
-  url: string
-  method: string
-  headers: Record<string, string>
-  body?: string
-  /** A binary body (an image upload), base64. */
-  base64?: string
-}
-
 /** The service worker's answer to a request, message by message: the head, then chunks of text, then the end (or an error). */
 export type FetchReply = { status: number; statusText: string; contentType: string } | { chunk: string } | { end: true } | { error: string }
 
@@ -21,7 +11,7 @@ export interface Who {
 
 export type PageMessage =
   | { type: 'config' }
-  | { type: 'capture'; rect: { x: number; y: number; width: number; height: number }; viewport: { width: number; height: number } }
+  | { type: 'capture'; rect: { x: number; y: number; width: number; height: number }; viewport: { width: number; height: number }; masks?: { x: number; y: number; width: number; height: number }[] }
   | { type: 'openSignIn' }
   | { type: 'session'; session: { token: string; name: string; id: string; expiresAt: string } }
   | { type: 'signOut' }

@@ -8,6 +8,7 @@ import type { Auth, SignedIn } from '../shared/auth.js'
 import { Overlay } from '../overlay/overlay.js'
 import { publicApi } from '../overlay/public-api.js'
 import { ask, bridgeTransport, listen } from './bridge.js'
+import { maskRects } from '../early/redact.js'
 import { BRIDGE, type RelayMessage, type Who } from './messages.js'
 
 /** Who is signed in, as the extension says (its session stays in the extension; the page sees only the name). */
@@ -52,7 +53,9 @@ async function capture(port: MessagePort, box: DOMRect, exclude: Element | undef
   if (host) host.style.visibility = 'hidden'
   try {
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
-    const answer = await ask<{ png?: string }>(port, { type: 'capture', rect: { x: box.x, y: box.y, width: box.width, height: box.height }, viewport: { width: innerWidth, height: innerHeight } })
+    // The browser's picture shows the page as it is: the worker paints over the secrets' boxes (early/redact.ts).
+    const masks = maskRects(document, exclude).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height }))
+    const answer = await ask<{ png?: string }>(port, { type: 'capture', rect: { x: box.x, y: box.y, width: box.width, height: box.height }, viewport: { width: innerWidth, height: innerHeight }, masks })
     if (!answer.png) return undefined
     const raw = atob(answer.png)
     const bytes = new Uint8Array(raw.length)
@@ -76,7 +79,7 @@ function start(port: MessagePort): void {
       const boot = (): void => {
         if (window.Marginalia) return // the page loads the overlay itself
         overlay = new Overlay(server, {
-          transport: bridgeTransport(port),
+          transport: bridgeTransport(port, server),
           auth: a,
           openSignIn: () => void ask(port, { type: 'openSignIn' }),
           capture: (box, exclude) => capture(port, box, exclude),

@@ -7,9 +7,10 @@
  */
 import { BRIDGE, type FetchReply, type PageMessage, type RelayMessage, type Who } from './messages.js'
 
+/** An operation as the page sends it (see operations.ts): a binary body still a Blob. */
 interface PageRequest {
-  type: 'fetch'
-  request: { url: string; method: string; headers: Record<string, string>; body?: string | Blob | null }
+  type: 'op'
+  operation: Record<string, unknown> & { blob?: unknown }
 }
 
 const channel = new MessageChannel()
@@ -41,9 +42,10 @@ async function base64(blob: Blob): Promise<string> {
   return btoa(s)
 }
 
-async function carry({ request }: PageRequest, reply: MessagePort): Promise<void> {
-  const { body, ...rest } = request
-  const outgoing = typeof body === 'string' ? { ...rest, body } : body instanceof Blob ? { ...rest, base64: await base64(body) } : rest
+async function carry({ operation }: PageRequest, reply: MessagePort): Promise<void> {
+  // Only data crosses: the service worker checks every field of it.
+  const { blob, ...rest } = typeof operation === 'object' && operation !== null ? operation : {}
+  const outgoing = blob instanceof Blob ? { ...rest, base64: await base64(blob), contentType: blob.type } : rest
   const worker = chrome.runtime.connect({ name: 'marginalia:fetch' })
   let ended = false
   worker.onMessage.addListener((m) => {
@@ -67,7 +69,7 @@ async function carry({ request }: PageRequest, reply: MessagePort): Promise<void
 page.onmessage = (e: MessageEvent) => {
   const data = e.data as PageRequest | PageMessage
   const reply = e.ports[0]
-  if (data.type === 'fetch' && reply) {
+  if (data.type === 'op' && reply) {
     void carry(data, reply).catch((error: unknown) => reply.postMessage({ error: String(error) } satisfies FetchReply))
   } else if ((data.type === 'capture' || data.type === 'openSignIn') && reply) {
     void chrome.runtime.sendMessage(data).then(

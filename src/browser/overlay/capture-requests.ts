@@ -3,6 +3,8 @@
  * stream), or resolved it asking for an "after" picture (`after` on the status change): once the next frames have settled (a hot reload has landed), the element is found again
  * as the pins find it, pictured as on send, uploaded, and named to the server as the answer. A
  * request heard after nobody waits for it any more (a replay after a reconnect) is left alone.
+ * Off a local dev origin the person is asked first (consent.ts); a "Deny" answers the agent in
+ * the thread. What is sent is redacted either way (early/redact.ts).
  */
 import type { Api } from '../shared/api.js'
 import type { Annotation } from '../shared/types.js'
@@ -10,7 +12,8 @@ import type { Anchor } from './anchor/resolve.js'
 import type { CaptureAsk } from './page-sync.js'
 import { viewRect } from './anchor/dom.js'
 import { captureBox } from './capture/screenshot.js'
-import { describeElement } from './describe.js'
+import { describeElement, fitSelector, uniqueSelector } from './describe.js'
+import { mayAgentSee } from './consent.js'
 
 export interface CaptureDeps {
   api: Api
@@ -58,6 +61,12 @@ export async function answerCapture(e: CaptureAsk, deps: CaptureDeps): Promise<b
   const element = anchor.state === 'lost' ? null : anchor.element
   // An agent's annotation is anchored only where its element is (another page of the app may open first).
   if (e.describe && !element) return false
+  // Off a local dev origin, nothing leaves the page before the person allows it (consent.ts).
+  const what = a.element?.selector ?? (element ? fitSelector(uniqueSelector(element)) : 'this page')
+  if (!(await mayAgentSee(deps.host.shadowRoot, what, Date.parse(e.expiresAt)))) {
+    await deps.api.reply(a.id, `Declined: the person did not let the agent see ${what} on ${location.host}.`).catch(() => undefined)
+    return false
+  }
   const described = e.describe && element ? describeElement(element) : undefined
   const box = element ? await boxOf(element) : new DOMRect(0, 0, window.innerWidth, window.innerHeight)
   const blob = await captureBox(box, deps.host)

@@ -11,6 +11,7 @@ import type { ElementInfo } from '../shared/types.js'
 import { hostOf, viewRect, type Root } from './anchor/dom.js'
 import { NAMED_BY, fingerprintOf } from './anchor/fingerprint.js'
 import { humanName } from './anchor/names.js'
+import { MASKED, isSensitiveElement, redactText, redactedClone } from '../early/redact.js'
 
 /** How much of an element's text the overlay sends as its snippet. */
 const SNIPPET_CHARS = 200
@@ -137,8 +138,8 @@ export function domPath(el: Element): string {
  * @public test/browser/describe.test.ts bundles this module and calls it on `window.MarginaliaDescribe`.
  */
 export function textSnippet(el: Element): string {
-  const own = 'innerText' in el ? (el as HTMLElement).innerText : el.textContent
-  const text = squash(own ?? '') || squash(el.getAttribute('aria-label') ?? el.getAttribute('alt') ?? el.getAttribute('placeholder') ?? el.getAttribute('title') ?? '')
+  // Redacted (early/redact.ts): masked subtrees, typed values and textareas never leave the page.
+  const text = squash(redactText(el)) || squash(el.getAttribute('aria-label') ?? el.getAttribute('alt') ?? el.getAttribute('placeholder') ?? el.getAttribute('title') ?? '')
   return clip(text, SNIPPET_CHARS)
 }
 
@@ -196,7 +197,8 @@ export function describeElement(el: Element, at?: { x: number; y: number }): Ele
     selector: fitSelector(uniqueSelector(el)),
     path: domPath(el),
     tag: clip(el.localName, LIMITS.tag),
-    html: trimmedHtml(el),
+    // What a person typed, hidden inputs, meta tokens, scripts and masked subtrees are redacted (early/redact.ts).
+    html: trimmedHtml(redactedClone(el)),
     rect: { x: round(r.x), y: round(r.y), width: round(Math.max(0, r.width)), height: round(Math.max(0, r.height)) },
   }
   const text = textSnippet(el)
@@ -204,7 +206,7 @@ export function describeElement(el: Element, at?: { x: number; y: number }): Ele
   const scopes = scopesOf(el)
   if (scopes.length > 0) info.scopes = scopes
   info.fingerprint = fingerprintOf(el)
-  info.label = clip(humanName(el), LIMITS.name)
+  info.label = clip(isSensitiveElement(el) ? `${el.localName} ${MASKED}` : humanName(el), LIMITS.name)
   if (at && r.width > 0 && r.height > 0) {
     const fraction = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000
     info.at = { x: fraction((at.x - r.left) / r.width), y: fraction((at.y - r.top) / r.height) }

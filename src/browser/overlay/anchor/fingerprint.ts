@@ -4,6 +4,7 @@
  * Selectors with positions (`li:nth-of-type(2)`) point at another element after a list is
  * re-ordered; the fingerprint notices, and the search below finds the right one or none.
  */
+import { redactTextContent } from '../../early/redact.js'
 import { LIMITS } from '../../../store/vocabulary.js'
 import { clip, squash } from '../../shared/format.js'
 import type { Fingerprint } from '../../shared/types.js'
@@ -25,7 +26,8 @@ function generatedId(id: string): boolean {
 
 /** The element's text as the fingerprint keeps it: whitespace collapsed, cut to the limit. */
 function textOf(el: Element): string {
-  return clip(squash(el.textContent ?? ''), MAX)
+  // Redacted: a masked subtree or a textarea's contents never enter the record.
+  return clip(squash(redactTextContent(el)), MAX)
 }
 
 /** The text of the nearest ancestor (≤ 4 levels) that says more than the element: its row, card or label. */

@@ -1,4 +1,5 @@
 /** Elements named as a person would: "button 'Delete'", "list item 'Refund approved for order #4790'". */
+import { redactText } from '../../early/redact.js'
 import { clip, squash } from '../../shared/format.js'
 import type { ElementInfo } from '../../shared/types.js'
 import { accessibleName, accessibleRole } from '../capture/element-context.js'
@@ -25,7 +26,8 @@ export function humanName(el: Element): string {
   const role = accessibleRole(el)
   let name = accessibleName(el, role)
   if (!name && el.localName === 'svg') name = el.querySelector('title')?.textContent ?? undefined
-  return nameFrom(role, name, el.localName, ('innerText' in el ? (el as HTMLElement).innerText : el.textContent) ?? undefined)
+  // Redacted text: a masked subtree inside never names the element.
+  return nameFrom(role, name, el.localName, redactText(el))
 }
 
 /** The recorded element's name: the one the overlay saw, else made from its role, name, tag and text. */

@@ -5,6 +5,7 @@
  * Never blocks sending for long: the screenshot gets 1 s (capture and upload; `data-screenshot-budget`
  * on the script tag changes it), or is left out and the person is told.
  */
+import { isSensitiveElement } from '../../early/redact.js'
 import type { Uploader } from '../../shared/api.js'
 import type { Attachment, NewAnnotation } from '../../shared/types.js'
 import { MAX_IMAGES } from '../../shared/image-tray.js'
@@ -60,7 +61,8 @@ function addElementContext(body: NewAnnotation, element: Element | undefined): v
     body.element.styles = computedStyles(element)
     const role = accessibleRole(element)
     if (role) body.element.role = role
-    const name = accessibleName(element, role)
+    // A masked element's name could be its very contents.
+    const name = isSensitiveElement(element) ? undefined : accessibleName(element, role)
     if (name) body.element.accessibleName = name
   } catch {
     // a detached element: no styles

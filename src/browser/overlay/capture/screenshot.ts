@@ -1,6 +1,7 @@
 /**
  * A picture of the annotated area: the element (or the selection's box) with a margin of the
- * page around it, a thin outline on it, cut to the viewport, at most 1 600 px on the long side
+ * page around it, a thin outline on it, secrets painted over (early/redact.ts: masked subtrees,
+ * password and card fields, whatever was typed into a field), cut to the viewport, at most 1 600 px on the long side
  * and 400 KB (PNG, else WebP, smaller until it fits). modern-screenshot clones the DOM into an
  * SVG `<foreignObject>`; the overlay loads that SVG as an image and draws it. Cross-origin images
  * it could not read are left out, never an error.
@@ -15,6 +16,7 @@
  */
 import { domToForeignObjectSvg } from 'modern-screenshot'
 import { directiveToChange } from '../csp.js'
+import { maskRects, paintMasks } from '../../early/redact.js'
 
 const MAX_SIDE = 1600
 const MAX_BYTES = 400 * 1024
@@ -156,6 +158,9 @@ export async function captureBox(box: DOMRect, exclude: Element | undefined): Pr
   if ('blocked' in how) throw how.blocked
   const root = document.documentElement
   const scale = Math.min(window.devicePixelRatio || 1, MAX_SIDE / Math.max(area.width, area.height))
+  // Secrets on the page (masked subtrees, password and card fields, typed values) are painted over:
+  // their boxes now and once the clone is taken, in case the page moved them meanwhile.
+  const before = maskRects(document, exclude)
   // The viewport as drawn: the document at its scroll offset, only the window's size.
   const svg = await domToForeignObjectSvg(root, {
     width: window.innerWidth,
@@ -176,6 +181,7 @@ export async function captureBox(box: DOMRect, exclude: Element | undefined): Pr
   ctx.fillRect(0, 0, out.width, out.height)
   // The picture is the viewport at 1:1; the area of it, scaled.
   ctx.drawImage(picture, area.x, area.y, area.width, area.height, 0, 0, out.width, out.height)
+  paintMasks(ctx, [...before, ...maskRects(document, exclude)], area, scale)
   ctx.strokeStyle = OUTLINE
   ctx.lineWidth = Math.max(1, Math.round(2 * scale))
   const inset = ctx.lineWidth / 2

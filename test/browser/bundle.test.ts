@@ -27,10 +27,15 @@ const root = path.resolve(import.meta.dirname, '../..')
  * Splitting overlay.ts by responsibility and dropping written-twice helpers (the naming attributes'
  * three lists, a second date comparator, an unused Api method, five copies of a path): 169 076.
  * The call sites of shared .astro components (data-marginalia-astro-call) on top: 169 568.
+ * The agent's permission prompts (shared/permissions.ts with its stylesheet: Allow / Deny on the
+ * page for Claude Code's relayed prompts) add about 7 600: 177 289.
  */
-const OVERLAY_BUDGET = 166 * 1024
-/** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
-const INBOX_BUDGET = 48 * 1024
+const OVERLAY_BUDGET = 174 * 1024
+/**
+ * inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images);
+ * 56 373 with the agent's permission prompts (shared/permissions.ts, about 7 500).
+ */
+const INBOX_BUDGET = 56 * 1024
 /**
  * app.html, the inbox as an MCP App: one document with its script inside. 418 976 bytes when this
  * was set, nearly all of it the MCP Apps SDK's `App` and what it brings (the SDK client, zod

@@ -159,7 +159,9 @@ export interface PermissionRequestedEvent extends EventBase {
 /** A person answered a permission request from the page: `marginalia mcp` sends it to the agent. */
 export interface PermissionAnsweredEvent extends EventBase {
   type: 'permission.answered'
+  /** The request answered (its `permission.requested`'s `requestId`). */
   requestId: string
+  /** `allow`: the agent runs the tool; `deny`: it does not. Its `by` names the person. */
   behavior: (typeof PERMISSION_BEHAVIORS)[number]
 }
 

@@ -183,6 +183,7 @@ export class PermissionPrompts {
     const card = document.createElement('div')
     card.className = 'mg-permission'
     card.dataset.state = state
+    if (p.answer) card.dataset.behavior = p.answer.behavior
     card.dataset.requestId = p.requestId
     const who = p.agent && p.agent !== 'claude-code' ? p.agent : 'The agent'
     const what = document.createElement('p')

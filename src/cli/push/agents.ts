@@ -25,6 +25,8 @@ export interface HookAgent {
   cwd(input: HookInput): string | undefined
   /** The answer to print for `items` (never empty). */
   answer(event: string, kind: HookKind, items: readonly PushItem[]): Record<string, unknown>
+  /** Another agent running this agent's hook (Cursor runs Claude Code's): it answers nothing, that agent has its own. */
+  foreign?(input: HookInput): boolean
 }
 
 export type HookInput = Record<string, unknown>
@@ -40,7 +42,11 @@ const claudeLike = (title: string, events: Record<string, HookKind>): HookAgent 
 })
 
 export const HOOK_AGENTS: Readonly<Record<string, HookAgent>> = {
-  claude: claudeLike('Claude Code', { Stop: 'stop', SubagentStop: 'stop', UserPromptSubmit: 'context', SessionStart: 'context' }),
+  claude: {
+    ...claudeLike('Claude Code', { Stop: 'stop', SubagentStop: 'stop', UserPromptSubmit: 'context', SessionStart: 'context' }),
+    // Cursor also runs the hooks of .claude/settings.json; its own (.cursor/hooks.json) tell it.
+    foreign: (i) => typeof i.cursor_version === 'string' || (text(i.conversation_id) !== undefined && text(i.session_id) === undefined),
+  },
   cursor: {
     title: 'Cursor',
     events: { stop: 'stop', sessionStart: 'context' },

@@ -50,6 +50,7 @@ export async function answerHook(args: readonly string[], input: string, env: No
     } catch (e) {
       return fail(`the ${agent.title} hook input on stdin is not a JSON object (${(e as Error).message}); nothing to do`)
     }
+    if (agent.foreign?.(hookInput) === true) return { stdout: '', stderr: '' }
     const cwd = agent.cwd(hookInput) ?? process.cwd()
     const location = store ?? storeFor(cwd, env)
     const records = location.startsWith('postgres://') || location.startsWith('postgresql://') ? await readDatabase(location) : existsSync(location) ? [...readAnnotations(location).values()] : []

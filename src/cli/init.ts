@@ -80,7 +80,7 @@ interface Change {
 }
 
 /** The changes `init` would make in `root` for `agents` (files whose text would not change are left out). */
-function plan(root: string, agents: readonly Agent[], homeConfig: boolean, home: string = os.homedir()): { changes: Change[]; notes: string[] } {
+function plan(root: string, agents: readonly Agent[], homeConfig: boolean, pieceAgents: readonly Agent[] = agents, home: string = os.homedir()): { changes: Change[]; notes: string[] } {
   const storeFile = path.join(root, '.marginalia', 'store.json')
   const { command, args } = agentCommand(storeFile, root)
   const changes: Change[] = []
@@ -137,7 +137,7 @@ function plan(root: string, agents: readonly Agent[], homeConfig: boolean, home:
     }
   }
   // Hooks, skill, Gemini's settings, the personal Claude Code plugin (init/agents.ts).
-  const extra = planPieces(agentPieces({ root, home, agents, homeConfig, mcp: { command, args }, cli: cliFile() }))
+  const extra = planPieces(agentPieces({ root, home, agents: pieceAgents, homeConfig, mcp: { command, args }, cli: cliFile() }))
   changes.push(...extra.changes)
   notes.push(...extra.notes)
   return { changes, notes }
@@ -188,13 +188,15 @@ async function run(values: Values): Promise<void> {
       agents = []
       for (const a of AGENTS) if (await ask(`Write the MCP config for ${a}${HOME_AGENTS.includes(a) ? ' (in your home directory)' : ''}?`, PROJECT_AGENTS.includes(a))) agents.push(a)
     } else agents = [...PROJECT_AGENTS]
+    // Hooks and skills live in the project for every agent, Codex's too; only MCP configs may be in the home directory.
+    const pieceAgents = [...agents]
     if (yes && values['home-config'] !== true) {
       const skipped = agents.filter((a) => HOME_AGENTS.includes(a))
-      if (skipped.length > 0) out(`skipped ${skipped.join(', ')}: their config is in your home directory; add --home-config to write it\n`)
+      if (skipped.length > 0) out(`skipped the MCP config of ${skipped.join(', ')}: it is in your home directory; add --home-config to write it\n`)
       agents = agents.filter((a) => !HOME_AGENTS.includes(a))
     }
     const homeConfig = values['home-config'] === true || (!yes && agents.some((a) => HOME_AGENTS.includes(a)))
-    const { changes, notes } = plan(root, agents, homeConfig)
+    const { changes, notes } = plan(root, agents, homeConfig, pieceAgents)
     const done: string[] = []
     for (const c of changes) {
       out(showChange(c, root) + '\n')

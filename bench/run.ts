@@ -13,6 +13,7 @@ import path from 'node:path'
 import { openStore } from '../src/index.js'
 import { wakeOneProcess } from './serve-scenario.js'
 import { postgresBench } from './postgres.js'
+import { pushBench } from './push.js'
 import { screenshotTimes } from './screenshot.js'
 import { captureTimes } from './capture.js'
 import { agentSession } from './agent-session.js'
@@ -382,6 +383,7 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
   memory,
   transform,
   postgres: (opts) => postgresBench(opts.smoke, (...args) => record(opts, ...args)),
+  push: (opts) => pushBench(opts.smoke, (...args) => record(opts, ...args)),
   // Minutes of Next.js compiles: not in the smoke run (npm test), which has no goals anyway.
   'next-dev': async (opts) => {
     if (opts.smoke) return

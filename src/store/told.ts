@@ -48,8 +48,12 @@ export interface ToldLedger {
   readonly file: string
   /** Records that `ids` were handed to `agentSession` (`claude:<session>`, or `claude:*` for every session of that agent). */
   markTold(agentSession: string, ids: readonly string[]): void
-  /** The ids of `ids`, in their order, that `agentSession` (nor its agent's `*`) was not told yet. */
-  untold(agentSession: string, ids: readonly string[]): string[]
+  /**
+   * The ids of `ids`, in their order, that `agentSession` (nor its agent's `*`, unless
+   * `agentWide: false`) was not told yet. A session's start reads without `*`: what an earlier
+   * session's monitor was told, the new session has not heard.
+   */
+  untold(agentSession: string, ids: readonly string[], options?: { agentWide?: boolean }): string[]
 }
 
 /** Throws on a key that is not `agent:session`. */
@@ -82,11 +86,12 @@ export function openToldLedger(dir: string, now: () => number = Date.now): ToldL
       entries.set(agentSession, entry)
       writeEntries(file, entries)
     },
-    untold(agentSession, ids) {
+    untold(agentSession, ids, options) {
       const { agent } = checkAgentSession(agentSession)
       if (ids.length === 0) return []
       const entries = readEntries(file)
-      const told = new Set([...(entries.get(agentSession)?.ids ?? []), ...(entries.get(`${agent}:*`)?.ids ?? [])])
+      const wide = options?.agentWide === false ? [] : (entries.get(`${agent}:*`)?.ids ?? [])
+      const told = new Set([...(entries.get(agentSession)?.ids ?? []), ...wide])
       return ids.filter((id) => !told.has(id))
     },
   }

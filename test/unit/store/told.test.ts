@@ -24,6 +24,7 @@ describe('the told ledger', () => {
     expect(ledger.untold('claude:s2', ['a', 'b'])).toEqual(['a', 'b'])
     ledger.markTold('claude:*', ['b'])
     expect(ledger.untold('claude:s2', ['a', 'b'])).toEqual(['a'])
+    expect(ledger.untold('claude:s2', ['a', 'b'], { agentWide: false })).toEqual(['a', 'b'])
     expect(ledger.untold('cursor:c1', ['a', 'b'])).toEqual(['a', 'b'])
     // another process reading the same folder sees the same
     expect(openToldLedger(dir).untold('claude:s1', ['a', 'b', 'c'])).toEqual(['c'])

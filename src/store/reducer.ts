@@ -7,7 +7,7 @@ import type { Annotation, Credential, Identity, Session } from './model.js'
 import type { StoreEvent } from './events.js'
 import { draftDelete, draftGet, draftSet, emptyShards, shardGet, shardsFrom, type Shards } from './shards.js'
 import { applyAnnotationEvent, type AnnotationRecords } from './apply.js'
-import { reducePermission, type PermissionRecords } from './permissions.js'
+import { reducePermission, type PermissionRecords } from './permission-records.js'
 
 export interface StoreState {
   /** Revision of the last applied event; 0 for an empty store. */

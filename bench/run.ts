@@ -14,9 +14,11 @@ import { openStore } from '../src/index.js'
 import { wakeOneProcess } from './serve-scenario.js'
 import { postgresBench } from './postgres.js'
 import { webhookDelivery } from './webhook.js'
+import { pushBench } from './push.js'
 import { screenshotTimes } from './screenshot.js'
 import { captureTimes } from './capture.js'
 import { agentSession } from './agent-session.js'
+import { channelLatencies } from './channel.js'
 import { nextDevStartup } from './next-dev.js'
 import { FRAMEWORKS, fixtureInstalled, frameworkBench } from './frameworks.js'
 import { CLI, cleanupTemps, median, percentile, realisticAnnotation, round, rssMb, seedStore, sleep, spawnMcp, tempDir, ROOT, type StdioServer } from './lib.js'
@@ -369,6 +371,12 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'wake, one process', 'p50 when POSTing with fetch()', r.fetchP50, 'ms')
   },
   'wake-cross': wakeAcrossProcesses,
+  channel: async (opts) => {
+    const r = await channelLatencies(opts.smoke ? 3 : 60)
+    record(opts, 'person → channel notification (marginalia mcp --channel, across processes)', 'p50', r.p50, 'ms', { op: '<=', limit: 1_000 })
+    record(opts, 'person → channel notification (marginalia mcp --channel, across processes)', 'p99', r.p99, 'ms')
+    record(opts, 'person → channel notification (marginalia mcp --channel, across processes)', 'content bytes (largest)', r.contentBytes, 'B')
+  },
   'agent-session': agentSessionScenario,
   query,
   writes,
@@ -381,6 +389,7 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'person → webhook delivered (healthy loopback receiver)', 'p95', r.p95, 'ms')
   },
   postgres: (opts) => postgresBench(opts.smoke, (...args) => record(opts, ...args)),
+  push: (opts) => pushBench(opts.smoke, (...args) => record(opts, ...args)),
   // Minutes of Next.js compiles: not in the smoke run (npm test), which has no goals anyway.
   'next-dev': async (opts) => {
     if (opts.smoke) return

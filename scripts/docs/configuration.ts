@@ -17,7 +17,7 @@ const ENVIRONMENT: Readonly<Record<string, string>> = {
   MARGINALIA_STORE: 'The store of every command, the Vite plugin excepted: a file path or a `postgres://` URL (`--store` wins).',
   DATABASE_URL: 'Used as the store when it is a `postgres://` URL and neither `--store` nor `MARGINALIA_STORE` is set.',
   MARGINALIA_PORT: 'The default port of `serve`, `doctor`, the Vite plugin, `marginalia/next` and the two-store check of `mcp` (else 4848).',
-  MARGINALIA_TOKEN: '`serve`: require `Authorization: Bearer <token>` on the API, events and MCP (`--token` wins).',
+  MARGINALIA_TOKEN: '`serve`: require `Authorization: Bearer <token>` on the API, events and MCP; the inbox commands with `--url` (`list`, `watch`, `ack`…): the token they send (`--token` wins).',
   MARGINALIA_PUBLIC_URL: '`people add` and `people link`: the server\'s address in sign-in links (`--public-url` wins).',
   MARGINALIA_URL: '`marginalia/next`: the Marginalia server the pages load the overlay from (default `http://127.0.0.1:$MARGINALIA_PORT`; the `server` option wins).',
   MARGINALIA_SOURCES: '`marginalia/next`: `ids` makes `next build` a preview build (`data-mid` ids, `marginalia-sources.json`, the overlay loaded).',

@@ -20,6 +20,14 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   revoke: async () => (await import('./team.js')).revoke,
   webhooks: async () => (await import('./webhooks.js')).webhooks,
   extension: async () => (await import('./extension.js')).extension,
+  watch: async () => (await import('./inbox.js')).watch,
+  list: async () => (await import('./inbox.js')).list,
+  show: async () => (await import('./inbox.js')).show,
+  ack: async () => (await import('./inbox.js')).ack,
+  reply: async () => (await import('./inbox.js')).reply,
+  resolve: async () => (await import('./inbox.js')).resolve,
+  dismiss: async () => (await import('./inbox.js')).dismiss,
+  hook: async () => (await import('./hook.js')).hook,
 }
 
 /** The command named `name`, loaded; undefined for no such command. */

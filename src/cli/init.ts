@@ -6,7 +6,7 @@
  * `.marginalia/` to .gitignore, and says what it did. Every change to an existing file is shown
  * before it is written; running it again changes nothing.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline/promises'
@@ -15,9 +15,12 @@ import { UsageError, type Command, type Values } from './command.js'
 import { detectFramework, readProject } from './frameworks/index.js'
 import { projectRoot } from './project.js'
 import { CONNECT_AGENT } from '../http/connect.js'
+import { agentPieces, INIT_AGENTS } from './init/agents.js'
+import { applyRemoval, planPieces, recordManifest } from './init/apply.js'
+import { planRemoval } from './init/remove.js'
 
 /** Agents whose config `init` can write. Project files first; `codex` and `windsurf` live in your home directory. */
-const AGENTS = ['claude', 'cursor', 'vscode', 'windsurf', 'codex'] as const
+const AGENTS = INIT_AGENTS
 type Agent = (typeof AGENTS)[number]
 const PROJECT_AGENTS: readonly Agent[] = ['claude', 'cursor', 'vscode']
 const HOME_AGENTS: readonly Agent[] = ['windsurf', 'codex']
@@ -26,21 +29,25 @@ export const init: Command = {
   oneShot: true,
   summary: 'Set Marginalia up in this project: the framework (dev only), agent MCP configs, .gitignore',
   usage: [
-    'marginalia init [--yes] [--agent NAME ...] [--home-config] [--dir DIR] [--dry-run]',
+    'marginalia init [--yes] [--agent NAME ...] [--home-config] [--dir DIR] [--dry-run] [--remove]',
     '',
     'Run in your app. Detects the framework and package manager and sets it up, dev only: the Vite',
     'plugin line in vite.config.*; for Angular, an index.html with the head snippet for ng serve\'s',
     'development configuration; for anything else (Rails, Django, Laravel, plain HTML) it prints the',
     'head snippet to paste. Writes the MCP config of each agent you pick (`marginalia mcp` over stdio,',
-    'on this project\'s store and root); adds .marginalia/ to .gitignore. A change to an existing file',
-    'is shown before it is written; running init again changes nothing.',
+    'on this project\'s store and root), its hooks (`marginalia hook`: new annotations at every turn) and',
+    'the Marginalia skill; with --home-config and claude, the personal Claude Code plugin whose monitor',
+    'pushes each new annotation into the session. Adds .marginalia/ to .gitignore. A change to an',
+    'existing file is shown before it is written; running init again changes nothing. What it wrote is',
+    'listed in .marginalia/init.json; --remove takes it out again.',
     '',
     'Options:',
     '  -y, --yes            do not ask: project configs for Claude Code, Cursor and VS Code',
     `      --agent NAME     only these agents (repeatable): ${AGENTS.join(', ')}`,
-    '      --home-config    with --yes: also write configs in your home directory (Codex, Windsurf)',
+    '      --home-config    with --yes: also write files in your home directory (Codex, Windsurf, the Claude Code plugin)',
     '      --dir DIR        the project (default: found from here: nearest .marginalia/, package.json or .git)',
     '      --dry-run        show what would change, write nothing',
+    '      --remove         take out what init wrote (MCP entries, hooks, skill, plugin, the .gitignore line); the framework set-up stays',
   ].join('\n'),
   options: {
     yes: { type: 'boolean', short: 'y' },
@@ -48,6 +55,7 @@ export const init: Command = {
     'home-config': { type: 'boolean' },
     dir: { type: 'string' },
     'dry-run': { type: 'boolean' },
+    remove: { type: 'boolean' },
   },
   run,
 }
@@ -72,7 +80,7 @@ interface Change {
 }
 
 /** The changes `init` would make in `root` for `agents` (files whose text would not change are left out). */
-function plan(root: string, agents: readonly Agent[], home: string = os.homedir()): { changes: Change[]; notes: string[] } {
+function plan(root: string, agents: readonly Agent[], homeConfig: boolean, pieceAgents: readonly Agent[] = agents, home: string = os.homedir()): { changes: Change[]; notes: string[] } {
   const storeFile = path.join(root, '.marginalia', 'store.json')
   const { command, args } = agentCommand(storeFile, root)
   const changes: Change[] = []
@@ -128,6 +136,10 @@ function plan(root: string, agents: readonly Agent[], home: string = os.homedir(
       change(file, `${before}${before === '' || before.endsWith('\n') ? '' : '\n'}${before === '' ? '' : '\n'}${block}`, 'Codex (your MCP servers, all projects)')
     }
   }
+  // Hooks, skill, Gemini's settings, the personal Claude Code plugin (init/agents.ts).
+  const extra = planPieces(agentPieces({ root, home, agents: pieceAgents, homeConfig, mcp: { command, args }, cli: cliFile() }))
+  changes.push(...extra.changes)
+  notes.push(...extra.notes)
   return { changes, notes }
 }
 
@@ -141,9 +153,20 @@ function showChange(c: Change, root: string): string {
   return [head, ...removed, ...added].join('\n')
 }
 
+/** This CLI's own file (the personal plugin runs it for every project). */
+function cliFile(): string {
+  const argv1 = process.argv[1]
+  return argv1 !== undefined && existsSync(argv1) ? realpathSync(argv1) : 'marginalia'
+}
+
 async function run(values: Values): Promise<void> {
   const root = values.dir !== undefined ? path.resolve(String(values.dir)) : projectRoot()
   if (!existsSync(root)) throw new UsageError(`--dir ${root} does not exist`)
+  if (values.remove === true) {
+    const removals = planRemoval({ root, home: os.homedir(), mcp: agentCommand(path.join(root, '.marginalia', 'store.json'), root), cli: cliFile() })
+    out(applyRemoval(root, removals, values['dry-run'] === true))
+    return
+  }
   const yes = values.yes === true
   const asked = listOption(values, 'agent')
   for (const a of asked) if (!(AGENTS as readonly string[]).includes(a)) throw new UsageError(`--agent ${a} is not known; use one of ${AGENTS.join(', ')}`)
@@ -165,12 +188,15 @@ async function run(values: Values): Promise<void> {
       agents = []
       for (const a of AGENTS) if (await ask(`Write the MCP config for ${a}${HOME_AGENTS.includes(a) ? ' (in your home directory)' : ''}?`, PROJECT_AGENTS.includes(a))) agents.push(a)
     } else agents = [...PROJECT_AGENTS]
+    // Hooks and skills live in the project for every agent, Codex's too; only MCP configs may be in the home directory.
+    const pieceAgents = [...agents]
     if (yes && values['home-config'] !== true) {
       const skipped = agents.filter((a) => HOME_AGENTS.includes(a))
-      if (skipped.length > 0) out(`skipped ${skipped.join(', ')}: their config is in your home directory; add --home-config to write it\n`)
+      if (skipped.length > 0) out(`skipped the MCP config of ${skipped.join(', ')}: it is in your home directory; add --home-config to write it\n`)
       agents = agents.filter((a) => !HOME_AGENTS.includes(a))
     }
-    const { changes, notes } = plan(root, agents)
+    const homeConfig = values['home-config'] === true || (!yes && agents.some((a) => HOME_AGENTS.includes(a)))
+    const { changes, notes } = plan(root, agents, homeConfig, pieceAgents)
     const done: string[] = []
     for (const c of changes) {
       out(showChange(c, root) + '\n')
@@ -180,7 +206,10 @@ async function run(values: Values): Promise<void> {
       writeFileSync(c.file, c.after)
       done.push(rel(root, c.file))
     }
-    if (values['dry-run'] !== true) mkdirSync(path.join(root, '.marginalia'), { recursive: true })
+    if (values['dry-run'] !== true) {
+      mkdirSync(path.join(root, '.marginalia'), { recursive: true })
+      recordManifest(root, changes.filter((c) => done.includes(rel(root, c.file))))
+    }
     for (const n of notes) out(`note: ${n}\n`)
     out(changes.length === 0 ? 'nothing to change: Marginalia is already set up here.\n' : values['dry-run'] === true ? 'dry run: nothing written.\n' : `wrote ${done.join(', ') || 'nothing'}.\n`)
     const run = framework.devCommand ?? (project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`)

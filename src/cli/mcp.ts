@@ -13,6 +13,7 @@ import { createServer } from '../mcp/server.js'
 import { TaskTable } from '../mcp/tasks.js'
 import { createToolRegistry, type ToolRegistry, type ToolService } from '../tools/registry.js'
 import { openStore } from '../store/index.js'
+import { openToldLedger } from '../store/told.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
@@ -26,7 +27,7 @@ import { waitTaskOf } from '../tools/define.js'
 export const mcp: Command = {
   summary: 'Serve the MCP tools over stdio (what an AI agent launches)',
   usage: [
-    'marginalia mcp [--store FILE|postgres://URL] [--root DIR] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--burst-ms N] [--max-wait-ms N]',
+    'marginalia mcp [--store FILE|postgres://URL] [--root DIR] [--profile NAME] [--allow a,b] [--deny a,b] [--lean] [--channel] [--burst-ms N] [--max-wait-ms N]',
     '',
     'Serves the annotation tools over MCP on stdin/stdout. stdout carries only the protocol;',
     'logs go to stderr. Exits when stdin closes or on SIGTERM, after flushing pending writes.',
@@ -36,8 +37,14 @@ export const mcp: Command = {
     '      --root DIR       the app\'s project root: get_annotation shows the source lines around a location (init writes it)',
     ...TOOL_POLICY_USAGE,
     '      --lean           list no output schemas (for clients that never read them; results keep structured content)',
+    '      --channel        Claude Code listens to this server as a channel (launched with --dangerously-load-development-channels server:NAME):',
+    '                       what the channel pushes counts as told, so the hooks and the plugin monitor do not push it again',
+    '',
+    'Claude Code channel: on a 2025 session the server declares experimental claude/channel and',
+    'claude/channel/permission, pushes each new pending annotation and each reply of the person on an',
+    'annotation the agent works on, and relays permission prompts to the overlay and the inbox.',
   ].join('\n'),
-  options: { ...storeOption, ...TOOL_POLICY_OPTIONS, lean: { type: 'boolean' }, root: { type: 'string' } },
+  options: { ...storeOption, ...TOOL_POLICY_OPTIONS, lean: { type: 'boolean' }, root: { type: 'string' }, channel: { type: 'boolean' } },
   run,
 }
 
@@ -52,7 +59,9 @@ async function run(values: Values): Promise<void> {
   const registry = createToolRegistry(store, { ...policy, ...waits, ...(root !== undefined ? { sources: { root } } : {}) })
   const presence = isDatabaseUrl(file) ? undefined : path.dirname(file)
   const tasks = new TaskTable({ waitOf: (name) => waitTaskOf(registry.tool(name)) })
-  const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, ...(values.lean === true ? { outputSchemas: false } : {}) }
+  // Claude Code's channel: pushes and permission prompts, kept single across push paths by the told ledger beside the store.
+  const channel = { ledger: presence === undefined ? undefined : openToldLedger(presence), countsAsTold: values.channel === true, log }
+  const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, channel, ...(values.lean === true ? { outputSchemas: false } : {}) }
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
   // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).

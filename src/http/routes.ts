@@ -14,6 +14,7 @@ import { VERSION } from '../version.js'
 import { adminRoutes } from './admin.js'
 import { attachmentRoutes } from './attachments.js'
 import { captureRoutes } from './captures.js'
+import { permissionRoutes } from './permissions.js'
 import { bearerOf } from './callers.js'
 import { defineRoute, reply, type Access, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
@@ -141,6 +142,7 @@ const ROUTES: readonly Route[] = [
   ...restRoutes,
   ...attachmentRoutes,
   ...captureRoutes,
+  ...permissionRoutes,
   ...adminRoutes,
   ...webhookRoutes,
   favicon('/favicon.ico'),

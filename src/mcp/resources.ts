@@ -61,6 +61,8 @@ export function urisChangedBy(event: StoreEvent): string[] {
     case 'credential.issued':
     case 'credential.ended':
     case 'capture.requested':
+    case 'permission.requested':
+    case 'permission.answered':
       return []
     case 'capture.taken':
       return event.attachTo === undefined && event.element === undefined ? [] : [annotationUri(event.annotationId), sessionUri(event.sessionId)]

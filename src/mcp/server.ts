@@ -17,6 +17,7 @@ import { instructionsFor } from './instructions.js'
 import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
+import { CHANNEL_CAPABILITIES, attachChannel, type ChannelOptions } from './channel.js'
 import { TASKS_EXTENSION_V2, createTaskV2, declaresTasksV2, registerTasksV2, runsAsTaskV2, storeTag, type TasksV2Host } from './tasks-v2.js'
 
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
@@ -68,6 +69,12 @@ export interface ServerOptions extends RegistryOptions {
   tasks?: TaskTable
   /** Whose tasks this instance sees (an identity, a session); default: one owner for every client. */
   taskOwner?: string
+  /**
+   * Be Claude Code's channel (src/mcp/channel.ts): on a 2025 session only (the handshake Claude
+   * Code speaks), declare `experimental['claude/channel']` and `['claude/channel/permission']`,
+   * push the person's news and relay permission prompts. Off by default.
+   */
+  channel?: ChannelOptions
 }
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
@@ -83,15 +90,17 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
   const waitTasks = options.era === 'modern' ? options.tasks : undefined
   const owner = options.taskOwner ?? ''
   const extensions = (capabilities as { extensions?: Record<string, unknown> }).extensions
+  const channel = options.era === 'modern' ? undefined : options.channel
+  const experimental = channel ? { experimental: { ...(capabilities as { experimental?: Record<string, object> }).experimental, ...CHANNEL_CAPABILITIES } } : {}
   // Tools are declared after construction: declared here, McpServer would install its own tool handlers.
   const mcp = new McpServer(
     { name: options.name ?? info.name, title: info.title, version: info.version },
     {
       capabilities: tasks
-        ? { ...capabilities, tasks: TASKS_CAPABILITY }
+        ? { ...capabilities, ...experimental, tasks: TASKS_CAPABILITY }
         : waitTasks
           ? { ...capabilities, extensions: { ...extensions, ...TASKS_EXTENSION_V2 } }
-          : capabilities,
+          : { ...capabilities, ...experimental },
       instructions: instructionsFor(info.tools),
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     },
@@ -169,6 +178,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     return server.projectCallToolResult(toCallToolResult(outcome), outputSchema)
   })
 
+  if (channel) attachChannel(mcp, store, channel)
   tasks?.register(server, () => owner)
   if (waitTasks) registerTasksV2(server, host, (ctx) => declaresTasksV2(clientCapabilitiesOf(mcp, ctx)))
   return mcp

@@ -32,6 +32,8 @@ export function applyAnnotationEvent(records: AnnotationRecords, event: StoreEve
     case 'credential.issued':
     case 'credential.ended':
     case 'capture.requested':
+    case 'permission.requested':
+    case 'permission.answered':
       return 'ignored'
     case 'capture.taken': {
       // Only an "after" picture (it joins the reply it was asked for) or the element of an agent's

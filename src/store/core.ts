@@ -55,6 +55,7 @@ import { DEFAULT_ARCHIVE_AGE_MS, type ArchiveOptions, type ArchiveResult, type A
 import type { LoadResult, StoreAdapter } from './persistence.js'
 import { MemoryBlobStore, requireBlobs, type BlobStore } from './blobs/blob-store.js'
 import { CaptureTakenInput, RequestCaptureInput, captureTaken, captureToken, requestCapture, type CaptureRequest } from './captures.js'
+import { PermissionAnswerInput, PermissionRequestInput, answerPermission, permissionList, requestPermission, type PermissionRecord } from './permissions.js'
 import { gcBlobs, referencedBlobs, type GcResult } from './blobs/gc.js'
 
 export interface StoreOptions {
@@ -272,6 +273,21 @@ export class Store {
     return requireBlobs(this.blobs, attachments ?? [], 'capture').then(() =>
       this.command('recordCapture', CaptureTakenInput, input, (ctx, args) => captureTaken(ctx, annotationId, args)),
     )
+  }
+
+  /** An agent's permission request, relayed for the person to answer (`permission.requested`; see permissions.ts). */
+  requestPermission(input: PermissionRequestInput): Promise<PermissionRecord> {
+    return this.command('requestPermission', PermissionRequestInput, input, (ctx, args) => requestPermission(ctx, args))
+  }
+
+  /** The person's answer to a permission request (`permission.answered`): once, before it expires. */
+  answerPermission(requestId: string, input: PermissionAnswerInput): Promise<PermissionRecord> {
+    return this.command('answerPermission', PermissionAnswerInput, input, (ctx, args) => answerPermission(ctx, requestId, args))
+  }
+
+  /** The recent permission requests (answered, expired and open), oldest first. */
+  listPermissions(): PermissionRecord[] {
+    return permissionList(this.live.state.permissions)
   }
 
   /** Remove an annotation (the person's action). Resolves to the annotation as it was. */

@@ -4,7 +4,7 @@
  * start-up replay and changes made by other processes.
  */
 import type { Actor, Annotation, AnnotationStatus, Attachment, Credential, ElementInfo, Identity, Reply, Session } from './model.js'
-import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, REPLY_CHANNELS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
+import { ANNOTATION_STATUSES, AUTHORS, CAPTURE_ANCHORS, REPLY_CHANNELS, CREDENTIAL_END_REASONS, CREDENTIAL_KINDS, IDENTITY_KINDS, PERMISSION_BEHAVIORS, ROLES, STORE_EVENT_TYPES, type StoreEventType } from './vocabulary.js'
 import type { StatusAction } from './machine.js'
 
 interface EventBase {
@@ -140,6 +140,37 @@ export interface CaptureTakenEvent extends EventBase {
   element?: ElementInfo
 }
 
+/**
+ * An agent asked whether it may run a tool (Claude Code's permission prompt, relayed by the
+ * channel of `marginalia mcp`). The overlay and the inbox show it to the person, who may answer
+ * with `permission.answered`; the terminal keeps its own prompt, and the first answer wins there.
+ * Not tied to an annotation: `sessionId` is empty.
+ */
+export interface PermissionRequestedEvent extends EventBase {
+  type: 'permission.requested'
+  /** The agent's id for the prompt (Claude Code: five lowercase letters); the answer names it. */
+  requestId: string
+  /** The tool the agent wants to run (`Bash`, `Write`, …). */
+  toolName: string
+  /** What the call does, as the agent describes it. */
+  description: string
+  /** The start of the call's input (a command line, a file path), as the agent sent it. */
+  inputPreview: string
+  /** Which agent asks (its MCP client name), when known. */
+  agent?: string
+  /** After this instant the request is no longer offered for an answer. */
+  expiresAt: string
+}
+
+/** A person answered a permission request from the page: `marginalia mcp` sends it to the agent. */
+export interface PermissionAnsweredEvent extends EventBase {
+  type: 'permission.answered'
+  /** The request answered (its `permission.requested`'s `requestId`). */
+  requestId: string
+  /** `allow`: the agent runs the tool; `deny`: it does not. Its `by` names the person. */
+  behavior: (typeof PERMISSION_BEHAVIORS)[number]
+}
+
 export type PublicCredential = Omit<Credential, 'hash'>
 
 export type StoreEvent =
@@ -155,6 +186,8 @@ export type StoreEvent =
   | AnnotationArchivedEvent
   | CaptureRequestedEvent
   | CaptureTakenEvent
+  | PermissionRequestedEvent
+  | PermissionAnsweredEvent
 
 export { STORE_EVENT_TYPES, type StoreEventType }
 
@@ -218,6 +251,10 @@ export function isStoreEvent(value: unknown): value is StoreEvent {
       return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && typeof v.url === 'string' && typeof v.expiresAt === 'string' && (v.token === undefined || typeof v.token === 'string')
     case 'capture.taken':
       return typeof v.annotationId === 'string' && typeof v.requestId === 'string' && isObject(v.attachment) && typeof v.attachment.sha256 === 'string' && typeof v.url === 'string' && isOneOf(v.anchor, CAPTURE_ANCHORS) && typeof v.capturedAt === 'string'
+    case 'permission.requested':
+      return typeof v.requestId === 'string' && typeof v.toolName === 'string' && typeof v.description === 'string' && typeof v.inputPreview === 'string' && typeof v.expiresAt === 'string' && (v.agent === undefined || typeof v.agent === 'string')
+    case 'permission.answered':
+      return typeof v.requestId === 'string' && isOneOf(v.behavior, PERMISSION_BEHAVIORS)
     default: {
       // A kind in STORE_EVENT_TYPES without a case here does not compile.
       const unknown: never = type

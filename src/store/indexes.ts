@@ -163,6 +163,8 @@ export class Indexes {
       case 'credential.ended':
       case 'capture.requested':
       case 'capture.taken':
+      case 'permission.requested':
+      case 'permission.answered':
         return
       default: {
         const unknown: never = event

@@ -7,6 +7,7 @@ import type { Annotation, Credential, Identity, Session } from './model.js'
 import type { StoreEvent } from './events.js'
 import { draftDelete, draftGet, draftSet, emptyShards, shardGet, shardsFrom, type Shards } from './shards.js'
 import { applyAnnotationEvent, type AnnotationRecords } from './apply.js'
+import { reducePermission, type PermissionRecords } from './permission-records.js'
 
 export interface StoreState {
   /** Revision of the last applied event; 0 for an empty store. */
@@ -17,6 +18,8 @@ export interface StoreState {
   readonly identities: Readonly<Record<string, Identity>>
   /** Credentials that still work (not used, signed out or revoked; expiry is checked by the reader), by id. */
   readonly credentials: Readonly<Record<string, Credential>>
+  /** Recent permission requests an agent relayed, by request id (permissions.ts); absent until the first. */
+  readonly permissions?: PermissionRecords
 }
 
 /**
@@ -101,6 +104,8 @@ function freezeTouched(next: StoreState, event: StoreEvent): void {
       break
     case 'credential.ended':
     case 'capture.requested':
+    case 'permission.requested':
+    case 'permission.answered':
       break
     case 'capture.taken':
       if (event.attachTo !== undefined || event.element !== undefined) freeze(shardGet(next.annotations, event.annotationId), true)
@@ -150,6 +155,10 @@ function reduce(draft: Draft<StoreState>, event: StoreEvent): void {
       return
     case 'capture.requested':
       // A request travels between processes; no record changes.
+      return
+    case 'permission.requested':
+    case 'permission.answered':
+      reducePermission(draft, event)
       return
     default:
       unknownEvent(event)

@@ -46,8 +46,13 @@ export const STORE_EVENT_TYPES = [
   'credential.ended',
   'capture.requested',
   'capture.taken',
+  'permission.requested',
+  'permission.answered',
 ] as const
 export type StoreEventType = (typeof STORE_EVENT_TYPES)[number]
+
+/** A person's answer to an agent's permission request (Claude Code's channel permission relay). */
+export const PERMISSION_BEHAVIORS = ['allow', 'deny'] as const
 
 /** Size limits for every free-text field. Comments and messages are generous; labels are not. */
 export const LIMITS = {

@@ -236,7 +236,10 @@ export class InboxFeed {
       case 'credential.issued':
       case 'credential.ended':
       case 'capture.requested':
-        // Who exists and who signed in (the roster took them above), an agent's request for a picture: no annotation changes.
+      case 'permission.requested':
+      case 'permission.answered':
+        // Who exists and who signed in (the roster took them above), an agent's request for a picture,
+        // an agent's permission request (inbox/permission.ts follows those): no annotation changes.
         return
       default: {
         // Every kind is handled above: a new kind fails to compile here until the inbox decides what it shows.

@@ -21,6 +21,7 @@ import type { Annotation, BulkAction } from '../shared/types.js'
 import { BulkBar } from './bulk.js'
 import { Cards } from './cards.js'
 import { InboxFeed, type LiveState } from './feed.js'
+import { mountInboxPermissions } from './permission.js'
 import { StatusTabs, Toolbar, readView, writeView, type View } from './filters.js'
 import { emptyList, moreButton, sessionGroups } from './list.js'
 import { QuestionsPanel } from './questions.js'
@@ -152,6 +153,7 @@ class Inbox {
     this.tabs.render(this.feed.view.status)
     this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster)
     void this.feed.reload()
+    mountInboxPermissions(this.api)
     setInterval(() => this.refreshTimes(), 30_000)
     setInterval(() => void this.feed.pollHealth(), 20_000)
     window.addEventListener('popstate', () => {

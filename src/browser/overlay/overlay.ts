@@ -18,6 +18,7 @@ import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
 import { Composer } from './composer.js'
 import { CspWatch, adoptStyles } from './csp.js'
+import { mountPermissionPrompts, type MountedPrompts } from './permission.js'
 import { describeElement } from './describe.js'
 import { Dock } from './dock.js'
 import { Freezer, freezeButton } from './freeze.js'
@@ -97,6 +98,8 @@ export class Overlay {
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
+  /** The agent's permission prompts (permission.ts), once mounted. */
+  private permissions: MountedPrompts | undefined
   private readonly freezer: Freezer
   private readonly onKeyDown: (e: KeyboardEvent) => void
   private readonly frameKeys: FrameKeys
@@ -246,6 +249,7 @@ export class Overlay {
     this.signIn.start(signal)
     this.render.all()
     this.sync.start()
+    this.permissions = mountPermissionPrompts(this.api)
   }
 
   destroy(): void {
@@ -264,6 +268,7 @@ export class Overlay {
     this.sender.stop()
     this.topLayer.stop()
     this.csp.stop()
+    this.permissions?.stop()
     this.host.remove()
   }
 

@@ -104,10 +104,12 @@ describe('resources', () => {
         capturedAt: base.at,
         attachment: { id: 'att_1', kind: 'screenshot', mime: 'image/png', bytes: 1, width: 1, height: 1, sha256: 'a'.repeat(64) },
       },
+      'permission.requested': { ...base, sessionId: '', type: 'permission.requested', requestId: 'abcde', toolName: 'Bash', description: 'Run tests', inputPreview: 'npm test', expiresAt: base.at },
+      'permission.answered': { ...base, sessionId: '', type: 'permission.answered', requestId: 'abcde', behavior: 'allow' },
     }
     for (const [kind, event] of Object.entries(events)) {
-      // Identity events and a browser's pictures for an agent change no resource.
-      const expected = kind.startsWith('identity.') || kind.startsWith('credential.') || kind.startsWith('capture.') ? [] : kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
+      // Identity events, a browser's pictures for an agent and permission requests change no resource.
+      const expected = kind.startsWith('identity.') || kind.startsWith('credential.') || kind.startsWith('capture.') || kind.startsWith('permission.') ? [] : kind === 'session.created' ? [SESSIONS_URI, sessionUri('ses_1')] : [annotationUri('ann_1'), sessionUri('ses_1')]
       expect(urisChangedBy(event), kind).toEqual(expected)
     }
     expect(() => urisChangedBy({ ...base, type: 'annotation.teleported' } as unknown as StoreEvent)).toThrow(/unknown event type "annotation.teleported"/)

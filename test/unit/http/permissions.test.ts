@@ -1,0 +1,76 @@
+/** The person's side of the permission relay over REST: who may answer, once, before it expires; the live stream of requests. */
+import { describe, expect, it } from 'vitest'
+import { addAgent, addPerson } from '../../../src/auth/identities.js'
+import { createMemoryStore } from '../../../src/store/index.js'
+import { request, serve, bearer, codeOf, SseClient } from '../../helpers/http.js'
+import { useCleanups } from '../../helpers/cleanup.js'
+
+const cleanups = useCleanups()
+
+async function team() {
+  const store = createMemoryStore()
+  cleanups.push(() => store.close())
+  const http = await serve(store, cleanups)
+  const alice = await addPerson(store, 'Alice', { publicUrl: http.url })
+  const person = (await request(`${http.url}/auth/redeem`, { method: 'POST', body: { code: codeOf(alice.link) } })).json.token as string
+  const agent = (await addAgent(store, 'ci-agent')).token
+  return { store, url: http.url, person, agent }
+}
+
+describe('permission requests over REST', () => {
+  it("an agent's token may neither list nor answer; a person answers once; the answer names who gave it", async () => {
+    const { store, url, person, agent } = await team()
+    await store.requestPermission({ requestId: 'tbxkq', toolName: 'Bash', description: 'Run the tests', inputPreview: '{"command":"npm test"}', agent: 'claude-code' })
+
+    expect((await request(`${url}/api/permissions`)).status).toBe(401)
+    const agentList = await request(`${url}/api/permissions`, { headers: bearer(agent) })
+    expect(agentList.status).toBe(403)
+    const agentAnswer = await request(`${url}/api/permissions/tbxkq`, { method: 'POST', headers: bearer(agent), body: { behavior: 'allow' } })
+    expect(agentAnswer.status).toBe(403)
+    expect(agentAnswer.json.error.message).toContain("answer an agent's permission requests")
+    expect(store.listPermissions()[0]!.answer).toBeUndefined()
+
+    const listed = await request(`${url}/api/permissions`, { headers: bearer(person) })
+    expect(listed.status).toBe(200)
+    expect(listed.json.permissions).toMatchObject([{ requestId: 'tbxkq', toolName: 'Bash', state: 'open', agent: 'claude-code' }])
+
+    const bad = await request(`${url}/api/permissions/tbxkq`, { method: 'POST', headers: bearer(person), body: { behavior: 'maybe' } })
+    expect(bad.status).toBe(400)
+    expect(bad.json.error.message).toContain('behavior')
+
+    const answered = await request(`${url}/api/permissions/tbxkq`, { method: 'POST', headers: bearer(person), body: { behavior: 'deny' } })
+    expect(answered.status).toBe(200)
+    expect(answered.json).toMatchObject({ requestId: 'tbxkq', state: 'answered', answer: { behavior: 'deny', by: { name: 'Alice' } } })
+
+    const twice = await request(`${url}/api/permissions/tbxkq`, { method: 'POST', headers: bearer(person), body: { behavior: 'allow' } })
+    expect(twice.status).toBe(409)
+    expect(twice.json.error.message).toContain('already answered (deny)')
+    expect((await request(`${url}/api/permissions/nope`, { method: 'POST', headers: bearer(person), body: { behavior: 'allow' } })).status).toBe(404)
+  })
+
+  it('an expired request is listed as expired and refuses an answer, pointing at the terminal', async () => {
+    let now = Date.parse('2026-11-29T10:00:00.000Z')
+    const store = createMemoryStore({ clock: () => new Date(now) })
+    cleanups.push(() => store.close())
+    const http = await serve(store, cleanups)
+    await store.requestPermission({ requestId: 'abcde', toolName: 'Write', description: 'Write src/a.ts', inputPreview: 'src/a.ts', timeoutMs: 60_000 })
+    now += 61_000
+    const late = await request(`${http.url}/api/permissions/abcde`, { method: 'POST', body: { behavior: 'allow' } })
+    expect(late.status).toBe(409)
+    expect(late.json.error.message).toContain("answer it in the agent's terminal")
+  })
+
+  it('the permission stream carries only permission events, live and replayed', async () => {
+    const { store, url, person } = await team()
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    await store.requestPermission({ requestId: 'first', toolName: 'Bash', description: '', inputPreview: 'ls' })
+    const since = store.rev - 1
+    const stream = await SseClient.open(`${url}/api/permissions/events?lastEventId=${since}`, bearer(person))
+    cleanups.push(() => stream.close())
+    expect(stream.status).toBe(200)
+    await store.addAnnotation({ sessionId: session.id, comment: 'not for this stream' })
+    await store.answerPermission('first', { behavior: 'allow' })
+    const events = await stream.until((e) => e.some((x) => x.event === 'permission.answered'))
+    expect(events.map((e) => e.event)).toEqual(['permission.requested', 'permission.answered'])
+  })
+})

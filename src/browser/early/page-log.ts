@@ -50,7 +50,7 @@ export interface PageLogHandle {
 }
 
 /** A URL without the values of parameters named like secrets (token, key, secret, password, auth, session …). */
-function redactUrl(raw: string, base = location.href): string {
+export function redactUrl(raw: string, base = location.href): string {
   try {
     const url = new URL(raw, base)
     for (const name of [...new Set(url.searchParams.keys())]) if (SECRET.test(name)) url.searchParams.set(name, 'REDACTED')

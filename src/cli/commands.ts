@@ -19,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   agents: async () => (await import('./team.js')).agents,
   revoke: async () => (await import('./team.js')).revoke,
   extension: async () => (await import('./extension.js')).extension,
+  repro: async () => (await import('./repro.js')).repro,
 }
 
 /** The command named `name`, loaded; undefined for no such command. */

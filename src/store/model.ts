@@ -280,7 +280,7 @@ export const Annotation = z.object({
   source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   context: PageContext.optional().describe('What the page logged before the annotation (console, failed requests)'),
-  steps: Steps.optional(),
+  steps: Steps.optional().meta({ listed: false }), // get_annotation says them as numbered lines (`steps`)
   replies: z.array(Reply),
   /** Who created it, when known (a signed-in person; absent for local use). */
   by: Actor.optional(),

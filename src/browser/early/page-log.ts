@@ -32,11 +32,11 @@
 import { LIMITS } from '../../store/vocabulary.js'
 import { clip } from '../shared/format.js'
 import type { PageEntry } from '../shared/types.js'
+import { describeLogged, redactUrl as redactedUrl } from './redact.js'
 
 const KEPT = 50
 const WINDOW_MS = 60_000
 const STACK_LINES = 5
-const SECRET = /token|key|secret|passw|auth|session|sig|credential|code/i
 /** A registered symbol, not a name: the overlay adds no global but `window.Marginalia`. */
 const INSTALLED = Symbol.for('marginalia.pageLog')
 /** The contract's version (see above). */
@@ -49,17 +49,9 @@ export interface PageLogHandle {
   ignore(test: (url: string) => boolean): void
 }
 
-/** A URL without the values of parameters named like secrets (token, key, secret, password, auth, session …). */
-export function redactUrl(raw: string, base = location.href): string {
-  try {
-    const url = new URL(raw, base)
-    for (const name of [...new Set(url.searchParams.keys())]) if (SECRET.test(name)) url.searchParams.set(name, 'REDACTED')
-    url.username = ''
-    url.password = ''
-    return clip(url.href, LIMITS.url)
-  } catch {
-    return clip(raw.split('?')[0] ?? '', LIMITS.url)
-  }
+/** A URL as the log keeps it: redacted (redact.ts) and within the store's limit. */
+function redactUrl(raw: string): string {
+  return clip(redactedUrl(raw), LIMITS.url)
 }
 
 function absolute(raw: string): string {
@@ -73,6 +65,9 @@ function absolute(raw: string): string {
 function text(value: unknown): string {
   if (value instanceof Error) return `${value.name}: ${value.message}`
   if (typeof value === 'string') return value
+  // An element logged by the page: its redacted opening tag, never its values or contents.
+  const element = describeLogged(value)
+  if (element !== undefined) return element
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {

@@ -28,8 +28,7 @@
  */
 import { LIMITS, STEP_KINDS } from '../../store/vocabulary.js'
 import type { Step, StepTarget } from '../shared/types.js'
-import { redactUrl } from './page-log.js'
-import { isMasked, isSensitiveField } from './redact.js'
+import { isMasked, isSensitiveElement, redactUrl } from './redact.js'
 
 const KEPT = LIMITS.steps
 const WINDOW_MS = 5 * 60_000
@@ -266,7 +265,7 @@ class StepLog implements StepsHandle {
     const t = this.typing
     if (!t?.dirty) return
     t.dirty = false
-    const sensitive = isSensitiveField(t.el) || isMasked(t.el)
+    const sensitive = isSensitiveElement(t.el)
     const value = sensitive || this.masking ? undefined : t.el.value.slice(0, LIMITS.stepText)
     if (t.step && this.steps.includes(t.step)) {
       t.step.at = this.now()
@@ -362,7 +361,7 @@ export function installSteps(page: Window): StepsHandle {
   const win = page as StepsWindow
   const existing = win[INSTALLED]
   if (compatible(existing)) return existing
-  const href = (): string => redactUrl(win.location.href)
+  const href = (): string => redactUrl(win.location.href).slice(0, LIMITS.url)
   const log = new StepLog(win, href)
   win[INSTALLED] = log
   const safe =
@@ -394,7 +393,7 @@ export function installSteps(page: Window): StepsHandle {
     if (!el) return
     if (isTextField(el)) return log.flush()
     if (el instanceof HTMLSelectElement) {
-      const masked = isSensitiveField(el) || isMasked(el)
+      const masked = isSensitiveElement(el)
       const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
       log.push({ kind: 'select', target: describe(el), ...(masked ? { masked: true } : { value: chosen.slice(0, LIMITS.stepText) }) })
     } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {

@@ -24,7 +24,8 @@
  * is an object with `version: 1`; `recent(): Step[]` — the steps since the page loaded in this tab
  * or since `mark()`, oldest first, in the store's `Step` shape (src/store/model.ts); `mark(): void`
  * — the person annotated, the next `recent()` starts here; `mask(on: boolean | undefined): void` —
- * the `maskInputs` setting (undefined: by origin), remembered for the tab.
+ * the `maskInputs` setting (undefined: by origin), remembered for the tab; `pause(on: boolean): void`
+ * — while the person picks what to annotate, their clicks and keys are the overlay's, not steps.
  */
 import { LIMITS, STEP_KINDS } from '../../store/vocabulary.js'
 import type { Step, StepTarget } from '../shared/types.js'
@@ -43,6 +44,7 @@ export interface StepsHandle {
   recent(): Step[]
   mark(): void
   mask(on: boolean | undefined): void
+  pause(on: boolean): void
 }
 
 /** A step as kept: `at` in ms (an ISO string is made only when read), the element typed in while its focus lasts. */
@@ -63,7 +65,7 @@ export function isLocalDevOrigin(url: string): boolean {
   }
 }
 
-const IMPLICIT: Record<string, string> = { BUTTON: 'button', A: 'link', TEXTAREA: 'textbox', SELECT: 'combobox', SUMMARY: 'button', OPTION: 'option', LI: 'listitem', IMG: 'img', H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading', H6: 'heading' }
+const IMPLICIT: Record<string, string> = { FORM: 'form', BUTTON: 'button', A: 'link', TEXTAREA: 'textbox', SELECT: 'combobox', SUMMARY: 'button', OPTION: 'option', LI: 'listitem', IMG: 'img', H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading', H6: 'heading' }
 const INPUT_ROLES: Record<string, string> = { checkbox: 'checkbox', radio: 'radio', range: 'slider', button: 'button', submit: 'button', reset: 'button', image: 'button', search: 'searchbox', number: 'spinbutton', email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox' }
 const NAMED_BY_CONTENT = new Set(['button', 'link', 'heading', 'checkbox', 'radio', 'option', 'tab', 'menuitem', 'listitem', 'cell', 'switch', 'treeitem'])
 /** What a click acts on: the nearest of these around the element clicked. */
@@ -219,6 +221,8 @@ class StepLog implements StepsHandle {
   /** Where the page was when `mark()` was called: where the next steps start. */
   private start: string | undefined
   private maskSetting: boolean | undefined
+  /** The overlay's picker is on: nothing the person does is a step of the page. */
+  paused = false
   /** The field typed in during its current focus, and the step that says so once written. */
   private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
 
@@ -251,6 +255,12 @@ class StepLog implements StepsHandle {
   last(kind: Step['kind']): Kept | undefined {
     const l = this.steps[this.steps.length - 1]
     return l?.kind === kind ? l : undefined
+  }
+
+  /** The newest step of `kind`, wherever it is. */
+  lastOf(kind: Step['kind']): Kept | undefined {
+    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.kind === kind) return this.steps[i]
+    return undefined
   }
 
   // ---- typing: the final value of a field per focus
@@ -312,6 +322,11 @@ class StepLog implements StepsHandle {
     this.save()
   }
 
+  pause(on: boolean): void {
+    if (on) this.flush()
+    this.paused = on
+  }
+
   mask(on: boolean | undefined): void {
     this.maskSetting = on
     if (this.masking) for (const s of this.steps) if (s.kind === 'type' && s.value !== undefined) {
@@ -353,7 +368,7 @@ type StepsWindow = Window & typeof globalThis & { [INSTALLED]?: unknown }
 function compatible(value: unknown): value is StepsHandle {
   if (typeof value !== 'object' || value === null) return false
   const v = value as Partial<StepsHandle>
-  return v.version === STEPS_VERSION && typeof v.recent === 'function' && typeof v.mark === 'function' && typeof v.mask === 'function'
+  return v.version === STEPS_VERSION && typeof v.recent === 'function' && typeof v.mark === 'function' && typeof v.mask === 'function' && typeof v.pause === 'function'
 }
 
 /** The recorder on `page`: the compatible one already installed, or a new one with its listeners. */
@@ -368,7 +383,7 @@ export function installSteps(page: Window): StepsHandle {
     <E extends Event>(fn: (e: E) => void) =>
     (e: E): void => {
       try {
-        if (e.isTrusted) fn(e)
+        if (e.isTrusted && !log.paused) fn(e)
       } catch {
         // bookkeeping never disturbs the page
       }
@@ -378,7 +393,9 @@ export function installSteps(page: Window): StepsHandle {
 
   log.restore()
   log.push({ kind: 'navigate', url: href() })
-  log.push({ kind: 'viewport', width: win.innerWidth, height: win.innerHeight })
+  // The viewport once, and again only when a load finds it another size.
+  const seen = log.lastOf('viewport')
+  if (seen?.width !== win.innerWidth || seen.height !== win.innerHeight) log.push({ kind: 'viewport', width: win.innerWidth, height: win.innerHeight })
 
   on('input', (e) => {
     const el = pageElement(e)

@@ -131,6 +131,7 @@ export class Overlay {
       hover: (element) => this.render.hover(element),
       changed: (on) => {
         this.dock.setAnnotating(on)
+        this.steps?.pause(on)
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,

@@ -29,7 +29,7 @@
  */
 import { LIMITS, STEP_KINDS } from '../../store/vocabulary.js'
 import type { Step, StepTarget } from '../shared/types.js'
-import { isMasked, isSensitiveElement, redactUrl } from './redact.js'
+import { isMasked, isSensitiveElement, MASK_SELECTOR, redactUrl } from './redact.js'
 
 const KEPT = LIMITS.steps
 const WINDOW_MS = 5 * 60_000
@@ -56,7 +56,7 @@ const squash = (s: string | null | undefined, max = TEXT): string => {
 }
 
 /** Loopback and `.localhost` hosts: where the app is being developed, typed values are kept unless `maskInputs` says otherwise. */
-export function isLocalDevOrigin(url: string): boolean {
+function isLocalDevOrigin(url: string): boolean {
   try {
     const host = new URL(url).hostname
     return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]' || host === '0.0.0.0'
@@ -84,7 +84,15 @@ function roleOf(el: Element): string | undefined {
   return IMPLICIT[el.tagName]
 }
 
-function nameOf(el: Element, role: string | undefined): string {
+/** A label's own words: the text of the controls inside it (a select's options, a textarea's text) left out. */
+function labelText(label: HTMLLabelElement): string {
+  let out = ''
+  const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_TEXT)
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest('select,textarea,button,script,style')) out += n.textContent ?? ''
+  return out
+}
+
+function nameOf(el: Element, role: string | undefined, content: string | undefined): string {
   const label = squash(el.getAttribute('aria-label'))
   if (label) return label
   const ids = el.getAttribute('aria-labelledby')
@@ -93,7 +101,7 @@ function nameOf(el: Element, role: string | undefined): string {
     if (text) return text
   }
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
-    const text = squash([...(el.labels ?? [])].map((l) => l.textContent).join(' '))
+    const text = squash([...(el.labels ?? [])].map((l) => labelText(l)).join(' '))
     if (text) return text
     if (el instanceof HTMLInputElement && /^(submit|button|reset)$/.test(el.type) && el.value) return squash(el.value)
     const placeholder = squash(el.getAttribute('placeholder'))
@@ -101,7 +109,7 @@ function nameOf(el: Element, role: string | undefined): string {
   }
   if (el instanceof HTMLImageElement && el.alt) return squash(el.alt)
   if (role && NAMED_BY_CONTENT.has(role)) {
-    const text = squash(el.textContent)
+    const text = content ?? squash(el.textContent)
     if (text) return text
   }
   return squash(el.getAttribute('title'))
@@ -110,7 +118,7 @@ function nameOf(el: Element, role: string | undefined): string {
 const cssEscape = (s: string): string => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(s) : s.replace(/[^\w-]/g, '\\$&'))
 
 /** A CSS selector that finds `el` again: an id, a test id or a name when one is unique, else a short nth-of-type path up to one. */
-export function selectorOf(el: Element): string {
+function selectorOf(el: Element): string {
   const doc = el.ownerDocument
   const unique = (sel: string): boolean => {
     try {
@@ -168,25 +176,40 @@ function nearOf(el: Element, own: string | undefined): string | undefined {
   return undefined
 }
 
-/** How a step names its element. In a masked region: role, tag and selector only, never its text. */
-export function describe(el: Element): StepTarget {
+/**
+ * How a step names its element: role, tag, accessible name and text; `content`, its words when the
+ * person acted (a button's words may change once pressed). In a masked region: role and tag only;
+ * a form or an element holding a masked part has no text.
+ */
+function identify(el: Element, content: string | undefined): StepTarget {
   const role = roleOf(el)
-  const out: StepTarget = { tag: el.tagName.toLowerCase(), selector: selectorOf(el).slice(0, LIMITS.selector) }
+  const out: StepTarget = { tag: el.tagName.toLowerCase() }
   if (role) out.role = role
   if (isMasked(el)) return out
-  const name = nameOf(el, role)
+  const name = nameOf(el, role, content)
   if (name) out.name = name
   const isField = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement
-  if (!isField) {
-    const text = squash(el.textContent)
+  if (!isField && role !== 'form' && !el.querySelector(MASK_SELECTOR)) {
+    const text = content ?? squash(el.textContent)
     if (text && text !== name) out.text = text
   }
-  const testId = el.getAttribute('data-testid')
-  if (testId) out.testId = squash(testId)
-  const near = nearOf(el, name || undefined)
-  if (near) out.near = near
   return out
 }
+
+/**
+ * Where a step's element is, added only when the steps are read or saved (the costly part, never
+ * on the person's click): a CSS selector, its test id, the row it is in. An element the page has
+ * since removed is located in the part of the page it was removed with.
+ */
+function locate(el: Element, target: StepTarget): void {
+  target.selector = selectorOf(el).slice(0, LIMITS.selector)
+  if (isMasked(el)) return
+  const testId = el.getAttribute('data-testid')
+  if (testId) target.testId = squash(testId)
+  const near = nearOf(el, target.name)
+  if (near) target.near = near
+}
+
 
 type TextField = HTMLInputElement | HTMLTextAreaElement
 const NOT_TYPED = /^(checkbox|radio|submit|button|reset|image|file)$/
@@ -223,6 +246,11 @@ class StepLog implements StepsHandle {
   private maskSetting: boolean | undefined
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
+  /** Steps whose element is still to be described (see `identify`, `locate`), with it and its words when the person acted. */
+  private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
+  /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
+  private scrolling: Kept | undefined
+  private resizing: Kept | undefined
   /** The field typed in during its current focus, and the step that says so once written. */
   private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
 
@@ -236,11 +264,64 @@ class StepLog implements StepsHandle {
     return this.maskSetting ?? !isLocalDevOrigin(this.win.location.href)
   }
 
-  push(step: Omit<Kept, 'at'>): Kept {
+  push(step: Omit<Kept, 'at'>, el?: Element, content?: string): Kept {
+    this.settle()
     const kept = { ...step, at: this.now() } as Kept
     this.steps.push(kept)
+    if (el) this.unlocated.set(kept, { el, content })
     if (this.steps.length > KEPT * 2) this.prune()
     return kept
+  }
+
+  /**
+   * A step about `el`, described when the steps are read or saved — never on the person's click
+   * (the one thing read now: the words of a button or link, which pressing it may change).
+   */
+  act(step: Omit<Kept, 'at' | 'target'>, el: Element, words = false): Kept {
+    return this.push({ ...step }, el, words ? squash(el.textContent) : undefined)
+  }
+
+  /** A scroll event: the first of a run adds its step, the rest cost nothing. */
+  scrolled(): void {
+    if (this.scrolling) return
+    this.scrolling = this.push({ kind: 'scroll' })
+    this.scrolling.x = 0
+    this.scrolling.y = 0
+  }
+
+  resized(): void {
+    if (this.resizing) return
+    const l = this.last('viewport')
+    this.resizing = l ?? this.push({ kind: 'viewport' })
+  }
+
+  /** The runs of scrolling and resizing end here: their steps take the position and size of now. */
+  private settle(): void {
+    const s = this.scrolling
+    const r = this.resizing
+    this.scrolling = this.resizing = undefined
+    if (s) {
+      s.x = Math.max(0, Math.round(this.win.scrollX))
+      s.y = Math.max(0, Math.round(this.win.scrollY))
+    }
+    if (r) {
+      r.width = this.win.innerWidth
+      r.height = this.win.innerHeight
+    }
+  }
+
+  /** Locate every step's element not located yet (before the steps are read or saved). */
+  private locateAll(): void {
+    for (const [step, { el, content }] of this.unlocated) {
+      try {
+        if (!this.steps.includes(step)) continue
+        step.target = identify(el, content)
+        locate(el, step.target)
+      } catch {
+        // a step without a selector
+      }
+    }
+    this.unlocated.clear()
   }
 
   private prune(): void {
@@ -265,6 +346,13 @@ class StepLog implements StepsHandle {
 
   // ---- typing: the final value of a field per focus
 
+  /** Another keystroke in the field being typed in: the one thing to do is remember it changed. */
+  typingIn(target: EventTarget | null): boolean {
+    if (!this.typing || this.typing.el !== target) return false
+    this.typing.dirty = true
+    return true
+  }
+
   input(el: TextField): void {
     if (this.typing?.el !== el) this.typing = { el, step: undefined, dirty: true }
     else this.typing.dirty = true
@@ -283,7 +371,7 @@ class StepLog implements StepsHandle {
       else t.step.value = value
       return
     }
-    t.step = this.push({ kind: 'type', target: describe(t.el), ...(value === undefined ? { masked: true } : { value }) })
+    t.step = this.act({ kind: 'type', ...(value === undefined ? { masked: true } : { value }) }, t.el)
   }
 
   blur(el: Element): void {
@@ -297,7 +385,9 @@ class StepLog implements StepsHandle {
 
   recent(): Step[] {
     this.flush()
+    this.settle()
     this.prune()
+    this.locateAll()
     const masking = this.masking
     const since = this.steps.filter((s) => s.at >= this.since)
     // After an annotation the steps start where the page was then: said as the page opened there.
@@ -340,7 +430,9 @@ class StepLog implements StepsHandle {
   save(): void {
     try {
       this.flush()
+      this.settle()
       this.prune()
+      this.locateAll()
       this.win.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ steps: this.steps, since: this.since, start: this.start, ...(this.maskSetting === undefined ? {} : { mask: this.maskSetting }) }))
     } catch {
       // storage full or denied: the steps of this page only
@@ -398,6 +490,7 @@ export function installSteps(page: Window): StepsHandle {
   if (seen?.width !== win.innerWidth || seen.height !== win.innerHeight) log.push({ kind: 'viewport', width: win.innerWidth, height: win.innerHeight })
 
   on('input', (e) => {
+    if (log.typingIn(e.target)) return
     const el = pageElement(e)
     if (isTextField(el)) log.input(el)
   })
@@ -412,21 +505,26 @@ export function installSteps(page: Window): StepsHandle {
     if (el instanceof HTMLSelectElement) {
       const masked = isSensitiveElement(el)
       const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
-      log.push({ kind: 'select', target: describe(el), ...(masked ? { masked: true } : { value: chosen.slice(0, LIMITS.stepText) }) })
+      log.act({ kind: 'select', ...(masked ? { masked: true } : { value: chosen.slice(0, LIMITS.stepText) }) }, el)
     } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
-      log.push({ kind: el.checked ? 'check' : 'uncheck', target: describe(el) })
+      log.act({ kind: el.checked ? 'check' : 'uncheck' }, el)
     }
   })
+  // Enter in a field submits its form with a click on the form's button, made by the browser: that click is the Enter's, not a step.
+  let entered: { form: HTMLFormElement | null; at: number } | undefined
   on('click', (e) => {
     const hit = pageElement(e)
     if (!hit) return
     log.flush()
     const el = hit.closest(ACTIONABLE) ?? hit
+    const implicit = entered && e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
+    entered = undefined
+    if (implicit) return
     // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
     if (el instanceof HTMLInputElement && !/^(submit|button|reset|image)$/.test(el.type)) return
     if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
     if (el instanceof HTMLLabelElement && el.control) return
-    log.push({ kind: 'click', target: describe(el) })
+    log.act({ kind: 'click' }, el, el !== hit || hit.matches(ACTIONABLE))
   })
   on('keydown', (e) => {
     if (!KEYS.has(e.key) || e.repeat || e.isComposing) return
@@ -434,43 +532,24 @@ export function installSteps(page: Window): StepsHandle {
     if (!el) return
     log.flush()
     const body = el === win.document.body || el === win.document.documentElement
-    log.push({ kind: 'key', key: e.key as 'Enter', ...(body ? {} : { target: describe(el) }) })
+    if (e.key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
+    if (body) log.push({ kind: 'key', key: e.key as 'Enter' })
+    else log.act({ kind: 'key', key: e.key as 'Enter' }, el)
   })
   on('submit', (e) => {
     const form = pageElement(e)
     if (!form) return
     log.flush()
-    log.push({ kind: 'submit', target: describe(form) })
+    log.act({ kind: 'submit' }, form)
   })
   on(
     'scroll',
     (e) => {
-      if (e.target !== win.document) return
-      const x = Math.round(win.scrollX)
-      const y = Math.round(win.scrollY)
-      const l = log.last('scroll')
-      if (l) {
-        l.x = Math.max(0, x)
-        l.y = Math.max(0, y)
-      } else log.push({ kind: 'scroll', x: Math.max(0, x), y: Math.max(0, y) })
+      if (e.target === win.document) log.scrolled()
     },
     true,
   )
-  win.addEventListener(
-    'resize',
-    () => {
-      try {
-        const l = log.last('viewport')
-        if (l) {
-          l.width = win.innerWidth
-          l.height = win.innerHeight
-        } else log.push({ kind: 'viewport', width: win.innerWidth, height: win.innerHeight })
-      } catch {
-        // bookkeeping never disturbs the page
-      }
-    },
-    { passive: true },
-  )
+  on('resize', () => log.resized(), true)
 
   // Route changes within the page: the history calls the app makes, and the browser's back/forward and hash changes.
   let url = win.location.href
@@ -501,12 +580,6 @@ export function installSteps(page: Window): StepsHandle {
     if (win.document.visibilityState === 'hidden') log.save()
   })
   return log
-}
-
-/** The recorder already on the page, if any. */
-export function currentSteps(page: Window): StepsHandle | undefined {
-  const existing = (page as StepsWindow)[INSTALLED]
-  return compatible(existing) ? existing : undefined
 }
 
 /** Off for this origin with `localStorage['marginalia:steps'] = 'off'` (on by default). */

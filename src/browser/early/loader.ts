@@ -1,8 +1,8 @@
 /**
  * `loader.js`: the script a page without a build plugin puts first in its <head> (the head
- * snippet, `headSnippet` in src/plugin/loader-script.ts). It starts the page log and the steps'
- * recorder from that line (./page-log.ts, ./steps.ts; `data-mask-inputs` on its tag is the
- * `maskInputs` setting) and then loads `overlay.js` from the same server, handing it the `data-*`
+ * snippet, `headSnippet` in src/integrations/shared/loader-script.ts). It starts the page log and
+ * the steps' recorder from that line (./page-log.ts, ./steps.ts; `data-mask-inputs` on its tag is
+ * the `maskInputs` setting) and then loads `overlay.js` from the same server, handing it the `data-*`
  * attributes of its own tag (data-shortcut, data-screenshot-budget, data-server …). It marks the
  * page at `window[Symbol.for('marginalia.loader')]`: the snippet's inline part, which runs next,
  * shows the "server not running" note when that mark is missing.

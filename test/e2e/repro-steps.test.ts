@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import type { PlaywrightTestConfig } from '@playwright/test'
 import { openStore, startHttpServer } from '../../src/index.js'
 import { headSnippet } from '../../src/integrations/shared/loader-script.js'
@@ -25,7 +26,14 @@ import { runCli } from '../helpers/cli.js'
 import { eventually } from '../helpers/eventually.js'
 import { connect } from '../helpers/mcp.js'
 import { testDir } from '../helpers/store.js'
-import { annotateMode, clickAt, ui } from '../browser/overlay-anchor/setup.js'
+
+const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
+
+/** A real mouse click in the middle of `box` (Playwright's own click refuses an element the overlay covers). */
+async function clickAt(page: Page, box: { x: number; y: number; width: number; height: number } | null): Promise<void> {
+  if (!box) throw new Error('no box to click')
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
+}
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -214,7 +222,7 @@ describe.skipIf(!enabled)('steps to reproduce', () => {
 
     // Annotates the total: the composer shows the steps, one is dropped.
     await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
-    await annotateMode(page)
+    await ui(page, '.annotate').click()
     await clickAt(page, await page.locator('#total').boundingBox())
     const lines = ui(page, '.composer .step-list li .step-text')
     await expect.poll(() => lines.allTextContents()).toEqual([

@@ -27,10 +27,12 @@ const root = path.resolve(import.meta.dirname, '../..')
  * Splitting overlay.ts by responsibility and dropping written-twice helpers (the naming attributes'
  * three lists, a second date comparator, an unused Api method, five copies of a path): 169 076.
  * The call sites of shared .astro components (data-marginalia-astro-call) on top: 169 568.
+ * The redaction module and the steps to reproduce (the recorder, for pages without the early
+ * script, and the composer's list): 186 373.
  */
-const OVERLAY_BUDGET = 166 * 1024
-/** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images). */
-const INBOX_BUDGET = 48 * 1024
+const OVERLAY_BUDGET = 183 * 1024
+/** inbox.js, minified: 20 515 bytes when this was set; 41 892 with issue #21's triage (search, filters, bulk actions, Markdown, pasted images); 50 498 with the steps to reproduce. */
+const INBOX_BUDGET = 50 * 1024
 /**
  * app.html, the inbox as an MCP App: one document with its script inside. 418 976 bytes when this
  * was set, nearly all of it the MCP Apps SDK's `App` and what it brings (the SDK client, zod

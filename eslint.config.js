@@ -41,9 +41,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/store/*', '!**/store/vocabulary.js', '!**/store/apply.js', '!**/store/questions.js'],
+              group: ['**/store/*', '!**/store/vocabulary.js', '!**/store/apply.js', '!**/store/questions.js', '!**/store/steps.js'],
               allowTypeImports: true,
-              message: 'The browser bundles import only the zod-free store modules (vocabulary.js, apply.js, questions.js); use `import type` for the rest.',
+              message: 'The browser bundles import only the zod-free store modules (vocabulary.js, apply.js, questions.js, steps.js); use `import type` for the rest.',
             },
             {
               group: ['zod', 'zod/*', 'immer', 'rxjs', 'rxjs/*', 'lowdb', 'lowdb/*', 'proper-lockfile', '@modelcontextprotocol/*', 'node:*'],
@@ -70,9 +70,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/store/*', '!**/store/vocabulary.js', '!**/store/apply.js', '!**/store/questions.js'],
+              group: ['**/store/*', '!**/store/vocabulary.js', '!**/store/apply.js', '!**/store/questions.js', '!**/store/steps.js'],
               allowTypeImports: true,
-              message: 'The browser bundles import only the zod-free store modules (vocabulary.js, apply.js, questions.js); use `import type` for the rest.',
+              message: 'The browser bundles import only the zod-free store modules (vocabulary.js, apply.js, questions.js, steps.js); use `import type` for the rest.',
             },
             {
               group: ['zod', 'zod/*', 'immer', 'rxjs', 'rxjs/*', 'lowdb', 'lowdb/*', 'proper-lockfile', '@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps', 'node:*'],

@@ -138,6 +138,7 @@ const MANAGED_SCHEMA = {
   properties: {
     server: { title: 'Marginalia server', description: 'The server URL, e.g. https://marginalia.example.com (a person cannot change it).', type: 'string' },
     sites: { title: 'Sites', description: 'Origins where the overlay is always on, e.g. https://staging.example.com.', type: 'array', items: { type: 'string' } },
+    maskInputs: { title: 'Mask typed values', description: 'true: no typed value in the steps to reproduce on any site; false: typed values kept (never passwords or masked fields). Unset: masked except on local dev origins.', type: 'boolean' },
   },
 }
 

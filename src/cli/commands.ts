@@ -28,6 +28,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   resolve: async () => (await import('./inbox.js')).resolve,
   dismiss: async () => (await import('./inbox.js')).dismiss,
   hook: async () => (await import('./hook.js')).hook,
+  repro: async () => (await import('./repro.js')).repro,
 }
 
 /** The command named `name`, loaded; undefined for no such command. */

@@ -11,6 +11,7 @@ import { decodeCursor, encodeCursor } from '../store/cursor.js'
 import { SEARCH_SORTS, type AnnotationSearch, type Page } from '../store/store.js'
 import { relativeSource, resolveSource } from '../sources/resolve.js'
 import { Cursor, DEFAULT_PAGE_LIMIT, Limit } from '../views/page.js'
+import { reproTest } from '../views/repro.js'
 import { readJson } from './body.js'
 import { defineRoute, parse, queryOf, reply, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
@@ -255,6 +256,26 @@ export const restRoutes: readonly Route[] = [
     readAfterWrite: true,
     summary: 'One annotation with its thread',
     handler: (ctx) => reply(ctx, 200, ctx.app.store.getAnnotation(ctx.params.id!)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/annotations/:id/repro',
+    tool: 'get_annotation',
+    access: READ,
+    readAfterWrite: true,
+    summary: 'Its steps to reproduce as a Playwright Test file (TypeScript) that ends asserting the element is visible',
+    handler: (ctx) => {
+      const text = reproTest(ctx.app.store.getAnnotation(ctx.params.id!))
+      const id = ctx.params.id!.replace(/[^\w-]/g, '_')
+      ctx.res.writeHead(200, {
+        'Content-Type': 'text/typescript; charset=utf-8',
+        'Content-Length': String(Buffer.byteLength(text)),
+        'Content-Disposition': `inline; filename="repro-${id}.spec.ts"`,
+        'Cache-Control': 'no-store',
+        ...ctx.headers,
+      })
+      ctx.res.end(text)
+    },
   }),
   defineRoute({
     method: 'DELETE',

@@ -18,6 +18,7 @@ import {
   REPLY_KINDS,
   ROLES,
   SEVERITIES,
+  STEP_KINDS,
 } from './vocabulary.js'
 export { ANNOTATION_STATUSES, ATTACHMENT_KINDS, AUTHORS, IDENTITY_KINDS, IMAGE_MIMES, INTENTS, LIMITS, PAGE_ENTRY_KINDS, REPLY_CHANNELS, REPLY_KINDS, ROLES, SEVERITIES }
 
@@ -89,6 +90,43 @@ export const PageContext = z.object({
   entries: z.array(PageEntry).max(LIMITS.pageEntries, `must have at most ${LIMITS.pageEntries} entries`),
 })
 export type PageContext = z.infer<typeof PageContext>
+
+/** The element a step acted on, as a person and a test find it: role and accessible name first, then its text, a CSS selector last. */
+export const StepTarget = z.object({
+  role: text(LIMITS.tag).optional(),
+  name: text(LIMITS.stepText).optional().describe('Accessible name (for a field: its label)'),
+  text: text(LIMITS.stepText).optional().describe('The start of its text'),
+  testId: text(LIMITS.stepText).optional().describe('Its data-testid'),
+  selector: text(LIMITS.selector).optional().describe('A CSS selector that finds it again'),
+  near: text(LIMITS.stepText).optional().describe('The row or card it is in (a list item: "Chair")'),
+  tag: text(LIMITS.tag).optional(),
+})
+export type StepTarget = z.infer<typeof StepTarget>
+
+/**
+ * One thing the person did before annotating. `value` is what was typed or chosen, absent when it
+ * was masked (`masked`) or never recorded (a password); `url` is where a route change or a
+ * navigation went; `key` the key that acted; `x`/`y` where a scroll ended; `width`/`height` the
+ * viewport's size.
+ */
+export const Step = z.object({
+  kind: z.enum(STEP_KINDS),
+  at: Timestamp,
+  target: StepTarget.optional(),
+  value: text(LIMITS.stepText).optional(),
+  masked: z.literal(true).optional().describe('A value was typed but not recorded (maskInputs)'),
+  url: text(LIMITS.url).optional(),
+  key: z.enum(['Enter', 'Escape', 'Tab']).optional(),
+  x: z.number().int().min(0).max(10_000_000).optional(),
+  y: z.number().int().min(0).max(10_000_000).optional(),
+  width: z.number().int().min(0).max(100_000).optional(),
+  height: z.number().int().min(0).max(100_000).optional(),
+})
+export type Step = z.infer<typeof Step>
+const Steps = z
+  .array(Step)
+  .max(LIMITS.steps, `must have at most ${LIMITS.steps} steps`)
+  .describe('What the person did before annotating, oldest first: steps to reproduce')
 
 const Styles = z
   .record(text(64), text(LIMITS.styleValue))
@@ -246,6 +284,7 @@ export const Annotation = z.object({
   source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   context: PageContext.optional().describe('What the page logged before the annotation (console, failed requests)'),
+  steps: Steps.optional().meta({ listed: false }), // get_annotation says them as numbered lines (`steps`)
   replies: z.array(Reply),
   /** Who created it, when known (a signed-in person; absent for local use). */
   by: Actor.optional(),
@@ -285,6 +324,7 @@ export const AddAnnotationInput = z.strictObject({
   source: SourceLocation.optional(),
   attachments: Attachments.optional(),
   context: PageContext.optional(),
+  steps: Steps.optional(),
 })
 export type AddAnnotationInput = z.input<typeof AddAnnotationInput>
 

@@ -87,6 +87,9 @@ export const LIMITS = {
   fingerprintText: 120,
   quoteContext: 64,
   fingerprintAttributes: 8,
+  /** Steps to reproduce: steps per annotation, and the size of a step's texts (a name, a typed value). */
+  steps: 100,
+  stepText: 200,
 } as const
 
 /**
@@ -99,4 +102,11 @@ export const CAPTURE_ANCHORS = ['found', 'moved', 'missing'] as const
 /** The image types an attachment may have (sniffed from the bytes, never taken from a header). */
 export const IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
 /** What the overlay's page log records: console calls, uncaught errors, failed requests. */
+/**
+ * What a step to reproduce is: a click, the final value typed in a field, an option chosen, a box
+ * ticked or cleared, a form sent, a key that acts (Enter, Escape, Tab), a route change within the
+ * page (pushState, replaceState, popstate, hash), a full navigation in the tab, a scroll (coalesced)
+ * and the viewport's size.
+ */
+export const STEP_KINDS = ['click', 'type', 'select', 'check', 'uncheck', 'submit', 'key', 'route', 'navigate', 'scroll', 'viewport'] as const
 export const PAGE_ENTRY_KINDS = ['console.error', 'console.warn', 'error', 'unhandledrejection', 'network'] as const

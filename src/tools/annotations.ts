@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { AcknowledgeInput, Annotation, AnnotationStatus, DismissInput, Id, ReplyInput, ResolveInput, Session, type Annotation as AnnotationT } from '../store/model.js'
 import { sourceSnippet } from '../sources/snippet.js'
+import { stepLines } from '../store/steps.js'
 import { fitAnnotation, pageOutput } from '../views/page.js'
 import type { ContentBlock } from '@modelcontextprotocol/server'
 import type { Store } from '../store/store.js'
@@ -19,6 +20,7 @@ const AnnotationOut = z.object({
 const AnnotationWithSourceOut = AnnotationOut.extend({
   sourceLines: z.string().optional().describe('A few numbered lines of annotation.source.file around its line (">" marks it), read from the project root'),
   sourceLinesWithheld: z.string().optional().describe('Why sourceLines are absent although the file is in the project root (a dot-file or dot-folder, node_modules, a file git ignores)').meta({ listed: false }),
+  steps: z.string().optional().describe('What the person did before, numbered'),
 })
 
 /** A command's result: the annotation as it is now (trimmed to the byte budget if it must be). */
@@ -115,9 +117,11 @@ export const getAnnotation = defineTool({
   output: AnnotationWithSourceOut,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ id }, ctx) => {
-    const a = ctx.store.getAnnotation(id)
+    const { steps, ...a } = ctx.store.getAnnotation(id)
     const snippet = sourceSnippet(a.source, ctx.sources?.root)
-    return { ...annotationResult(a, ctx), ...(snippet?.lines !== undefined ? { sourceLines: snippet.lines } : {}), ...(snippet?.withheld !== undefined ? { sourceLinesWithheld: snippet.withheld } : {}) }
+    // The steps as lines the person would say (the record's structured steps are for the replay: `marginalia repro ID`).
+    const said = steps?.length ? { steps: `${stepLines(steps).join('\n')}\n(replay: marginalia repro ${id})` } : {}
+    return { ...annotationResult(a, ctx), ...said, ...(snippet?.lines !== undefined ? { sourceLines: snippet.lines } : {}), ...(snippet?.withheld !== undefined ? { sourceLinesWithheld: snippet.withheld } : {}) }
   },
   content: async (result, ctx, args) => [{ type: 'text', text: JSON.stringify(result) }, ...(args.images === false ? [] : await imageContent(ctx.store, ctx.store.getAnnotation(args.id)))],
 })

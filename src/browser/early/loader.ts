@@ -1,12 +1,14 @@
 /**
  * `loader.js`: the script a page without a build plugin puts first in its <head> (the head
- * snippet, `headSnippet` in src/integrations/shared/loader-script.ts). It starts the page log from that line
- * (./page-log.ts) and then loads `overlay.js` from the same server, handing it the `data-*`
+ * snippet, `headSnippet` in src/integrations/shared/loader-script.ts). It starts the page log and
+ * the steps' recorder from that line (./page-log.ts, ./steps.ts; `data-mask-inputs` on its tag is
+ * the `maskInputs` setting) and then loads `overlay.js` from the same server, handing it the `data-*`
  * attributes of its own tag (data-shortcut, data-screenshot-budget, data-server …). It marks the
  * page at `window[Symbol.for('marginalia.loader')]`: the snippet's inline part, which runs next,
  * shows the "server not running" note when that mark is missing.
  */
 import { installPageLog, pageLogEnabled } from './page-log.js'
+import { installSteps, maskInputsAttribute, stepsEnabled } from './steps.js'
 
 const MARK = Symbol.for('marginalia.loader')
 type MarkedWindow = Window & { [MARK]?: true }
@@ -17,6 +19,11 @@ function load(): void {
   w[MARK] = true
   if (pageLogEnabled()) installPageLog(window)
   const self = document.currentScript as HTMLScriptElement | null
+  if (stepsEnabled()) {
+    const steps = installSteps(window)
+    const mask = maskInputsAttribute(self?.getAttribute('data-mask-inputs'))
+    if (mask !== undefined) steps.mask(mask)
+  }
   if (!self?.src || window.Marginalia) return
   const overlay = document.createElement('script')
   overlay.src = new URL('overlay.js', self.src).href

@@ -277,7 +277,7 @@ async function answer(message: PageMessage, sender: chrome.runtime.MessageSender
     case 'config': {
       if (!listedSite(sender, settings)) return { on: false }
       const s = await readSession(settings.server)
-      return { on: true, server: settings.server, who: s ? { name: s.name, id: s.id, expiresAt: s.expiresAt } : null }
+      return { on: true, server: settings.server, who: s ? { name: s.name, id: s.id, expiresAt: s.expiresAt } : null, ...(settings.maskInputs === undefined ? {} : { maskInputs: settings.maskInputs }) }
     }
     case 'capture':
       if (!listedSite(sender, settings) || sender.tab === undefined) return { error: 'not on' }

@@ -18,7 +18,7 @@ export type PageMessage =
   | { type: 'status' }
 
 /** What the relay tells the page over the private channel. */
-export type RelayMessage = { type: 'config'; server: string; who: Who | null } | { type: 'who'; who: Who | null } | { type: 'off' }
+export type RelayMessage = { type: 'config'; server: string; who: Who | null; maskInputs?: boolean } | { type: 'who'; who: Who | null } | { type: 'off' }
 
 /** The first message on the window: the private channel (its port travels with it). */
 export const BRIDGE = 'marginalia:extension-bridge'

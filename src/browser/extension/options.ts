@@ -13,6 +13,7 @@ const PORTLESS = typeof __MARGINALIA_BROWSER__ === 'string' && __MARGINALIA_BROW
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T
 const serverInput = $<HTMLInputElement>('server')
 const sitesInput = $<HTMLTextAreaElement>('sites')
+const maskInput = $<HTMLInputElement>('mask-inputs')
 const saved = $('saved')
 let server = DEFAULT_SERVER
 
@@ -22,6 +23,8 @@ async function load(): Promise<void> {
   serverInput.value = settings.server
   serverInput.disabled = settings.managed.server
   sitesInput.value = settings.sites.filter((s) => !settings.managed.sites.includes(s)).join('\n')
+  maskInput.checked = settings.maskInputs === true
+  maskInput.disabled = settings.managed.maskInputs !== undefined
   const managed = $('managed')
   managed.hidden = !settings.managed.server && settings.managed.sites.length === 0
   managed.textContent = `Set by your organisation: ${[settings.managed.server ? `the server ${settings.server}` : '', ...settings.managed.sites].filter(Boolean).join(', ')}.`
@@ -48,7 +51,9 @@ $('form').addEventListener('submit', (e) => {
   const asking = sites.length > 0 ? chrome.permissions.request({ origins: sites.map((s) => matchPattern(s, PORTLESS)) }) : Promise.resolve(true)
   void asking.then(async (granted) => {
     if (!granted) return void (saved.textContent = 'The browser did not allow those sites: nothing saved.')
-    await chrome.storage.sync.set(serverInput.disabled ? { sites } : { server: url, sites })
+    const mask = maskInput.disabled ? {} : maskInput.checked ? { maskInputs: true } : {}
+    if (!maskInput.disabled && !maskInput.checked) await chrome.storage.sync.remove('maskInputs')
+    await chrome.storage.sync.set(serverInput.disabled ? { sites, ...mask } : { server: url, sites, ...mask })
     saved.textContent = 'Saved.'
     await load()
   })

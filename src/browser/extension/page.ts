@@ -83,6 +83,7 @@ function start(port: MessagePort): void {
           auth: a,
           openSignIn: () => void ask(port, { type: 'openSignIn' }),
           capture: (box, exclude) => capture(port, box, exclude),
+          maskInputs: m.maskInputs,
         })
         window.Marginalia = publicApi(overlay)
         overlay.mount()

@@ -21,12 +21,12 @@ function post(message: RelayMessage): void {
   page.postMessage(message)
 }
 
-async function config(): Promise<{ on: boolean; server?: string; who?: Who | null }> {
-  return (await chrome.runtime.sendMessage({ type: 'config' } satisfies PageMessage)) as { on: boolean; server?: string; who?: Who | null }
+async function config(): Promise<{ on: boolean; server?: string; who?: Who | null; maskInputs?: boolean }> {
+  return (await chrome.runtime.sendMessage({ type: 'config' } satisfies PageMessage)) as { on: boolean; server?: string; who?: Who | null; maskInputs?: boolean }
 }
 
 void config().then(
-  (c) => post(c.on && c.server ? { type: 'config', server: c.server, who: c.who ?? null } : { type: 'off' }),
+  (c) => post(c.on && c.server ? { type: 'config', server: c.server, who: c.who ?? null, ...(typeof c.maskInputs === 'boolean' ? { maskInputs: c.maskInputs } : {}) } : { type: 'off' }),
   () => post({ type: 'off' }),
 )
 

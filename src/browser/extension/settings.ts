@@ -1,7 +1,8 @@
 /**
  * The extension's settings, as a person or an organisation sets them. Kept in `chrome.storage.sync`
- * under two documented keys — `server` (the Marginalia server's URL) and `sites` (the origins
- * where the overlay runs) — and read from `chrome.storage.managed` too (an organisation's policy,
+ * under three documented keys — `server` (the Marginalia server's URL), `sites` (the origins
+ * where the overlay runs) and `maskInputs` (typed values in the steps to reproduce: true masks
+ * them everywhere, false keeps them, unset masks them except on local dev origins) — and read from `chrome.storage.managed` too (an organisation's policy,
  * described by managed_schema.json): a managed `server` wins, managed `sites` are always on.
  * The person's session lives in `chrome.storage.local` under `session`, for the server it was
  * given by.
@@ -12,8 +13,10 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:4848'
 export interface Settings {
   server: string
   sites: string[]
+  /** Typed values in the steps to reproduce: masked (true), kept (false), by origin (undefined). */
+  maskInputs?: boolean
   /** What the organisation set (the options page shows those as fixed). */
-  managed: { server: boolean; sites: string[] }
+  managed: { server: boolean; sites: string[]; maskInputs?: boolean }
 }
 
 export interface StoredSession {
@@ -76,11 +79,18 @@ async function managedValues(): Promise<Record<string, unknown>> {
 }
 
 export async function readSettings(): Promise<Settings> {
-  const [mine, managed] = await Promise.all([chrome.storage.sync.get(['server', 'sites']), managedValues()])
+  const [mine, managed] = await Promise.all([chrome.storage.sync.get(['server', 'sites', 'maskInputs']), managedValues()])
   const managedServer = typeof managed.server === 'string' ? serverUrl(managed.server) : undefined
   const managedSites = origins(managed.sites)
   const server = managedServer ?? (typeof mine.server === 'string' ? serverUrl(mine.server) : undefined) ?? DEFAULT_SERVER
-  return { server, sites: [...new Set([...managedSites, ...origins(mine.sites)])], managed: { server: managedServer !== undefined, sites: managedSites } }
+  const managedMask = typeof managed.maskInputs === 'boolean' ? managed.maskInputs : undefined
+  const maskInputs = managedMask ?? (typeof mine.maskInputs === 'boolean' ? mine.maskInputs : undefined)
+  return {
+    server,
+    sites: [...new Set([...managedSites, ...origins(mine.sites)])],
+    ...(maskInputs === undefined ? {} : { maskInputs }),
+    managed: { server: managedServer !== undefined, sites: managedSites, ...(managedMask === undefined ? {} : { maskInputs: managedMask }) },
+  }
 }
 
 export async function readSession(server: string): Promise<StoredSession | undefined> {

@@ -11,7 +11,7 @@ import { STATUS_LABEL, clip, openQuestionOf } from '../shared/format.js'
 import { elementName } from '../shared/markdown.js'
 import { confirmButton, messageBox, messageForm, replyList, timeEl } from '../shared/thread.js'
 import { sourceView } from '../shared/source.js'
-import { attachmentStrip, pageContextView } from '../shared/attachments-view.js'
+import { attachmentStrip, pageContextView, stepsView } from '../shared/attachments-view.js'
 import { ImageTray } from '../shared/image-tray.js'
 import { pageLink, type Links } from '../shared/links.js'
 import type { Annotation } from '../shared/types.js'
@@ -195,6 +195,7 @@ export class Cards {
       a.selectedText ? h('blockquote', { class: 'selected' }, clip(a.selectedText, 400)) : null,
       attachmentStrip(a.attachments, this.links.attachments),
       pageContextView(a.context),
+      stepsView(a.steps),
       replyList(a, this.links.attachments),
       h(
         'div',

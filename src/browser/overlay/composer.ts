@@ -8,7 +8,8 @@ import { h, replace } from '../shared/dom.js'
 import { clip } from '../shared/format.js'
 import { submitOnCtrlEnter } from '../shared/thread.js'
 import { findSource } from './source/index.js'
-import type { Intent, NewAnnotation, Severity } from '../shared/types.js'
+import type { Intent, NewAnnotation, Severity, Step } from '../shared/types.js'
+import { StepList } from './steps/list.js'
 import type { Target } from './picker.js'
 import { ImageTray } from '../shared/image-tray.js'
 import { pageLogEnabled } from '../early/page-log.js'
@@ -24,6 +25,8 @@ export interface ComposerEvents {
   closed(restoreFocus: boolean): void
   /** The person turned the page log on or off (remembered for the site). */
   pageLog(on: boolean): void
+  /** The steps to reproduce recorded so far (since the page loaded or the last annotation), shown as the box opens. */
+  steps?(): Step[]
 }
 
 const DEFAULT_INTENT: Intent = 'fix'
@@ -46,6 +49,8 @@ export class Composer {
   private shotBlocked: string | undefined
   /** "9 412 / 10 000" near the limit; past it, the box keeps the text and says so. */
   private readonly counter: CharCounter
+  /** The steps to reproduce, each of which the person may drop before sending. */
+  readonly steps = new StepList()
 
   constructor(private readonly events: ComposerEvents) {
     this.about = h('div', { class: 'target' })
@@ -83,7 +88,7 @@ export class Composer {
       'form',
       { class: 'panel composer', role: 'dialog', 'aria-label': 'New annotation', hidden: true, novalidate: true, onsubmit: (e: Event) => this.submit(e) },
       h('div', { class: 'panel-head' }, h('div', { class: 'panel-title' }, 'New annotation'), h('button', { type: 'button', class: 'icon-btn', 'aria-label': 'Close', title: 'Close (Esc)', onclick: close }, '×')),
-      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, h('div', { class: 'toggles' }, shotToggle, logToggle), this.shotNote, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
+      h('div', { class: 'panel-body' }, this.about, this.text, this.tray.element, h('div', { class: 'toggles' }, shotToggle, logToggle), this.shotNote, this.steps.element, choice('intent', 'Intent', INTENTS, DEFAULT_INTENT), choice('severity', 'Severity', SEVERITIES, DEFAULT_SEVERITY), this.error),
       h(
         'div',
         { class: 'panel-foot' },
@@ -115,6 +120,7 @@ export class Composer {
       this.shot.checked = screenshotDefault()
       this.log.checked = pageLogDefault()
       this.renderShotNote()
+      this.steps.set(this.events.steps?.() ?? [])
     }
     this.target = target
     this.discardArmed = false
@@ -222,6 +228,8 @@ export class Composer {
     if (target.selectedText) body.selectedText = clip(target.selectedText, LIMITS.selectedText)
     if (target.extra?.length) body.elements = target.extra.map((x) => x.info)
     if (target.area) body.area = target.area
+    const steps = this.steps.kept()
+    if (steps.length > 0) body.steps = steps
     this.events.send(body, { target, screenshot: this.shot.checked, pageLog: this.log.checked, images: this.tray.images })
     this.tray.clear()
     this.close(true)

@@ -9,6 +9,7 @@
  */
 import { Overlay } from './overlay.js'
 import { publicApi } from './public-api.js'
+import { maskInputsAttribute } from '../early/steps.js'
 
 /** The server's base URL: `data-server` on the script tag, else the directory the script was loaded from. */
 function serverFromScript(script: HTMLScriptElement | null): string | undefined {
@@ -39,7 +40,8 @@ function boot(): void {
   }
   // data-shortcut="Ctrl+Alt+M": the annotate shortcut (the Vite plugin's `shortcut` option sets it).
   // data-screenshot-budget="3000": how long a screenshot may take, in ms (a slow machine or a huge page).
-  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget) })
+  // data-mask-inputs="true": no typed value in the steps to reproduce (default: masked unless a local dev origin).
+  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs) })
   window.Marginalia = publicApi(overlay)
   const start = () => overlay.mount()
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

@@ -14,6 +14,7 @@ import { Api, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
 import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
+import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
 import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
 import { Composer } from './composer.js'
@@ -54,6 +55,8 @@ export interface OverlayOptions {
   auth?: Auth
   openSignIn?: () => void
   capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
+  /** Typed values in the steps to reproduce: masked (true), kept (false), or by origin (undefined: masked unless a local dev origin). */
+  maskInputs?: boolean | undefined
 }
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
@@ -75,6 +78,8 @@ export class Overlay {
   readonly host = document.createElement('marginalia-overlay')
   /** What the page logged (console errors, failed requests), unless turned off for this origin. */
   pageLog: PageLogHandle | undefined
+  /** The steps to reproduce (the early recorder's when it ran), unless turned off for this origin. */
+  readonly steps: StepsHandle | undefined
   readonly shadow = this.host.attachShadow({ mode: 'open' })
   readonly picker: Picker
   readonly marks = new Marks()
@@ -113,6 +118,8 @@ export class Overlay {
     const shortcut = given ?? parseShortcut(DEFAULT_SHORTCUT)!
     this.links = { attachments: server, editor: {} }
     this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
+    this.steps = stepsEnabled() ? installSteps(window) : undefined
+    if (options.maskInputs !== undefined) this.steps?.mask(options.maskInputs)
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
@@ -127,6 +134,7 @@ export class Overlay {
       hover: (element) => this.render.hover(element),
       changed: (on) => {
         this.dock.setAnnotating(on)
+        this.steps?.pause(on)
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
@@ -152,7 +160,12 @@ export class Overlay {
     // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
     this.topLayer = new TopLayer(this.host, () => this.render.schedule())
     this.composer = new Composer({
-      send: (body, extras) => (this.pointing.active ? void this.pointing.answer(body, extras.target) : outgoing.send(body, extras)),
+      send: (body, extras) => {
+        if (this.pointing.active) return void this.pointing.answer(body, extras.target)
+        outgoing.send(body, extras)
+        this.steps?.mark()
+      },
+      steps: () => this.steps?.recent() ?? [],
       pageLog: (on) => this.startPageLog(on),
       closed: (restoreFocus) => this.panels.composerClosed(restoreFocus),
     })

@@ -4,7 +4,8 @@
  * Shared by the overlay's thread panel and the inbox's cards.
  */
 import { h, type Child } from './dom.js'
-import type { Attachment, PageEntry } from './types.js'
+import type { Attachment, PageEntry, Step } from './types.js'
+import { stepLines } from '../../store/steps.js'
 
 /** An attachment's address on the server at `base` (the overlay's server, or '' on the inbox page: same origin). */
 function attachmentUrl(base: string, sha256: string): string {
@@ -66,6 +67,12 @@ export function attachmentStrip(list: readonly Attachment[] | undefined, base: s
 function entryLine(e: PageEntry): Child {
   const when = new Date(e.at).toLocaleTimeString()
   return h('li', { 'data-kind': e.kind }, h('b', {}, e.kind), ' ', h('time', { datetime: e.at }, when), ' ', e.message, e.stack ? h('pre', {}, e.stack) : null)
+}
+
+/** The steps to reproduce, collapsed: "Steps to reproduce (7)", one numbered line each. */
+export function stepsView(steps: readonly Step[] | undefined): HTMLDetailsElement | null {
+  if (!steps?.length) return null
+  return h('details', { class: 'steps' }, h('summary', {}, `Steps to reproduce (${steps.length})`), h('ol', { class: 'step-lines' }, ...stepLines(steps).map((line) => h('li', {}, line.replace(/^\d+\. /, '')))))
 }
 
 /** The page log, collapsed: "2 console errors, 1 failed request". */

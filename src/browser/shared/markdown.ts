@@ -1,7 +1,7 @@
 /**
  * Annotations as compact Markdown an agent or a ticket can take ("Copy as Markdown"):
  * per annotation the element as a person names it (and its selector), the page, the source
- * location when known, the comment, intent / severity / status and the thread. Pure and zod-free
+ * location when known, the comment, intent / severity / status, the steps to reproduce and the thread. Pure and zod-free
  * (type imports only), shared by the overlay and the inbox. Lists come out oldest first, ties by id.
  *
  * Stable API: `annotationToMarkdown`, `annotationsToMarkdown`, `elementName`, `sourceText`,
@@ -10,6 +10,7 @@
 import type { Annotation, ElementInfo, Reply } from './types.js'
 import type { SourceLocation } from '../../store/source-location.js'
 import { byCreation, webUrl } from './format.js'
+import { stepLines } from '../../store/steps.js'
 
 export interface MarkdownOptions {
   /** A heading line above a list (e.g. "Annotations on localhost:5173/todos"); none when absent. */
@@ -194,6 +195,8 @@ function render(a: Annotation, opts: MarkdownOptions, level: number, n: number |
   if (images > 0) facts.push(`- **Images:** ${images}`)
   if (opts.ids !== false) facts.push(`- **Id:** ${code(a.id)} · created ${a.createdAt}${a.resolvedAt ? ` · ${a.status} ${a.resolvedAt}` : ''}`)
   out.push(...facts, '', quote(a.comment))
+  // The steps as numbered lines, each in code: the page's words stay text, never Markdown.
+  if (a.steps?.length) out.push('', '**Steps to reproduce:**', '', ...stepLines(a.steps).map((line) => line.replace(/^(\d+\.) (.*)$/, (_m, n: string, rest: string) => `${n} ${code(rest)}`)))
   if (opts.thread !== false && a.replies.length > 0) out.push('', '**Thread:**', '', ...a.replies.map(threadItem))
   return out.join('\n')
 }

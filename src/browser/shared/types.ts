@@ -3,11 +3,11 @@
  * imports: nothing of zod reaches the bundle); presence is the `/health` `agent` field and the
  * `presence` event.
  */
-import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Rect, Reply, Session, Severity, TextQuote, Viewport } from '../../store/model.js'
+import type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Rect, Reply, Session, Severity, Step, StepTarget, TextQuote, Viewport } from '../../store/model.js'
 import type { SourceLocation } from '../../store/source-location.js'
 import type { StoreEvent } from '../../store/events.js'
 
-export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Reply, Session, Severity, StoreEvent, TextQuote }
+export type { Annotation, AnnotationStatus, Attachment, ElementInfo, Fingerprint, Identity, Intent, PageEntry, Reply, Session, Severity, Step, StepTarget, StoreEvent, TextQuote }
 
 export interface Presence {
   connected: boolean
@@ -58,6 +58,7 @@ export interface NewAnnotation {
   severity?: Severity
   attachments?: Attachment[]
   context?: { entries: PageEntry[] }
+  steps?: Step[]
   viewport?: Viewport
   source?: SourceLocation
 }

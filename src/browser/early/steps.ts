@@ -1,0 +1,601 @@
+/**
+ * Steps to reproduce: a rolling record of what the person does in the tab, from the page's first
+ * moment — clicks (the target's role, accessible name, text, test id, a CSS selector and the row
+ * it is in), the final value typed in a field per focus, options chosen, boxes ticked, forms sent,
+ * the keys that act (Enter, Escape, Tab), route changes within the page (pushState, replaceState,
+ * popstate, hash), full navigations in the tab (kept in sessionStorage across loads), the viewport's
+ * size and scrolls (one step per run of scrolling). The last 5 minutes and at most 100 steps.
+ *
+ * Privacy by construction: nothing typed in a sensitive field (a password, an autocomplete card,
+ * one-time-code, new/current-password field, a hidden input) or inside a masked region
+ * (`[data-marginalia-mask]`, `[data-private]`, `.sensitive`) is ever read — such a step says only
+ * that something was typed, and an element in a masked region is named by its role and selector,
+ * never by its text. With `maskInputs` on (the default on origins that are not local dev origins)
+ * no typed value is kept at all.
+ *
+ * Cheap: one capture listener per event kind on the window, each a few property reads; the
+ * element is described only for the events that make a step (a click, a change, a submit), scrolls
+ * and resizes update the step they continue, and the record is written to sessionStorage only when
+ * the page is hidden or left.
+ *
+ * Who installs it, first one wins (as the page log, ./page-log.ts): the early recorder (`early.js`,
+ * the head snippet's `loader.js`, the extension's page script), else the overlay when it mounts.
+ * THE CONTRACT (stable across releases, like the page log's): `window[Symbol.for('marginalia.steps')]`
+ * is an object with `version: 1`; `recent(): Step[]` — the steps since the page loaded in this tab
+ * or since `mark()`, oldest first, in the store's `Step` shape (src/store/model.ts); `mark(): void`
+ * — the person annotated, the next `recent()` starts here; `mask(on: boolean | undefined): void` —
+ * the `maskInputs` setting (undefined: by origin), remembered for the tab; `pause(on: boolean): void`
+ * — while the person picks what to annotate, their clicks and keys are the overlay's, not steps.
+ */
+import { LIMITS, STEP_KINDS } from '../../store/vocabulary.js'
+import type { Step, StepTarget } from '../shared/types.js'
+import { isMasked, isSensitiveElement, MASK_SELECTOR, redactUrl } from './redact.js'
+
+const KEPT = LIMITS.steps
+const WINDOW_MS = 5 * 60_000
+const STORAGE_KEY = 'marginalia:steps'
+const INSTALLED = Symbol.for('marginalia.steps')
+const STEPS_VERSION = 1
+const TEXT = 80
+const KEYS = new Set(['Enter', 'Escape', 'Tab'])
+
+export interface StepsHandle {
+  readonly version: typeof STEPS_VERSION
+  recent(): Step[]
+  mark(): void
+  mask(on: boolean | undefined): void
+  pause(on: boolean): void
+}
+
+/** A step as kept: `at` in ms (an ISO string is made only when read), the element typed in while its focus lasts. */
+type Kept = Omit<Step, 'at'> & { at: number }
+
+const squash = (s: string | null | undefined, max = TEXT): string => {
+  const t = (s ?? '').replace(/\s+/g, ' ').trim()
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t
+}
+
+/** Loopback and `.localhost` hosts: where the app is being developed, typed values are kept unless `maskInputs` says otherwise. */
+function isLocalDevOrigin(url: string): boolean {
+  try {
+    const host = new URL(url).hostname
+    return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]' || host === '0.0.0.0'
+  } catch {
+    return false
+  }
+}
+
+const IMPLICIT: Record<string, string> = { FORM: 'form', BUTTON: 'button', A: 'link', TEXTAREA: 'textbox', SELECT: 'combobox', SUMMARY: 'button', OPTION: 'option', LI: 'listitem', IMG: 'img', H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading', H6: 'heading' }
+const INPUT_ROLES: Record<string, string> = { checkbox: 'checkbox', radio: 'radio', range: 'slider', button: 'button', submit: 'button', reset: 'button', image: 'button', search: 'searchbox', number: 'spinbutton', email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox' }
+const NAMED_BY_CONTENT = new Set(['button', 'link', 'heading', 'checkbox', 'radio', 'option', 'tab', 'menuitem', 'listitem', 'cell', 'switch', 'treeitem'])
+/** What a click acts on: the nearest of these around the element clicked. */
+const ACTIONABLE = 'a[href],button,input,select,textarea,label,summary,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[role=treeitem],[onclick],[tabindex]:not([tabindex="-1"])'
+/** The row or card an element is in, to say which of many alike ("Add to cart" of the Chair). */
+const CONTAINER = 'li,tr,article,[role=row],[role=listitem],[role=article],[role=gridcell]'
+
+function roleOf(el: Element): string | undefined {
+  const explicit = el.getAttribute('role')?.trim().split(/\s+/)[0]
+  if (explicit) return explicit
+  if (el.tagName === 'A') return el.hasAttribute('href') ? 'link' : undefined
+  if (el.tagName === 'INPUT') {
+    const type = (el as HTMLInputElement).type
+    return type === 'password' || type === 'hidden' ? undefined : (INPUT_ROLES[type] ?? (/^(date|time|month|week|color|file)/.test(type) ? undefined : 'textbox'))
+  }
+  return IMPLICIT[el.tagName]
+}
+
+/** A label's own words: the text of the controls inside it (a select's options, a textarea's text) left out. */
+function labelText(label: HTMLLabelElement): string {
+  let out = ''
+  const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_TEXT)
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest('select,textarea,button,script,style')) out += n.textContent ?? ''
+  return out
+}
+
+function nameOf(el: Element, role: string | undefined, content: string | undefined): string {
+  const label = squash(el.getAttribute('aria-label'))
+  if (label) return label
+  const ids = el.getAttribute('aria-labelledby')
+  if (ids) {
+    const text = squash(ids.split(/\s+/).map((id) => el.ownerDocument.getElementById(id)?.textContent ?? '').join(' '))
+    if (text) return text
+  }
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+    const text = squash([...(el.labels ?? [])].map((l) => labelText(l)).join(' '))
+    if (text) return text
+    if (el instanceof HTMLInputElement && /^(submit|button|reset)$/.test(el.type) && el.value) return squash(el.value)
+    const placeholder = squash(el.getAttribute('placeholder'))
+    if (placeholder) return placeholder
+  }
+  if (el instanceof HTMLImageElement && el.alt) return squash(el.alt)
+  if (role && NAMED_BY_CONTENT.has(role)) {
+    const text = content ?? squash(el.textContent)
+    if (text) return text
+  }
+  return squash(el.getAttribute('title'))
+}
+
+const cssEscape = (s: string): string => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(s) : s.replace(/[^\w-]/g, '\\$&'))
+
+/** A CSS selector that finds `el` again: an id, a test id or a name when one is unique, else a short nth-of-type path up to one. */
+function selectorOf(el: Element): string {
+  const doc = el.ownerDocument
+  const unique = (sel: string): boolean => {
+    try {
+      return doc.querySelectorAll(sel).length === 1
+    } catch {
+      return false
+    }
+  }
+  const own = (e: Element): string | undefined => {
+    const tag = e.tagName.toLowerCase()
+    if (e.id && !/\d{3,}|^[:_]|[:]/.test(e.id) && unique(`#${cssEscape(e.id)}`)) return `#${cssEscape(e.id)}`
+    const testId = e.getAttribute('data-testid')
+    if (testId && unique(`[data-testid="${cssEscape(testId)}"]`)) return `[data-testid="${cssEscape(testId)}"]`
+    const name = e.getAttribute('name')
+    if (name && unique(`${tag}[name="${cssEscape(name)}"]`)) return `${tag}[name="${cssEscape(name)}"]`
+    return undefined
+  }
+  const parts: string[] = []
+  let e: Element | null = el
+  for (let depth = 0; e && depth < 6; depth++) {
+    const found = own(e)
+    if (found) {
+      parts.unshift(found)
+      return parts.join(' > ')
+    }
+    const tag = e.tagName.toLowerCase()
+    const parent: Element | null = e.parentElement
+    if (!parent) {
+      parts.unshift(tag)
+      break
+    }
+    const same = [...parent.children].filter((c) => c.tagName === e!.tagName)
+    parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(e) + 1})` : tag)
+    e = parent
+  }
+  return parts.join(' > ')
+}
+
+/** The first text of the row or card `el` is in (a heading when it has one), masked parts left out. */
+function nearOf(el: Element, own: string | undefined): string | undefined {
+  const box = el.parentElement?.closest(CONTAINER)
+  if (!box) return undefined
+  const heading = box.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]')
+  if (heading && !heading.contains(el) && !isMasked(heading)) {
+    const t = squash(heading.textContent, 60)
+    if (t) return t
+  }
+  const walker = el.ownerDocument.createTreeWalker(box, NodeFilter.SHOW_TEXT)
+  for (let n = walker.nextNode(), i = 0; n && i < 20; n = walker.nextNode(), i++) {
+    const parent = n.parentElement
+    if (!parent || el.contains(parent) || isMasked(parent) || parent.closest('script,style,button,input,select,textarea')) continue
+    const t = squash(n.textContent, 60)
+    if (t && t !== own) return t
+  }
+  return undefined
+}
+
+/**
+ * How a step names its element: role, tag, accessible name and text; `content`, its words when the
+ * person acted (a button's words may change once pressed). In a masked region: role and tag only;
+ * a form or an element holding a masked part has no text.
+ */
+function identify(el: Element, content: string | undefined): StepTarget {
+  const role = roleOf(el)
+  const out: StepTarget = { tag: el.tagName.toLowerCase() }
+  if (role) out.role = role
+  if (isMasked(el)) return out
+  const name = nameOf(el, role, content)
+  if (name) out.name = name
+  const isField = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement
+  if (!isField && role !== 'form' && !el.querySelector(MASK_SELECTOR)) {
+    const text = content ?? squash(el.textContent)
+    if (text && text !== name) out.text = text
+  }
+  return out
+}
+
+/**
+ * Where a step's element is, added only when the steps are read or saved (the costly part, never
+ * on the person's click): a CSS selector, its test id, the row it is in. An element the page has
+ * since removed is located in the part of the page it was removed with.
+ */
+function locate(el: Element, target: StepTarget): void {
+  target.selector = selectorOf(el).slice(0, LIMITS.selector)
+  if (isMasked(el)) return
+  const testId = el.getAttribute('data-testid')
+  if (testId) target.testId = squash(testId)
+  const near = nearOf(el, target.name)
+  if (near) target.near = near
+}
+
+
+type TextField = HTMLInputElement | HTMLTextAreaElement
+const NOT_TYPED = /^(checkbox|radio|submit|button|reset|image|file)$/
+
+function isTextField(el: EventTarget | null | undefined): el is TextField {
+  return el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && !NOT_TYPED.test(el.type))
+}
+
+/** The element an event is about, unless it is the overlay's own (its host carries `data-marginalia`). */
+function pageElement(e: Event): Element | undefined {
+  const t = e.target
+  if (!(t instanceof Element)) return undefined
+  return t.closest('[data-marginalia]') ? undefined : t
+}
+
+function fromStorage(raw: string | null): { steps: Kept[]; since: number; start?: string; mask?: boolean } | undefined {
+  if (!raw) return undefined
+  try {
+    const data = JSON.parse(raw) as { steps?: unknown; since?: unknown; start?: unknown; mask?: unknown }
+    const kinds = new Set<string>(STEP_KINDS)
+    const steps = Array.isArray(data.steps) ? (data.steps as Kept[]).filter((s) => typeof s === 'object' && s !== null && kinds.has(s.kind) && typeof s.at === 'number') : []
+    return { steps, since: typeof data.since === 'number' ? data.since : 0, ...(typeof data.start === 'string' ? { start: data.start } : {}), ...(typeof data.mask === 'boolean' ? { mask: data.mask } : {}) }
+  } catch {
+    return undefined
+  }
+}
+
+class StepLog implements StepsHandle {
+  readonly version = STEPS_VERSION
+  private steps: Kept[] = []
+  private since = 0
+  /** Where the page was when `mark()` was called: where the next steps start. */
+  private start: string | undefined
+  private maskSetting: boolean | undefined
+  /** The overlay's picker is on: nothing the person does is a step of the page. */
+  paused = false
+  /** Steps whose element is still to be described (see `identify`, `locate`), with it and its words when the person acted. */
+  private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
+  /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
+  private scrolling: Kept | undefined
+  private resizing: Kept | undefined
+  /** The field typed in during its current focus, and the step that says so once written. */
+  private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
+
+  constructor(
+    private readonly win: Window,
+    private readonly href: () => string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get masking(): boolean {
+    return this.maskSetting ?? !isLocalDevOrigin(this.win.location.href)
+  }
+
+  push(step: Omit<Kept, 'at'>, el?: Element, content?: string): Kept {
+    this.settle()
+    const kept = { ...step, at: this.now() } as Kept
+    this.steps.push(kept)
+    if (el) this.unlocated.set(kept, { el, content })
+    if (this.steps.length > KEPT * 2) this.prune()
+    return kept
+  }
+
+  /**
+   * A step about `el`, described when the steps are read or saved — never on the person's click
+   * (the one thing read now: the words of a button or link, which pressing it may change).
+   */
+  act(step: Omit<Kept, 'at' | 'target'>, el: Element, words = false): Kept {
+    return this.push({ ...step }, el, words ? squash(el.textContent) : undefined)
+  }
+
+  /** A scroll event: the first of a run adds its step, the rest cost nothing. */
+  scrolled(): void {
+    if (this.scrolling) return
+    this.scrolling = this.push({ kind: 'scroll' })
+    this.scrolling.x = 0
+    this.scrolling.y = 0
+  }
+
+  resized(): void {
+    if (this.resizing) return
+    const l = this.last('viewport')
+    this.resizing = l ?? this.push({ kind: 'viewport' })
+  }
+
+  /** The runs of scrolling and resizing end here: their steps take the position and size of now. */
+  private settle(): void {
+    const s = this.scrolling
+    const r = this.resizing
+    this.scrolling = this.resizing = undefined
+    if (s) {
+      s.x = Math.max(0, Math.round(this.win.scrollX))
+      s.y = Math.max(0, Math.round(this.win.scrollY))
+    }
+    if (r) {
+      r.width = this.win.innerWidth
+      r.height = this.win.innerHeight
+    }
+  }
+
+  /** Locate every step's element not located yet (before the steps are read or saved). */
+  private locateAll(): void {
+    for (const [step, { el, content }] of this.unlocated) {
+      try {
+        if (!this.steps.includes(step)) continue
+        step.target = identify(el, content)
+        locate(el, step.target)
+      } catch {
+        // a step without a selector
+      }
+    }
+    this.unlocated.clear()
+  }
+
+  private prune(): void {
+    const oldest = this.now() - WINDOW_MS
+    let drop = 0
+    while (drop < this.steps.length && this.steps[drop]!.at < oldest) drop++
+    drop = Math.max(drop, this.steps.length - KEPT)
+    if (drop > 0) this.steps.splice(0, drop)
+  }
+
+  /** The last step, when it is of `kind` (a scroll or resize continues it instead of adding one). */
+  last(kind: Step['kind']): Kept | undefined {
+    const l = this.steps[this.steps.length - 1]
+    return l?.kind === kind ? l : undefined
+  }
+
+  /** The newest step of `kind`, wherever it is. */
+  lastOf(kind: Step['kind']): Kept | undefined {
+    for (let i = this.steps.length - 1; i >= 0; i--) if (this.steps[i]!.kind === kind) return this.steps[i]
+    return undefined
+  }
+
+  // ---- typing: the final value of a field per focus
+
+  /** Another keystroke in the field being typed in: the one thing to do is remember it changed. */
+  typingIn(target: EventTarget | null): boolean {
+    if (!this.typing || this.typing.el !== target) return false
+    this.typing.dirty = true
+    return true
+  }
+
+  input(el: TextField): void {
+    if (this.typing?.el !== el) this.typing = { el, step: undefined, dirty: true }
+    else this.typing.dirty = true
+  }
+
+  /** Write (or update) the typing step of the focused field. */
+  flush(): void {
+    const t = this.typing
+    if (!t?.dirty) return
+    t.dirty = false
+    const sensitive = isSensitiveElement(t.el)
+    const value = sensitive || this.masking ? undefined : t.el.value.slice(0, LIMITS.stepText)
+    if (t.step && this.steps.includes(t.step)) {
+      t.step.at = this.now()
+      if (value === undefined) delete t.step.value
+      else t.step.value = value
+      return
+    }
+    t.step = this.act({ kind: 'type', ...(value === undefined ? { masked: true } : { value }) }, t.el)
+  }
+
+  blur(el: Element): void {
+    if (this.typing?.el === el) {
+      this.flush()
+      this.typing = undefined
+    }
+  }
+
+  // ---- the contract
+
+  recent(): Step[] {
+    this.flush()
+    this.settle()
+    this.prune()
+    this.locateAll()
+    const masking = this.masking
+    const since = this.steps.filter((s) => s.at >= this.since)
+    // After an annotation the steps start where the page was then: said as the page opened there.
+    if (this.start && since[0]?.kind !== 'navigate') since.unshift({ kind: 'navigate', url: this.start, at: this.since })
+    return since
+      .slice(-KEPT)
+      .map(({ at, ...s }) => {
+        const out = { ...s, at: new Date(at).toISOString() } as Step
+        if (s.target) out.target = { ...s.target }
+        if (masking && s.kind === 'type' && out.value !== undefined) {
+          delete out.value
+          out.masked = true
+        }
+        return out
+      })
+  }
+
+  mark(): void {
+    this.flush()
+    this.since = this.now() + 1
+    this.start = this.href()
+    this.save()
+  }
+
+  pause(on: boolean): void {
+    if (on) this.flush()
+    this.paused = on
+  }
+
+  mask(on: boolean | undefined): void {
+    this.maskSetting = on
+    if (this.masking) for (const s of this.steps) if (s.kind === 'type' && s.value !== undefined) {
+      delete s.value
+      s.masked = true
+    }
+    this.save()
+  }
+
+  /** Kept for the next page of this tab (a full navigation or a reload). */
+  save(): void {
+    try {
+      this.flush()
+      this.settle()
+      this.prune()
+      this.locateAll()
+      this.win.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ steps: this.steps, since: this.since, start: this.start, ...(this.maskSetting === undefined ? {} : { mask: this.maskSetting }) }))
+    } catch {
+      // storage full or denied: the steps of this page only
+    }
+  }
+
+  restore(): void {
+    let saved: ReturnType<typeof fromStorage>
+    try {
+      saved = fromStorage(this.win.sessionStorage.getItem(STORAGE_KEY))
+    } catch {
+      saved = undefined
+    }
+    if (!saved) return
+    this.steps = saved.steps
+    this.since = saved.since
+    if (saved.start !== undefined) this.start = saved.start
+    this.maskSetting = saved.mask
+    this.prune()
+  }
+}
+
+type StepsWindow = Window & typeof globalThis & { [INSTALLED]?: unknown }
+
+function compatible(value: unknown): value is StepsHandle {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Partial<StepsHandle>
+  return v.version === STEPS_VERSION && typeof v.recent === 'function' && typeof v.mark === 'function' && typeof v.mask === 'function' && typeof v.pause === 'function'
+}
+
+/** The recorder on `page`: the compatible one already installed, or a new one with its listeners. */
+export function installSteps(page: Window): StepsHandle {
+  const win = page as StepsWindow
+  const existing = win[INSTALLED]
+  if (compatible(existing)) return existing
+  const href = (): string => redactUrl(win.location.href).slice(0, LIMITS.url)
+  const log = new StepLog(win, href)
+  win[INSTALLED] = log
+  const safe =
+    <E extends Event>(fn: (e: E) => void) =>
+    (e: E): void => {
+      try {
+        if (e.isTrusted && !log.paused) fn(e)
+      } catch {
+        // bookkeeping never disturbs the page
+      }
+    }
+  const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void, passive = false): void =>
+    win.addEventListener(type, safe(fn), { capture: true, passive })
+
+  log.restore()
+  log.push({ kind: 'navigate', url: href() })
+  // The viewport once, and again only when a load finds it another size.
+  const seen = log.lastOf('viewport')
+  if (seen?.width !== win.innerWidth || seen.height !== win.innerHeight) log.push({ kind: 'viewport', width: win.innerWidth, height: win.innerHeight })
+
+  on('input', (e) => {
+    if (log.typingIn(e.target)) return
+    const el = pageElement(e)
+    if (isTextField(el)) log.input(el)
+  })
+  on('focusout', (e) => {
+    const el = pageElement(e)
+    if (el) log.blur(el)
+  })
+  on('change', (e) => {
+    const el = pageElement(e)
+    if (!el) return
+    if (isTextField(el)) return log.flush()
+    if (el instanceof HTMLSelectElement) {
+      const masked = isSensitiveElement(el)
+      const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
+      log.act({ kind: 'select', ...(masked ? { masked: true } : { value: chosen.slice(0, LIMITS.stepText) }) }, el)
+    } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+      log.act({ kind: el.checked ? 'check' : 'uncheck' }, el)
+    }
+  })
+  // Enter in a field submits its form with a click on the form's button, made by the browser: that click is the Enter's, not a step.
+  let entered: { form: HTMLFormElement | null; at: number } | undefined
+  on('click', (e) => {
+    const hit = pageElement(e)
+    if (!hit) return
+    log.flush()
+    const el = hit.closest(ACTIONABLE) ?? hit
+    const implicit = entered && e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
+    entered = undefined
+    if (implicit) return
+    // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
+    if (el instanceof HTMLInputElement && !/^(submit|button|reset|image)$/.test(el.type)) return
+    if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
+    if (el instanceof HTMLLabelElement && el.control) return
+    log.act({ kind: 'click' }, el, el !== hit || hit.matches(ACTIONABLE))
+  })
+  on('keydown', (e) => {
+    if (!KEYS.has(e.key) || e.repeat || e.isComposing) return
+    const el = pageElement(e)
+    if (!el) return
+    log.flush()
+    const body = el === win.document.body || el === win.document.documentElement
+    if (e.key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
+    if (body) log.push({ kind: 'key', key: e.key as 'Enter' })
+    else log.act({ kind: 'key', key: e.key as 'Enter' }, el)
+  })
+  on('submit', (e) => {
+    const form = pageElement(e)
+    if (!form) return
+    log.flush()
+    log.act({ kind: 'submit' }, form)
+  })
+  on(
+    'scroll',
+    (e) => {
+      if (e.target === win.document) log.scrolled()
+    },
+    true,
+  )
+  on('resize', () => log.resized(), true)
+
+  // Route changes within the page: the history calls the app makes, and the browser's back/forward and hash changes.
+  let url = win.location.href
+  const routed = (): void => {
+    try {
+      const now = win.location.href
+      if (now === url) return
+      url = now
+      log.flush()
+      log.push({ kind: 'route', url: href() })
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  }
+  const history = win.history
+  for (const method of ['pushState', 'replaceState'] as const) {
+    const original = history[method]
+    history[method] = function (this: History, ...args: Parameters<History['pushState']>) {
+      const result = original.apply(this, args)
+      routed()
+      return result
+    }
+  }
+  win.addEventListener('popstate', routed)
+  win.addEventListener('hashchange', routed)
+  win.addEventListener('pagehide', () => log.save())
+  win.document.addEventListener('visibilitychange', () => {
+    if (win.document.visibilityState === 'hidden') log.save()
+  })
+  return log
+}
+
+/** Off for this origin with `localStorage['marginalia:steps'] = 'off'` (on by default). */
+export function stepsEnabled(): boolean {
+  try {
+    return localStorage.getItem('marginalia:steps') !== 'off'
+  } catch {
+    return true
+  }
+}
+
+/** `data-mask-inputs` on a script tag: `true`/`false` (also `on`/`off`), anything else undefined (by origin). */
+export function maskInputsAttribute(raw: string | undefined | null): boolean | undefined {
+  if (raw === undefined || raw === null) return undefined
+  const v = raw.trim().toLowerCase()
+  if (v === '' || v === 'true' || v === 'on' || v === '1') return true
+  if (v === 'false' || v === 'off' || v === '0') return false
+  return undefined
+}

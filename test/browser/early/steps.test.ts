@@ -1,0 +1,225 @@
+/**
+ * The steps' recorder (src/browser/early/steps.ts) in real Chromium, as the early script runs it
+ * (bundled from src/browser/early/main.ts, first in <head>): what each kind of step records,
+ * scrolls coalesced, the record kept across a reload and bounded (100 steps, 5 minutes), typed
+ * values masked by the setting and by default off local dev origins, secrets never read — and its
+ * cost on the main thread over a minute of ordinary use.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { build } from 'esbuild'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import type { Step } from '../../../src/store/model.js'
+import { stepLines } from '../../../src/store/steps.js'
+import { useChromium } from '../../helpers/chromium.js'
+
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
+
+let early = ''
+beforeAll(async () => {
+  const out = await build({ entryPoints: [path.resolve(import.meta.dirname, '../../../src/browser/early/main.ts')], bundle: true, minify: true, format: 'iife', write: false, target: 'es2022' })
+  early = out.outputFiles[0]!.text
+})
+
+/**
+ * Wraps every listener the recorder adds (those added before UNWRAP) to time each call. This
+ * machine is shared: a call the OS preempts reads milliseconds of wall time it did not spend, so
+ * the figure is each event kind's median call times its count (what a call costs, not when the
+ * thread was away), less the median of a listener that does nothing (what timing costs).
+ */
+const TIMING = `<script>
+window.__by = {}
+const add = EventTarget.prototype.addEventListener
+EventTarget.prototype.addEventListener = function (type, fn, opts) {
+  if (typeof fn !== 'function') return add.call(this, type, fn, opts)
+  return add.call(this, type, function (e) { const t = performance.now(); try { return fn.call(this, e) } finally { (window.__by[(fn.control ? 'control:' : '') + type] ||= []).push(performance.now() - t) } }, opts)
+}
+// The control: a listener that does nothing, on every event the recorder hears, timed the same way (what timing itself costs).
+for (const type of ['click', 'input', 'change', 'focusout', 'keydown', 'submit', 'scroll', 'resize', 'popstate', 'hashchange']) {
+  const nothing = () => {}
+  nothing.control = true
+  window.addEventListener(type, nothing, true)
+}
+window.__add = add
+</script>`
+/** The page's own listeners, after the recorder's, are not timed. */
+const UNWRAP = `<script>if (window.__add) EventTarget.prototype.addEventListener = window.__add</script>`
+const UNTIMED = ''
+
+function page(head: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Steps</title>${head}<script>${early}</script>${UNWRAP}<style>body{font:16px system-ui;margin:16px} .tall{height:3000px}</style></head><body>${body}</body></html>`
+}
+
+const FORM = `
+<nav><a href="#details">Details</a> <a href="/list" id="go">List</a></nav>
+<form aria-label="Order">
+  <label>Name <input name="name"></label>
+  <label>Colour <select name="colour"><option>Red</option><option>Blue</option></select></label>
+  <fieldset><legend>Size</legend><label><input type="radio" name="size" value="s"> Small</label><label><input type="radio" name="size" value="l"> Large</label></fieldset>
+  <label>Card <input name="card" autocomplete="cc-number"></label>
+  <label>Code <input name="otp" autocomplete="one-time-code"></label>
+  <div data-private><label>Secret answer <input name="answer"></label></div>
+  <button type="submit">Order</button>
+</form>
+<div class="tall"></div>
+<script>
+document.querySelector('form').addEventListener('submit', (e) => e.preventDefault())
+document.getElementById('go').addEventListener('click', (e) => { e.preventDefault(); history.pushState({}, '', '/list') })
+</script>`
+
+/** Serve `html()` at every path of a loopback origin; `headers` on each answer. */
+async function serve(html: () => string, headers: Record<string, string> = {}): Promise<string> {
+  const server: Server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers }).end(html()))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const recent = (p: Page): Promise<Step[]> => p.evaluate(() => (window as unknown as Record<symbol, { recent(): Step[] }>)[Symbol.for('marginalia.steps')]!.recent())
+const lines = async (p: Page): Promise<string[]> => stepLines(await recent(p)).map((l) => l.replace(/^\d+\. /, ''))
+
+describe.skipIf(!enabled)('the steps recorder', () => {
+  it('records each kind of step in order, coalesces scrolls, and never reads a secret field', async () => {
+    const origin = await serve(() => page(UNTIMED, FORM))
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    await p.getByLabel('Name').fill('Ann')
+    await p.getByLabel('Name').fill('Ann Lee') // the final value, one step per focus
+    await p.getByLabel('Colour').focus() // a person's choice (selectOption's events are a script's)
+    await p.keyboard.press('ArrowDown')
+    await p.getByLabel('Large').check()
+    await p.getByLabel('Card').fill('4242424242424242')
+    await p.getByLabel('Code').fill('123456')
+    await p.getByLabel('Secret answer').fill('my-first-pet-rex')
+    await p.getByLabel('Name').press('Enter')
+    await p.keyboard.press('Escape')
+    await p.getByRole('link', { name: 'Details' }).click()
+    await p.getByRole('link', { name: 'List' }).click()
+    await p.goBack()
+    for (let i = 0; i < 8; i++) await p.mouse.wheel(0, 200)
+    await p.waitForFunction(() => window.scrollY >= 1600)
+    await expect.poll(() => lines(p)).toEqual([
+      'open /order',
+      'viewport 1024×700',
+      'type "Ann Lee" in textbox "Name"',
+      'select "Blue" in combobox "Colour"',
+      'check radio "Large"',
+      'type (not recorded) in textbox "Card"',
+      'type (not recorded) in textbox "Code"',
+      'type (not recorded) in textbox input[name="answer"]',
+      'press Enter in textbox "Name"',
+      'submit form "Order"',
+      'press Escape in textbox "Name"',
+      'click link "Details"',
+      'go to /order#details',
+      'click link "List"',
+      'go to /list',
+      'go to /order#details',
+      'scroll to 0, 1600',
+    ])
+    const text = JSON.stringify(await recent(p))
+    for (const secret of ['4242424242424242', '123456', 'my-first-pet-rex', 'Secret answer']) expect(text).not.toContain(secret)
+  })
+
+  it('keeps the steps across a reload, starts after mark(), and masks typed values by the setting', async () => {
+    const origin = await serve(() => page(UNTIMED, FORM))
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    await p.getByLabel('Name').fill('Ann')
+    await p.getByRole('button', { name: 'Order' }).click()
+    await p.reload()
+    expect(await lines(p)).toEqual(['open /order', 'viewport 1024×700', 'type "Ann" in textbox "Name"', 'click button "Order"', 'submit form "Order"', 'open /order'])
+    await p.evaluate(() => (window as unknown as Record<symbol, { mark(): void }>)[Symbol.for('marginalia.steps')]!.mark())
+    await p.getByLabel('Name').fill('Bea')
+    await p.getByLabel('Name').blur()
+    expect(await lines(p)).toEqual(['open /order', 'type "Bea" in textbox "Name"'])
+    // maskInputs on: no typed value, those kept so far included, and remembered for the tab.
+    await p.evaluate(() => (window as unknown as Record<symbol, { mask(on: boolean): void }>)[Symbol.for('marginalia.steps')]!.mask(true))
+    expect(await lines(p)).toEqual(['open /order', 'type (not recorded) in textbox "Name"'])
+    await p.reload()
+    await p.getByLabel('Name').fill('Cy')
+    await p.getByLabel('Name').blur()
+    expect(JSON.stringify(await recent(p))).not.toMatch(/"(Ann|Bea|Cy)"/)
+  })
+
+  it('masks typed values by default on an origin that is not a local dev origin', async () => {
+    const { page: p } = await chromium.newPage()
+    await p.route('https://shop.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: page(UNTIMED, FORM) }))
+    await p.goto('https://shop.example/order')
+    await p.getByLabel('Name').fill('Ann')
+    await p.getByLabel('Colour').focus()
+    await p.keyboard.press('ArrowDown')
+    await p.getByLabel('Colour').blur()
+    expect(await lines(p)).toEqual(['open /order', 'viewport 1024×700', 'type (not recorded) in textbox "Name"', 'select "Blue" in combobox "Colour"'])
+  })
+
+  it('keeps the last 100 steps of the last 5 minutes', { timeout: 90_000 }, async () => {
+    const origin = await serve(() => page(UNTIMED, '<button type="button" id="b">Again</button>'))
+    const { page: p } = await chromium.newPage()
+    await p.clock.install()
+    await p.goto(`${origin}/`)
+    for (let i = 0; i < 120; i++) await p.locator('#b').click()
+    const kept = await recent(p)
+    expect(kept).toHaveLength(100)
+    expect(kept.every((s) => s.kind === 'click')).toBe(true)
+    await p.clock.fastForward('04:00')
+    await p.locator('#b').click()
+    await p.clock.fastForward('02:00')
+    expect(await lines(p)).toEqual(['click button "Again"'])
+  })
+
+  // The goal is 1 ms a minute on a developer's machine. This shared 2-core machine runs the same
+  // code about ten times slower (an empty listener's median call is ~10 µs here), so the bound
+  // checked is 10 ms: a regression guard that prints the figure, not the goal itself.
+  it('costs a few ms of main thread at most over a minute of ordinary use', { timeout: 120_000 }, async () => {
+    // Cross-origin isolated: performance.now() in 5 µs steps instead of 100 µs.
+    const origin = await serve(() => page(TIMING, FORM + '<ul>' + Array.from({ length: 30 }, (_, i) => `<li><strong>Item ${i}</strong> <button type="button">Add</button></li>`).join('') + '</ul>'), {
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+    })
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    expect(await p.evaluate(() => crossOriginIsolated)).toBe(true)
+    // A minute of ordinary use: 12 clicks, 3 fields typed (50 keys), a choice, 2 Enters, 80 wheel scrolls, 4 route changes, mouse moves.
+    const buttons = p.getByRole('button', { name: 'Add' })
+    for (let i = 0; i < 12; i++) await buttons.nth(i).click()
+    for (const [label, text] of [['Name', 'Ann Lee of the hills'], ['Card', '4242424242424242'], ['Secret answer', 'rex the dog 12']] as const) {
+      await p.getByLabel(label).click()
+      await p.keyboard.type(text)
+      await p.keyboard.press('Tab')
+    }
+    await p.getByLabel('Colour').focus()
+    await p.keyboard.press('ArrowDown')
+    for (let i = 0; i < 2; i++) await p.getByLabel('Name').press('Enter')
+    for (let i = 0; i < 80; i++) await p.mouse.wheel(0, i < 40 ? 100 : -100)
+    for (let i = 0; i < 200; i++) await p.mouse.move(10 + i * 3, 200 + (i % 20))
+    for (let i = 0; i < 2; i++) {
+      await p.getByRole('link', { name: 'List' }).click()
+      await p.getByRole('link', { name: 'Details' }).click()
+    }
+    const steps = await recent(p)
+    const calls = await p.evaluate(() => (window as unknown as { __by: Record<string, number[]> }).__by)
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const byKind = Object.fromEntries(
+      Object.entries(calls)
+        .filter(([type]) => !type.startsWith('control:'))
+        .map(([type, xs]) => {
+          const net = Math.max(0, median(xs) - median(calls[`control:${type}`] ?? [0]))
+          return [type, { calls: xs.length, median: median(xs), net, ms: net * xs.length }]
+        }),
+    )
+    const spent = Object.values(byKind).reduce((t, k) => t + k.ms, 0)
+    process.stderr.write(`steps recorder: ${spent.toFixed(3)} ms of main thread for a minute of use (${steps.length} steps): ${JSON.stringify(byKind)}\n`)
+    expect(steps.length).toBeGreaterThan(20)
+    expect(spent).toBeLessThanOrEqual(10)
+  })
+})

@@ -57,7 +57,7 @@ export interface App {
   /** The app's source: project root, a preview build's id manifest, the editor. */
   sources?: SourceOptions
   /** Where the store lives and its id, for /health. */
-  storeInfo?: { location: string; id: string }
+  storeInfo?: { location: string; id: string; project?: string }
   /** This server's URL as it is bound (loopback for every interface). */
   baseUrl(): string
   /** This server's URL as people reach it (sign-in links). */

@@ -306,7 +306,7 @@ async function memory(opts: Options): Promise<void> {
 
 /** The dev-server source-marking transform (issue 19) on a 2 000-line TSX file: parse + mark + source map. */
 async function transform(opts: Options): Promise<void> {
-  const { markModule } = await import('../src/plugin/marks.js')
+  const { markModule } = await import('../src/integrations/shared/source-marks.js')
   const block = (i: number) =>
     [
       `export function Row${i}({ items, onPick }: { items: string[]; onPick: (s: string) => void }) {`,

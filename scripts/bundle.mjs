@@ -43,7 +43,7 @@ const zodNamespace = {
 
 rmSync('dist/chunks', { recursive: true, force: true })
 await build({
-  entryPoints: { marginalia: 'dist/cli/main.js', 'vite-worker': 'dist/vite-worker.js' },
+  entryPoints: { marginalia: 'dist/cli/main.js', 'integrations/vite/vite-worker': 'dist/integrations/vite/worker.js' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
@@ -76,7 +76,9 @@ chmodSync('dist/marginalia.mjs', 0o755)
 // (lowdb, steno, magic-string, the Tasks extension's wire schemas of both generations), which require() cannot load on every Node 20 — and whose default
 // export a require() of the ESM build would hand over as the module namespace, not the class.
 const cjsShim = "const __marginaliaImportMetaUrl = require('node:url').pathToFileURL(__filename).href;"
-for (const entry of ['index', 'vite', 'webpack', 'loader', 'next']) {
+// Each beside its ES module, so what a module finds beside itself (the Vite worker, the loader) is
+// there for both.
+for (const entry of ['index', 'integrations/vite/index', 'integrations/webpack', 'integrations/source-loader', 'integrations/next']) {
   await build({
     entryPoints: [`dist/${entry}.js`],
     outfile: `dist/${entry}.cjs`,

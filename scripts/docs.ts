@@ -20,7 +20,7 @@ export type { ReferencePage }
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 /** The files whose exported declarations the pages read (the rest is reached through them). */
-const ENTRIES = ['src/index.ts', 'src/vite.ts', 'src/webpack.ts', 'src/next.ts']
+const ENTRIES = ['src/index.ts', 'src/integrations/vite/plugin.ts', 'src/integrations/webpack.ts', 'src/integrations/next.ts']
 
 /** The reference's front page: what each page holds. */
 function indexPage(pages: readonly ReferencePage[]): ReferencePage {

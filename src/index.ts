@@ -140,7 +140,7 @@ export { TOOL_ERROR_CODES, type ToolError, type ToolErrorCode } from './tools/re
 export { TOOL_PROFILES, ToolPolicyError, type ToolPolicy, type ToolProfile } from './tools/policy.js'
 
 /** The MCP server (tools, resources and the work_loop prompt) for any transport. */
-export { createServer, type ServerOptions } from './mcp/server.js'
+export { createServer, type ServerOptions } from './server.js'
 
 /** The HTTP server: REST, live events, the overlay and the inbox, MCP over Streamable HTTP. */
 export { startHttpServer, type HttpServer, type HttpServerOptions, type Presence } from './http/index.js'

@@ -15,7 +15,7 @@ import {
 } from '../http/defaults.js'
 import { openStore } from '../store/index.js'
 import { CONNECT_AGENT, remoteAgentLine } from '../http/connect.js'
-import { headSnippet } from '../plugin/loader-script.js'
+import { headSnippet } from '../integrations/shared/loader-script.js'
 import { envPort, integerOption, isDatabaseUrl, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND } from '../http/rate-limit.js'

@@ -65,7 +65,7 @@ function appEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 describe('the packed package', () => {
   it('ships the built CLI, library, CommonJS builds, overlay, LICENSE; every source map carries its sources', () => {
-    for (const f of ['dist/marginalia.mjs', 'dist/vite-worker.mjs', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/vite.js', 'dist/vite.cjs', 'dist/overlay/overlay.js', 'LICENSE', 'README.md', 'package.json']) expect(files).toContain(f)
+    for (const f of ['dist/marginalia.mjs', 'dist/integrations/vite/vite-worker.mjs', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/integrations/vite/index.js', 'dist/integrations/vite/index.cjs', 'dist/overlay/overlay.js', 'LICENSE', 'README.md', 'package.json']) expect(files).toContain(f)
     const maps = files.filter((f) => f.endsWith('.map'))
     for (const m of maps) {
       const map = JSON.parse(readFileSync(path.join(app, 'node_modules', 'marginalia', m), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] }

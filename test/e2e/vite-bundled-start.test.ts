@@ -1,6 +1,6 @@
 /**
  * The Vite plugin from the built package starts its server in a worker thread from the bundle
- * (dist/vite-worker.mjs: a few files, the tools' schemas precomputed), not from the hundreds of
+ * (dist/integrations/vite/vite-worker.mjs: a few files, the tools' schemas precomputed), not from the hundreds of
  * modules under dist/http and dist/store (the server, the store, the tools), and not on the main
  * thread the dev server starts on. A real Vite dev server with the built plugin, in a child
  * process whose module loads are recorded by a resolve hook (in every thread); the server it
@@ -22,7 +22,7 @@ const DIST = path.join(ROOT, 'dist')
 const VITE = path.join(ROOT, 'node_modules', 'vite', 'dist', 'node', 'index.js')
 
 describe('the built Vite plugin', () => {
-  it('starts its server in a worker from dist/vite-worker.mjs, not from the server modules one by one, and closes it with the dev server', { timeout: 60_000 }, async () => {
+  it('starts its server in a worker from dist/integrations/vite/vite-worker.mjs, not from the server modules one by one, and closes it with the dev server', { timeout: 60_000 }, async () => {
     const { dir } = testDir(cleanups)
     mkdirSync(path.join(dir, 'app'))
     writeFileSync(path.join(dir, 'app', 'index.html'), '<!doctype html><html><head><title>app</title></head><body><h1>app</h1></body></html>\n')
@@ -34,7 +34,7 @@ describe('the built Vite plugin', () => {
     writeFileSync(
       path.join(dir, 'dev.mjs'),
       `import { createServer } from ${JSON.stringify(pathToFileURL(VITE).href)}
-import marginalia from ${JSON.stringify(pathToFileURL(path.join(DIST, 'vite.js')).href)}
+import marginalia from ${JSON.stringify(pathToFileURL(path.join(DIST, 'integrations', 'vite', 'index.js')).href)}
 const plugin = marginalia({ port: ${port}, store: ${JSON.stringify(path.join(dir, 'store.json'))} })
 const server = await createServer({ root: ${JSON.stringify(path.join(dir, 'app'))}, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0 }, plugins: [plugin] })
 await server.listen()
@@ -49,7 +49,7 @@ console.log(JSON.stringify({ mode: state.mode, health: health.status, after }))
     expect(await dev.exited(50_000), dev.stderr()).toBe(0)
     expect(JSON.parse(dev.stdout().trim().split('\n').at(-1)!)).toEqual({ mode: 'started', health: 200, after: 'closed' })
     const loaded = readFileSync(loads, 'utf8').split('\n').filter((u) => u.startsWith(pathToFileURL(DIST).href))
-    expect(loaded).toContain(pathToFileURL(path.join(DIST, 'vite-worker.mjs')).href)
+    expect(loaded).toContain(pathToFileURL(path.join(DIST, 'integrations', 'vite', 'vite-worker.mjs')).href)
     for (const module of ['http/app.js', 'http/mcp.js', 'mcp/server.js', 'store/open.js', 'store/store.js', 'tools/registry.js']) expect(loaded, module).not.toContain(pathToFileURL(path.join(DIST, module)).href)
   })
 })

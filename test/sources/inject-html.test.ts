@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { injectIntoHtml } from '../../src/plugin/inject-html.js'
+import { injectIntoHtml } from '../../src/integrations/shared/inject-html.js'
 import { useCleanups } from '../helpers/cleanup.js'
 
 const cleanups = useCleanups()

@@ -96,7 +96,7 @@ beforeAll(async () => {
   // The frameworks guide's set-up, with the loader's path (the package is this repository, not installed here).
   writeFileSync(
     path.join(dir, 'next.config.mjs'),
-    `export default {\n  turbopack: {\n    rules: { '*.{jsx,tsx}': { loaders: [{ loader: ${JSON.stringify(path.join(ROOT, 'dist', 'loader.cjs'))} }] } },\n  },\n}\n`,
+    `export default {\n  turbopack: {\n    rules: { '*.{jsx,tsx}': { loaders: [{ loader: ${JSON.stringify(path.join(ROOT, 'dist', 'integrations', 'source-loader.cjs'))} }] } },\n  },\n}\n`,
   )
   for (const [file, text] of Object.entries(FILES)) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })

@@ -1,6 +1,6 @@
 /**
  * `loader.js`: the script a page without a build plugin puts first in its <head> (the head
- * snippet, `headSnippet` in src/plugin/loader-script.ts). It starts the page log from that line
+ * snippet, `headSnippet` in src/integrations/shared/loader-script.ts). It starts the page log from that line
  * (./page-log.ts) and then loads `overlay.js` from the same server, handing it the `data-*`
  * attributes of its own tag (data-shortcut, data-screenshot-budget, data-server …). It marks the
  * page at `window[Symbol.for('marginalia.loader')]`: the snippet's inline part, which runs next,

@@ -3,7 +3,7 @@
  * port: $MARGINALIA_PORT or 4848), and the command that starts it.
  */
 import { DEFAULT_PORT } from '../../http/defaults.js'
-import { headSnippet } from '../../plugin/loader-script.js'
+import { headSnippet } from '../../integrations/shared/loader-script.js'
 import { envPort } from '../args.js'
 
 export const SERVE_COMMAND = 'npx --no-install marginalia serve'

@@ -1,10 +1,8 @@
 /** Plain Vite apps (React, Vue, Svelte, vanilla …): the plugin in vite.config.*. */
+import { MIN_VITE_MAJOR } from '../../integrations/vite/version.js'
 import type { Framework, Project } from './types.js'
 
 const VITE_CONFIGS = ['ts', 'mts', 'js', 'mjs', 'cjs', 'cts'].map((e) => `vite.config.${e}`)
-
-/** The lowest Vite major the plugin supports (it uses the Environment-era hook shapes of Vite 5). */
-const MIN_VITE_MAJOR = 5
 
 /** The major version a semver range in package.json starts from (`^4.2.0` → 4), or undefined. */
 export function majorOf(range: string | undefined): number | undefined {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 import { createUnplugin } from 'unplugin'
-import { markModule, type MarkOptions } from './marks.js'
+import { markModule, type MarkOptions } from './source-marks.js'
 import { MANIFEST_FILE, writeManifest } from './manifest.js'
 
 export interface MarginaliaSourcesOptions extends MarkOptions {

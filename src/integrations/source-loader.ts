@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { markModule, type MarkOptions } from './plugin/marks.js'
+import { markModule, type MarkOptions } from './shared/source-marks.js'
 
 interface LoaderContext {
   resourcePath: string

@@ -15,8 +15,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_PORT } from './http/defaults.js'
-import { MANIFEST_FILE, writeManifest } from './plugin/manifest.js'
+import { DEFAULT_PORT } from '../http/defaults.js'
+import { MANIFEST_FILE, writeManifest } from './shared/manifest.js'
 
 /** What `withMarginalia` reads and writes of a Next.js config (the rest passes through untouched). */
 interface NextConfigLike {
@@ -56,7 +56,7 @@ const PHASE_BUILD = 'phase-production-build'
 /** The app's own JSX/TSX (`.js` too: create-next-app --js writes JSX there); never node_modules. */
 const RULE_GLOB = '*.{js,jsx,tsx}'
 const FRAGMENTS = 'marginalia-sources'
-const LOADER = fileURLToPath(new URL('./loader.cjs', import.meta.url))
+const LOADER = fileURLToPath(new URL('./source-loader.cjs', import.meta.url))
 
 /** The overlay's URL for a page of this app. */
 function overlayUrl(options: MarginaliaNextOptions): string {

@@ -6,7 +6,7 @@
  *   // webpack.config.js                  // rspack.config.js
  *   plugins: [marginaliaWebpack()]        plugins: [marginaliaRspack()]
  */
-import { marginaliaSources, type MarginaliaSourcesOptions } from './plugin/unplugin.js'
+import { marginaliaSources, type MarginaliaSourcesOptions } from './shared/unplugin.js'
 
 export type { MarginaliaSourcesOptions }
 export const marginaliaWebpack = marginaliaSources.webpack

@@ -1,29 +1,27 @@
 /**
- * `marginalia/vite`: one line in vite.config — `plugins: [marginalia()]` — and every page the
- * dev server serves carries the overlay. The plugin runs only under `vite` / `vite dev` (never in
+ * The Vite plugin (`marginalia/vite`, whose face is `index.ts`). The plugin runs only under `vite` / `vite dev` (never in
  * `vite build`), and it either reuses a Marginalia server already answering on the port (e.g.
  * `npx marginalia serve`) or starts one inside the Vite process on the project's store file,
  * closing it when Vite's server closes.
  */
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { readFile } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
 import type { HtmlTagDescriptor, Plugin, ViteDevServer } from 'vite'
-import type { StartedServer } from './vite-server.js'
-import { acquire, prewarm, registry, release, startServer, type Entry, type Running } from './vite-servers.js'
-import { DEFAULT_HOST, DEFAULT_PORT } from './http/defaults.js'
-import { isLoopbackHost, isWildcardHost, urlHost } from './http/security.js'
-import { DEFAULT_STORE_FILE } from './store/defaults.js'
-import { fetchHealth } from './http/health.js'
-import { DEFAULT_STATIC_DIR } from './http/static.js'
-import { CONNECT_AGENT } from './http/connect.js'
-import type { MarkOptions } from './plugin/marks.js'
-import { MANIFEST_FILE, writeManifest } from './plugin/manifest.js'
-import { PROXY_PREFIX, marginaliaProxy, type Middleware } from './plugin/proxy.js'
-import { LOADER_PATH, loaderScript } from './plugin/loader-script.js'
-import { injectIntoHtml } from './plugin/inject-html.js'
+import type { StartedServer } from './start.js'
+import { acquire, prewarm, registry, release, startServer, type Entry, type Running } from './servers.js'
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../http/defaults.js'
+import { isLoopbackHost, isWildcardHost, urlHost } from '../../http/security.js'
+import { DEFAULT_STORE_FILE } from '../../store/defaults.js'
+import { isMarginaliaAt, warnIfOtherStore } from './probe.js'
+import { runningViteVersion, viteTooOld } from './version.js'
+import { DEFAULT_STATIC_DIR } from '../../http/static.js'
+import { CONNECT_AGENT } from '../../http/connect.js'
+import type { MarkOptions } from '../shared/source-marks.js'
+import { MANIFEST_FILE, writeManifest } from '../shared/manifest.js'
+import { PROXY_PREFIX, marginaliaProxy, type Middleware } from '../shared/proxy.js'
+import { LOADER_PATH, loaderScript } from '../shared/loader-script.js'
+import { injectIntoHtml } from '../shared/inject-html.js'
 
 export interface MarginaliaViteOptions {
   /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
@@ -96,8 +94,8 @@ export type MarginaliaVitePlugin = Plugin & {
  * native binding) is most of the plugin's own import time, and Vite imports the plugin before it
  * starts.
  */
-let marking: Promise<typeof import('./plugin/marks.js')> | undefined
-const marks = (): Promise<typeof import('./plugin/marks.js')> => (marking ??= import('./plugin/marks.js'))
+let marking: Promise<typeof import('../shared/source-marks.js')> | undefined
+const marks = (): Promise<typeof import('../shared/source-marks.js')> => (marking ??= import('../shared/source-marks.js'))
 
 /**
  * @internal For tests only, not part of the plugin's API: `start`, when set, is called with the plugin's own start (open the store, start
@@ -105,51 +103,6 @@ const marks = (): Promise<typeof import('./plugin/marks.js')> => (marking ??= im
  * server does meanwhile.
  */
 export const testing: { start?: (start: () => Promise<StartedServer>) => Promise<StartedServer> } = {}
-
-/** Whether a Marginalia server answers at `base` (its /health says so), within `timeoutMs`. */
-export async function isMarginaliaAt(base: string, timeoutMs = 1_500): Promise<boolean> {
-  return (await fetchHealth(base, timeoutMs)) !== null
-}
-
-/**
- * The two-store trap, caught when the plugin reuses a running server: that server serves another
- * store than this project's, so the agent configured for this project (by `marginalia init`) would
- * never see what the browser sends.
- */
-export async function warnIfOtherStore(base: string, storeFile: string, warn: (message: string) => void): Promise<void> {
-  const health = await fetchHealth(base)
-  const served = health?.store?.location
-  if (served === undefined || path.resolve(served) === storeFile) return
-  warn(
-    `marginalia: the server at ${base}/ serves the store ${served}, not this project's ${storeFile}: annotations go there, and an agent configured for this project will not see them. Stop that server (or start it from this project), or point the plugin at it with marginalia({ store: ${JSON.stringify(served)} }).`,
-  )
-}
-
-/** The oldest Vite the plugin runs on (it uses the hook shapes of Vite 5: `transformIndexHtml.order`, `apply`). */
-export const MIN_VITE_MAJOR = 5
-
-/**
- * The version of the Vite running the plugin: what Vite says of itself (`this.meta.viteVersion`,
- * Vite ≥ 7), else the version of the `vite` package the project at `root` resolves. Undefined
- * when neither says.
- */
-export function runningViteVersion(meta: { viteVersion?: unknown } | undefined, root: string): string | undefined {
-  if (typeof meta?.viteVersion === 'string') return meta.viteVersion
-  try {
-    const file = createRequire(path.join(root, 'package.json')).resolve('vite/package.json')
-    const version = (JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version
-    return typeof version === 'string' ? version : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Why the plugin cannot run on Vite `version`, or undefined when it can (or the version is unknown). */
-export function viteTooOld(version: string | undefined): string | undefined {
-  const major = version === undefined ? NaN : Number(/^(\d+)\./.exec(version)?.[1])
-  if (!(major < MIN_VITE_MAJOR)) return undefined
-  return `marginalia/vite needs Vite ${MIN_VITE_MAJOR} or newer; this project runs Vite ${version}. Upgrade Vite (npm i -D vite@latest), or remove marginalia() from the Vite config and use the script tag instead: <script src="http://127.0.0.1:${DEFAULT_PORT}/overlay.js" defer></script> in your page (dev only) with \`npx marginalia serve\` running beside the dev server (see docs/guide/frameworks.md).`
-}
 
 const LOADER_ATTR = 'data-marginalia-loader'
 

@@ -1,13 +1,13 @@
 /**
  * The servers the Vite plugin starts, shared by every instance of it in this process: a registry
  * of holds (a dev server restarting takes over the server, even one still starting), and the start
- * itself — in a worker thread running the bundled build (src/vite-worker.ts), started ahead while
+ * itself — in a worker thread running the bundled build (worker.ts), started ahead while
  * Vite loads its config, or in-process when running from the sources.
  */
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import type { ServerStart, StartedServer } from './vite-server.js'
+import type { ServerStart, StartedServer } from './start.js'
 
 /** A server this process started: its addresses, and its close (the HTTP server, then the store). */
 export type Running = StartedServer
@@ -72,7 +72,7 @@ export function release(key: string, entry: Entry): Promise<void> {
   return entry.closing
 }
 
-/** The bundled server's worker beside this file (dist/vite-worker.mjs), when there is one. */
+/** The bundled server's worker beside this file (dist/integrations/vite/vite-worker.mjs), when there is one. */
 function workerFile(): string | undefined {
   const bundled = new URL('./vite-worker.mjs', import.meta.url)
   return bundled.protocol === 'file:' && existsSync(fileURLToPath(bundled)) ? fileURLToPath(bundled) : undefined
@@ -104,7 +104,7 @@ export async function startServer(options: ServerStart, log: (message: string) =
     spare = undefined
     return startInWorker(worker, options, log)
   }
-  const { startServer: here } = await import('./vite-server.js')
+  const { startServer: here } = await import('./start.js')
   return here(options, log)
 }
 

@@ -1,5 +1,5 @@
 /**
- * The Vite plugin's server in a worker thread (bundled as dist/vite-worker.mjs): loading the
+ * The Vite plugin's server in a worker thread (bundled as dist/integrations/vite/vite-worker.mjs): loading the
  * server's code and starting it then take no time from the dev server's own start on the main
  * thread. The plugin may start the worker early (while Vite loads its config), so the code is
  * loaded by the time it asks for the server. Messages from the plugin: `{ type: 'start', options }`,
@@ -7,7 +7,7 @@
  * `{ type: 'failed', message }`, and `{ type: 'closed' }` once closed.
  */
 import { parentPort } from 'node:worker_threads'
-import { startServer, type ServerStart, type StartedServer } from './vite-server.js'
+import { startServer, type ServerStart, type StartedServer } from './start.js'
 
 const port = parentPort
 let server: Promise<StartedServer | undefined> | undefined

@@ -9,8 +9,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { LOADER_PATH } from './plugin/loader-script.js'
-import marginalia, { type MarginaliaViteOptions } from './vite.js'
+import { LOADER_PATH } from './shared/loader-script.js'
+import marginalia, { type MarginaliaViteOptions } from './vite/plugin.js'
 
 /** The Vite plugin's options, but the root: it is Nuxt's rootDir (paths are relative to the project, not to app/). */
 export type MarginaliaNuxtOptions = Omit<MarginaliaViteOptions, 'root'>

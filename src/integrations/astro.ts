@@ -7,7 +7,7 @@
  * the marks and the manifest: no overlay, no server).
  */
 import { fileURLToPath } from 'node:url'
-import marginalia, { type MarginaliaViteOptions } from './vite.js'
+import marginalia, { type MarginaliaViteOptions } from './vite/plugin.js'
 
 /** The Vite plugin's options, but the root: it is Astro's project root. */
 export type MarginaliaAstroOptions = Omit<MarginaliaViteOptions, 'root'>

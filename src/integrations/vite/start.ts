@@ -1,11 +1,11 @@
 /**
  * The server a Vite plugin starts: the store opened and the HTTP server started on it, handed
- * back as its addresses and a close. The build bundles this module (dist/vite-server.mjs) and a
- * worker around it (dist/vite-worker.mjs, src/vite-worker.ts), so the plugin can run it off the
- * main thread the dev server starts on.
+ * back as its addresses and a close. The build bundles this module with a worker around it
+ * (`worker.ts` → dist/integrations/vite/vite-worker.mjs), so the plugin can run it off the main
+ * thread the dev server starts on.
  */
-import { startHttpServer } from './http/app.js'
-import { openStore } from './store/open.js'
+import { startHttpServer } from '../../http/app.js'
+import { openStore } from '../../store/open.js'
 
 export interface ServerStart {
   /** The store file. */

@@ -14,7 +14,6 @@ import path from 'node:path'
 /** Agents whose config `init` can write. Project files first; `codex` and `windsurf` live in your home directory. */
 export const AGENTS = ['claude', 'cursor', 'vscode', 'gemini', 'windsurf', 'codex'] as const
 export type Agent = (typeof AGENTS)[number]
-export const PROJECT_AGENTS: readonly Agent[] = ['claude', 'cursor', 'vscode', 'gemini']
 export const HOME_AGENTS: readonly Agent[] = ['windsurf', 'codex']
 /** What `--yes` writes without `--agent`: the project configs of the editors most people use. */
 export const DEFAULT_AGENTS: readonly Agent[] = ['claude', 'cursor', 'vscode']

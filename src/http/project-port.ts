@@ -25,7 +25,7 @@ export function derivedPort(root: string): number {
 }
 
 /** Where the project records its port. */
-export function portFile(root: string): string {
+function portFile(root: string): string {
   return path.join(root, DIR, FILE)
 }
 

@@ -21,7 +21,7 @@ export interface ProjectServerClaim {
 }
 
 /** A server of another project answers on the port the person gave. */
-export class ForeignServerError extends Error {
+class ForeignServerError extends Error {
   constructor(
     readonly port: number,
     readonly health: HealthInfo,
@@ -39,7 +39,7 @@ export function describeServer(health: HealthInfo): string {
 }
 
 /** Whether nothing listens on `host`:`port` now. */
-export function portFree(host: string, port: number): Promise<boolean> {
+function portFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer()
     probe.unref()

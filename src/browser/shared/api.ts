@@ -51,7 +51,7 @@ export interface ExpectedServer {
 }
 
 /** Why the server `health` describes is not the one `expected` names, or undefined when it may be. */
-export function foreignServer(expected: ExpectedServer, health: Health, base: string): string | undefined {
+function foreignServer(expected: ExpectedServer, health: Health, base: string): string | undefined {
   const served = health.store
   const sameStore = expected.store === undefined || served === undefined || served.id === expected.store
   const sameProject = expected.project === undefined || served?.project === undefined || served.project === expected.project

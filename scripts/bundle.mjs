@@ -63,6 +63,9 @@ await build({
     rxjs: './node_modules/rxjs/dist/esm/index.js',
     'rxjs/operators': './node_modules/rxjs/dist/esm/operators/index.js',
     '@modelcontextprotocol/server/_shims': './scripts/mcp-sdk-shims.mjs',
+    // jsonc-parser's UMD build (its "main") requires its modules by computed paths esbuild cannot
+    // follow; its ES module build bundles.
+    'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js',
   },
   plugins: [zodNamespace],
   // CommonJS dependencies (proper-lockfile, graceful-fs) call require() for Node built-ins.

@@ -21,6 +21,8 @@ const ENVIRONMENT: Readonly<Record<string, string>> = {
   MARGINALIA_PUBLIC_URL: '`people add` and `people link`: the server\'s address in sign-in links (`--public-url` wins).',
   MARGINALIA_URL: '`marginalia/next`: the Marginalia server the pages load the overlay from (default `http://127.0.0.1:$MARGINALIA_PORT`; the `server` option wins).',
   MARGINALIA_SOURCES: '`marginalia/next`: `ids` makes `next build` a preview build (`data-mid` ids, `marginalia-sources.json`, the overlay loaded).',
+  MARGINALIA_STORE_ID: 'Set by `marginalia/next` in `next dev`: the id of the project\'s store, put on the overlay\'s tag (`data-store`) by `instrumentation-client`. Not for you to set.',
+  MARGINALIA_PROJECT: 'Set by `marginalia/next` in `next dev`: the project\'s name, put on the overlay\'s tag (`data-project`) by `instrumentation-client`. Not for you to set.',
   MARGINALIA_OVERLAY: 'Set by `marginalia/next` for the app (the overlay\'s URL in `next dev` and preview builds, else empty); `instrumentation-client` loads the overlay when it is set. Not for you to set.',
   REPRO_BASE_URL: 'Read by the test `marginalia repro` writes, not by Marginalia: the origin to replay against (default: the origin the steps were recorded on).',
   REPRO_STEP_: 'Read by the test `marginalia repro` writes: `REPRO_STEP_<n>` is the value to type at step n when it was not recorded (a password, a masked field).',
@@ -30,6 +32,8 @@ const ENVIRONMENT: Readonly<Record<string, string>> = {
 const SCRIPT_ATTRIBUTES: Readonly<Record<string, string>> = {
   server: 'The Marginalia server to talk to (default: where `overlay.js` was loaded from).',
   shortcut: 'The annotate shortcut, e.g. `Ctrl+Alt+M` (default `Alt+Shift+A`): modifiers `Ctrl`, `Alt`, `Shift`, `Meta` and a key; a bare key is refused.',
+  store: 'The id of the store of the project this page belongs to (set by the build plugins): a server serving another store gets nothing; the overlay says so, naming both projects.',
+  project: 'The name of the project this page belongs to (set by the build plugins and the head snippet `init` writes): a server of another project gets nothing.',
   screenshotBudget: 'Milliseconds an element screenshot may take, capture and upload together (200 to 60 000, default 1 000).',
   maskInputs: '`maskInputs`: `true` keeps no typed value in the steps to reproduce, `false` keeps them (never passwords, card, one-time-code or hidden fields, nor anything in `[data-marginalia-mask]`/`[data-private]`). Absent: masked except on local dev origins (localhost, `*.localhost`, 127.x, [::1]). On the head snippet\'s `loader.js` tag too; the browser extension has the same setting.',
 }

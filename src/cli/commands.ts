@@ -10,6 +10,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   doctor: async () => (await import('./doctor.js')).doctor,
   mcp: async () => (await import('./mcp.js')).mcp,
   serve: async () => (await import('./serve.js')).serve,
+  dev: async () => (await import('./dev.js')).dev,
   archive: async () => (await import('./archive.js')).archive,
   migrate: async () => (await import('./migrate.js')).migrate,
   reset: async () => (await import('./reset.js')).reset,

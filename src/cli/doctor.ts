@@ -13,7 +13,11 @@ import { fetchHealth, servesStore } from '../http/health.js'
 import { gitTrackedWarning } from './git-tracked.js'
 import { detectFramework, readProject } from './frameworks/index.js'
 import type { Framework } from './frameworks/types.js'
-import { projectRoot } from './project.js'
+import { defaultStoreFile, projectRoot } from './project.js'
+import { PROJECT_FILES } from './agent-configs.js'
+import { configuredPort } from './configured-port.js'
+import { readJsonc } from './jsonc.js'
+import { DEFAULT_PORT } from '../http/defaults.js'
 
 type CheckStatus = 'ok' | 'warn' | 'fail'
 export interface Check {
@@ -37,7 +41,7 @@ export const doctor: Command = {
     '',
     'Options:',
     `  -s, --store FILE   ${STORE_USAGE}`,
-    '  -p, --port PORT    the server\'s port (default $MARGINALIA_PORT or 4848)',
+    '  -p, --port PORT    the server\'s port (default $MARGINALIA_PORT, else the one the app uses: its integration\'s port option, .marginalia/port, or the project\'s own port; 4848 for `marginalia serve`)',
     '      --origin URL   your app\'s origin (default: your framework\'s dev server, e.g. http://localhost:5173 for Vite)',
     '      --url URL      also check this page\'s Content-Security-Policy allows the overlay',
     '      --json         print the checks as JSON',
@@ -50,10 +54,13 @@ const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' }
 
 async function run(values: Values): Promise<void> {
   const root = projectRoot()
-  const framework = detectFramework(readProject(root))
+  const project = readProject(root)
+  const framework = detectFramework(project)
+  const configured = values.port !== undefined || process.env.MARGINALIA_PORT?.trim() ? undefined : configuredPort(project, framework)
   const checks = await diagnose({
     store: storeFile(values),
-    port: integerOption(values, 'port', envPort(), 1, 65_535),
+    port: configured?.port ?? integerOption(values, 'port', envPort(), 1, 65_535),
+    ...(configured ? { portFrom: configured.from } : {}),
     root,
     origin: (values.origin as string | undefined) ?? framework.devOrigin,
     framework,
@@ -67,6 +74,8 @@ async function run(values: Values): Promise<void> {
 export interface DoctorInput {
   store: string
   port: number
+  /** Where the port comes from (said with it), when it was not given. */
+  portFrom?: string
   origin: string
   root: string
   /** The framework the project is built with: its dev server and whether that server starts ours. */
@@ -95,19 +104,23 @@ export async function diagnose(input: DoctorInput): Promise<Check[]> {
   if (tracked) checks.push({ name: 'git', status: 'warn', ...tracked })
 
   const base = `http://127.0.0.1:${input.port}`
+  const onPort = `port ${input.port}${input.portFrom !== undefined ? ` (${input.portFrom})` : ''}`
+  const dev = here(input.root, devRun(framework, project))
+  const serve = here(input.root, `npx --no-install marginalia serve${input.port === DEFAULT_PORT ? '' : ` --port ${input.port}`}`)
   const health = await fetchHealth(base)
   if (!health) {
-    checks.push({ name: 'server', status: 'fail', detail: `nothing answers on port ${input.port}`, fix: framework.startsServer ? `start your ${framework.name} dev server (it starts the Marginalia server) or run \`npx --no-install marginalia serve\`` : 'run `npx --no-install marginalia serve` beside your dev server' })
+    checks.push({ name: 'server', status: 'fail', detail: `nothing answers on ${onPort}`, fix: framework.startsServer ? `start your dev server: \`${dev}\` (it starts the Marginalia server on this port)` : `run \`${serve}\` beside your dev server (\`${dev}\`)` })
   } else if (!servesStore(health, input.store)) {
     const other = health.store?.location
+    const theirs = health.store?.project !== undefined ? `project "${health.store.project}"` : 'another project'
     checks.push({
       name: 'server',
       status: 'fail',
-      detail: `the server on port ${input.port} serves ${other ?? 'another store'}, not this project's store ${input.store}`,
-      fix: `stop that server and start it in this project${other !== undefined ? `, or pass --store ${other} to the agent` : ''}`,
+      detail: `the server on ${onPort} serves ${theirs} (${other ?? `store ${health.store?.id ?? '?'}`}), not this project's store ${input.store}`,
+      fix: `stop that server (the dev server or \`marginalia serve\` of ${theirs}), then ${framework.startsServer ? `restart this project's dev server: \`${dev}\`` : `run \`${serve}\``}`,
     })
   } else {
-    checks.push({ name: 'server', status: 'ok', detail: `marginalia ${health.version ?? '?'} on port ${input.port} serves ${health.store?.location ?? 'this store'}` })
+    checks.push({ name: 'server', status: 'ok', detail: `marginalia ${health.version ?? '?'} on ${onPort} serves ${health.store?.location ?? 'this store'}` })
   }
 
   if (health) {
@@ -148,41 +161,66 @@ function storeCheck(file: string): Check {
   }
 }
 
-/** The `--store` a config entry pins, resolved against the project (undefined: none pinned). */
-function pinnedStore(entry: unknown, root: string): string | undefined {
+/** An argument with the agent's project variable put in: `${workspaceFolder}` is the project root. */
+function expand(value: string, root: string): string {
+  return value.replace(/\$\{workspaceFolder\}/g, root)
+}
+
+/** The store a config entry uses, resolved as `marginalia mcp` will: its --store, else the project of its --root (or this one). */
+function entryStore(entry: unknown, root: string): string | undefined {
   const args = (entry as { args?: unknown } | undefined)?.args
   if (!Array.isArray(args)) return undefined
-  const i = args.indexOf('--store')
-  const value: unknown = i >= 0 ? args[i + 1] : undefined
-  return typeof value === 'string' ? path.resolve(root, value) : undefined
+  const valueOf = (flag: string): string | undefined => {
+    const i = args.indexOf(flag)
+    const value: unknown = i >= 0 ? args[i + 1] : undefined
+    return typeof value === 'string' ? expand(value, root) : undefined
+  }
+  const store = valueOf('--store')
+  if (store !== undefined) return path.resolve(root, store)
+  return defaultStoreFile(path.resolve(root, valueOf('--root') ?? '.'))
+}
+
+/** The absolute paths a project file's entry holds (a clone elsewhere would not find them). */
+function absolutePaths(entry: unknown): string[] {
+  const args = (entry as { args?: unknown } | undefined)?.args
+  return Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string' && path.isAbsolute(a)) : []
 }
 
 function agentConfigCheck(root: string, store: string): Check {
-  const files: [string, 'mcpServers' | 'servers'][] = [
-    ['.mcp.json', 'mcpServers'],
-    ['.cursor/mcp.json', 'mcpServers'],
-    ['.vscode/mcp.json', 'servers'],
-  ]
   const found: string[] = []
   const wrong: string[] = []
-  for (const [name, key] of files) {
+  const pinned: string[] = []
+  for (const { file: name, key } of Object.values(PROJECT_FILES)) {
     const file = path.join(root, name)
     if (!existsSync(file)) continue
-    let entry: unknown
-    try {
-      entry = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>)[key]?.marginalia
-    } catch {
-      wrong.push(`${name} is not valid JSON`)
+    const read = readJsonc(readFileSync(file, 'utf8'))
+    if ('error' in read) {
+      wrong.push(`${name} cannot be read (${read.error})`)
       continue
     }
+    const entry = (read.value as Record<string, Record<string, unknown> | undefined> | null)?.[key]?.marginalia
     if (entry === undefined) continue
-    const pinned = pinnedStore(entry, root)
-    if (pinned !== undefined && pinned !== store) wrong.push(`${name} uses ${pinned}`)
+    const uses = entryStore(entry, root)
+    if (uses !== undefined && uses !== store) wrong.push(`${name} uses ${uses}`)
     else found.push(name)
+    if (absolutePaths(entry).length > 0) pinned.push(name)
   }
-  if (wrong.length > 0) return { name: 'agent config', status: 'fail', detail: `${wrong.join('; ')}, not ${store}`, fix: 'run `npx --no-install marginalia init` to pin this project\'s store' }
-  if (found.length === 0) return { name: 'agent config', status: 'fail', detail: `no MCP config for marginalia in ${root}`, fix: 'run `npx --no-install marginalia init`' }
-  return { name: 'agent config', status: 'ok', detail: `${found.join(', ')} use this store` }
+  const init = here(root, 'npx --no-install marginalia init --yes')
+  if (wrong.length > 0) return { name: 'agent config', status: 'fail', detail: `${wrong.join('; ')}, not ${store}`, fix: `run \`${init}\`: it rewrites the marginalia entry for this project (your other settings and comments stay)` }
+  if (found.length === 0) return { name: 'agent config', status: 'fail', detail: `no MCP config for marginalia in ${root}`, fix: `run \`${init}\`` }
+  if (pinned.length > 0) return { name: 'agent config', status: 'warn', detail: `${pinned.join(', ')} name absolute paths: a clone of this project elsewhere will not find them`, fix: `run \`${init}\` to write them without paths` }
+  return { name: 'agent config', status: 'ok', detail: `${found.join(', ')} use this project's store` }
+}
+
+/** `command`, run from where the person stands: prefixed with `cd` to the project when they are elsewhere. */
+function here(root: string, command: string): string {
+  const rel = path.relative(process.cwd(), root)
+  return rel === '' ? command : `cd ${/\s/.test(rel) ? JSON.stringify(rel) : rel} && ${command}`
+}
+
+/** The command that starts the app's dev server. */
+function devRun(framework: Framework, project: { packageManager: string }): string {
+  return framework.devCommand ?? (project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`)
 }
 
 /** Whether a CSP directive list allows loading a script from / connecting to `origin`. */

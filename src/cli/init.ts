@@ -15,15 +15,11 @@ import { UsageError, type Command, type Values } from './command.js'
 import { detectFramework, readProject } from './frameworks/index.js'
 import { projectRoot } from './project.js'
 import { CONNECT_AGENT } from '../http/connect.js'
-import { agentPieces, INIT_AGENTS } from './init/agents.js'
+import { AGENTS, DEFAULT_AGENTS, FIRST_RUN, HOME_AGENTS, PROJECT_FILES, homeEntry, projectEntry, type Agent } from './agent-configs.js'
+import { readJsonc, sameJson, setJsonc } from './jsonc.js'
+import { agentPieces } from './init/agents.js'
 import { applyRemoval, planPieces, recordManifest } from './init/apply.js'
 import { planRemoval } from './init/remove.js'
-
-/** Agents whose config `init` can write. Project files first; `codex` and `windsurf` live in your home directory. */
-const AGENTS = INIT_AGENTS
-type Agent = (typeof AGENTS)[number]
-const PROJECT_AGENTS: readonly Agent[] = ['claude', 'cursor', 'vscode']
-const HOME_AGENTS: readonly Agent[] = ['windsurf', 'codex']
 
 export const init: Command = {
   oneShot: true,
@@ -35,14 +31,16 @@ export const init: Command = {
     'plugin line in vite.config.*; for Angular, an index.html with the head snippet for ng serve\'s',
     'development configuration; for anything else (Rails, Django, Laravel, plain HTML) it prints the',
     'head snippet to paste. Writes the MCP config of each agent you pick (`marginalia mcp` over stdio,',
-    'on this project\'s store and root), its hooks (`marginalia hook`: new annotations at every turn) and',
-    'the Marginalia skill; with --home-config and claude, the personal Claude Code plugin whose monitor',
-    'pushes each new annotation into the session. Adds .marginalia/ to .gitignore. A change to an',
-    'existing file is shown before it is written; running init again changes nothing. What it wrote is',
-    'listed in .marginalia/init.json; --remove takes it out again.',
+    'on this project\'s store and root; project files hold no absolute path, so they work in a clone),',
+    'its hooks (`marginalia hook`: new annotations at every turn) and the Marginalia skill; with',
+    '--home-config and claude, the personal Claude Code plugin whose monitor pushes each new annotation',
+    'into the session. Edits JSON with comments in place; says what each agent asks the first time;',
+    'adds .marginalia/ to .gitignore. A change to an existing file is shown before it is written;',
+    'running init again changes nothing. What it wrote is listed in .marginalia/init.json; --remove',
+    'takes it out again.',
     '',
     'Options:',
-    '  -y, --yes            do not ask: project configs for Claude Code, Cursor and VS Code',
+    '  -y, --yes            do not ask: project configs for Claude Code, Cursor and VS Code (add gemini with --agent)',
     `      --agent NAME     only these agents (repeatable): ${AGENTS.join(', ')}`,
     '      --home-config    with --yes: also write files in your home directory (Codex, Windsurf, the Claude Code plugin)',
     '      --dir DIR        the project (default: found from here: nearest .marginalia/, package.json or .git)',
@@ -60,17 +58,6 @@ export const init: Command = {
   run,
 }
 
-/**
- * The command an agent runs: the project's own install (never a download), pinned to the store
- * and the project root (get_annotation then shows the source lines around a location). stdio is
- * the one way init connects an agent: the agent starts it, so it works whether or not the dev
- * server runs, on any port, and a `serve` on the same store shows the agent as connected and
- * listening (presence files beside the store).
- */
-function agentCommand(storeFile: string, root: string): { command: string; args: string[] } {
-  return { command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', storeFile, '--root', root] }
-}
-
 /** One planned change: a file and its new text (undefined old text: a new file). */
 interface Change {
   file: string
@@ -81,8 +68,7 @@ interface Change {
 
 /** The changes `init` would make in `root` for `agents` (files whose text would not change are left out). */
 function plan(root: string, agents: readonly Agent[], homeConfig: boolean, pieceAgents: readonly Agent[] = agents, home: string = os.homedir()): { changes: Change[]; notes: string[] } {
-  const storeFile = path.join(root, '.marginalia', 'store.json')
-  const { command, args } = agentCommand(storeFile, root)
+  const homeServer = homeEntry(root)
   const changes: Change[] = []
   const notes: string[] = []
   const change = (file: string, after: string, what: string): void => {
@@ -91,18 +77,19 @@ function plan(root: string, agents: readonly Agent[], homeConfig: boolean, piece
   }
   const jsonConfig = (file: string, key: 'mcpServers' | 'servers', entry: object, what: string): void => {
     const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined
-    let data: Record<string, unknown> = {}
-    if (before !== undefined) {
-      try {
-        data = JSON.parse(before) as Record<string, unknown>
-      } catch {
-        notes.push(`${rel(root, file)} is not plain JSON (comments?); add this under "${key}" yourself: "marginalia": ${JSON.stringify(entry)}`)
-        return
-      }
+    // JSON with comments (VS Code's, `ng new`'s): edited in place, its comments and formatting kept.
+    const read = before === undefined || before.trim() === '' ? { value: {} } : readJsonc(before)
+    if ('error' in read || typeof read.value !== 'object' || read.value === null || Array.isArray(read.value)) {
+      notes.push(`${rel(root, file)} cannot be read (${'error' in read ? read.error : 'not an object'}): fix it, or add this under "${key}" yourself: "marginalia": ${JSON.stringify(entry)}`)
+      return
     }
-    const servers = { ...(data[key] as Record<string, unknown> | undefined), marginalia: entry }
-    const next = JSON.stringify({ ...data, [key]: servers }, null, 2) + '\n'
-    if (before !== undefined && JSON.stringify(JSON.parse(before)) === JSON.stringify(JSON.parse(next))) return
+    const servers = (read.value as Record<string, unknown>)[key]
+    if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers))) {
+      notes.push(`${rel(root, file)}: "${key}" is not an object; add this under it yourself: "marginalia": ${JSON.stringify(entry)}`)
+      return
+    }
+    if (sameJson((servers as Record<string, unknown> | undefined)?.marginalia, entry)) return
+    const next = before === undefined || before.trim() === '' ? `${JSON.stringify({ [key]: { marginalia: entry } }, null, 2)}\n` : setJsonc(before, [key, 'marginalia'], entry)
     change(file, next, what)
   }
 
@@ -120,14 +107,13 @@ function plan(root: string, agents: readonly Agent[], homeConfig: boolean, piece
 
   // The agents.
   for (const agent of agents) {
-    if (agent === 'claude') jsonConfig(path.join(root, '.mcp.json'), 'mcpServers', { command, args }, 'Claude Code (project MCP servers)')
-    if (agent === 'cursor') jsonConfig(path.join(root, '.cursor', 'mcp.json'), 'mcpServers', { command, args }, 'Cursor (project MCP servers)')
-    if (agent === 'vscode') jsonConfig(path.join(root, '.vscode', 'mcp.json'), 'servers', { type: 'stdio', command, args }, 'VS Code (workspace MCP servers)')
-    if (agent === 'windsurf') jsonConfig(path.join(home, '.codeium', 'windsurf', 'mcp_config.json'), 'mcpServers', { command, args }, 'Windsurf (your MCP servers, all projects)')
+    const project = agent === 'gemini' ? undefined : PROJECT_FILES[agent]
+    if (project) jsonConfig(path.join(root, project.file), project.key, projectEntry(agent), project.what)
+    if (agent === 'windsurf') jsonConfig(path.join(home, '.codeium', 'windsurf', 'mcp_config.json'), 'mcpServers', homeServer, 'Windsurf (your MCP servers, all projects)')
     if (agent === 'codex') {
       const file = path.join(home, '.codex', 'config.toml')
       const before = existsSync(file) ? readFileSync(file, 'utf8') : ''
-      const block = `[mcp_servers.marginalia]\ncommand = ${JSON.stringify(command)}\nargs = [${args.map((a) => JSON.stringify(a)).join(', ')}]\n`
+      const block = `[mcp_servers.marginalia]\ncommand = ${JSON.stringify(homeServer.command)}\nargs = [${homeServer.args.map((a) => JSON.stringify(a)).join(', ')}]\n`
       if (before.includes(block)) continue
       if (/^\[mcp_servers\.marginalia\]/m.test(before)) {
         notes.push(`${file} already has [mcp_servers.marginalia] with other settings; replace it with:\n${block}`)
@@ -137,7 +123,7 @@ function plan(root: string, agents: readonly Agent[], homeConfig: boolean, piece
     }
   }
   // Hooks, skill, Gemini's settings, the personal Claude Code plugin (init/agents.ts).
-  const extra = planPieces(agentPieces({ root, home, agents: pieceAgents, homeConfig, mcp: { command, args }, cli: cliFile() }))
+  const extra = planPieces(agentPieces({ root, home, agents: pieceAgents, homeConfig, mcp: projectEntry('gemini'), cli: cliFile() }))
   changes.push(...extra.changes)
   notes.push(...extra.notes)
   return { changes, notes }
@@ -163,7 +149,7 @@ async function run(values: Values): Promise<void> {
   const root = values.dir !== undefined ? path.resolve(String(values.dir)) : projectRoot()
   if (!existsSync(root)) throw new UsageError(`--dir ${root} does not exist`)
   if (values.remove === true) {
-    const removals = planRemoval({ root, home: os.homedir(), mcp: agentCommand(path.join(root, '.marginalia', 'store.json'), root), cli: cliFile() })
+    const removals = planRemoval({ root, home: os.homedir(), mcp: projectEntry('gemini'), cli: cliFile() })
     out(applyRemoval(root, removals, values['dry-run'] === true))
     return
   }
@@ -186,8 +172,8 @@ async function run(values: Values): Promise<void> {
     if (asked.length > 0) agents = asked as Agent[]
     else if (rl) {
       agents = []
-      for (const a of AGENTS) if (await ask(`Write the MCP config for ${a}${HOME_AGENTS.includes(a) ? ' (in your home directory)' : ''}?`, PROJECT_AGENTS.includes(a))) agents.push(a)
-    } else agents = [...PROJECT_AGENTS]
+      for (const a of AGENTS) if (await ask(`Write the MCP config for ${a}${HOME_AGENTS.includes(a) ? ' (in your home directory)' : ''}?`, DEFAULT_AGENTS.includes(a))) agents.push(a)
+    } else agents = [...DEFAULT_AGENTS]
     // Hooks and skills live in the project for every agent, Codex's too; only MCP configs may be in the home directory.
     const pieceAgents = [...agents]
     if (yes && values['home-config'] !== true) {
@@ -214,10 +200,17 @@ async function run(values: Values): Promise<void> {
     out(changes.length === 0 ? 'nothing to change: Marginalia is already set up here.\n' : values['dry-run'] === true ? 'dry run: nothing written.\n' : `wrote ${done.join(', ') || 'nothing'}.\n`)
     const run = framework.devCommand ?? (project.packageManager === 'npm' ? `npm run ${framework.devScript}` : `${project.packageManager} ${framework.devScript}`)
     out(`agents: ${agents.length > 0 ? `${agents.join(', ')} connect over stdio (\`marginalia mcp\`, this project's store and root): restart them so they load the config` : `none configured; ${CONNECT_AGENT.charAt(0).toLowerCase()}${CONNECT_AGENT.slice(1)}`}.\n`)
-    out(`next: ${framework.startsServer ? `start your dev server (${run}), open the app and click the Marginalia button` : `run \`npx --no-install marginalia serve\` beside your dev server (${run})`}; check everything with \`npx --no-install marginalia doctor\`.\n`)
+    for (const a of agents) out(`  ${FIRST_RUN[a]}\n`)
+    out(`next: ${nextStep(framework, run)}; check everything with \`npx --no-install marginalia doctor\`.\n`)
   } finally {
     rl?.close()
   }
+}
+
+/** What to do after init: start the dev server (the one command), open the app, click Annotate. */
+function nextStep(framework: { startsServer: boolean; devCommand?: string }, run: string): string {
+  const annotate = 'open the app and click Annotate (or press Alt+Shift+A), point at something, write, and click Send'
+  return framework.startsServer ? `start your dev server (${run}): it starts the Marginalia server; ${annotate}` : `run \`npx --no-install marginalia serve\` beside your dev server (${run}), ${annotate}`
 }
 
 function out(text: string): void {

@@ -16,6 +16,8 @@ import { openStore } from '../store/index.js'
 import { openToldLedger } from '../store/told.js'
 import { envPort, isDatabaseUrl, STORE_USAGE, storeFile, storeOption } from './args.js'
 import { fetchHealth, servesStore } from '../http/health.js'
+import { projectPort } from '../http/project-port.js'
+import { defaultStoreFile, projectRoot } from './project.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { afterFirstRequest } from './first-request.js'
 import { wrapTransport } from './transport.js'
@@ -52,7 +54,9 @@ async function run(values: Values): Promise<void> {
   const policy = parseToolPolicyFlags(values) // bad --profile/--allow/--deny fail before the store is opened
   const waits = parseWaitFlags(values)
   const root = rootOption(values)
-  const file = storeFile(values)
+  // A project config names no store (it is committed and cloned): the store of the project the
+  // agent runs in — the one --root names, else the one found from here.
+  const file = values.store === undefined && root !== undefined && !process.env.MARGINALIA_STORE && !process.env.DATABASE_URL ? defaultStoreFile(root) : storeFile(values)
   const store = await openStore({ file })
   releaseLoadGarbage(store)
   // Built here, so bad options fail before the connection opens (the entry builds its instances later).
@@ -66,7 +70,7 @@ async function run(values: Values): Promise<void> {
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
   // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).
   let warnings: Promise<unknown> | undefined
-  const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location)]))
+  const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location, root)]))
   const transport = afterFirstRequest(
     observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
     () => void warn(),
@@ -104,10 +108,18 @@ async function run(values: Values): Promise<void> {
   log(`MCP over stdio, store ${store.location}${root !== undefined ? `, project ${root}` : ''}, tool profile ${policy.profile ?? 'default'}${policy.allow ? ` +${policy.allow.join(',')}` : ''}${policy.deny ? ` -${policy.deny.join(',')}` : ''}`)
 }
 
-/** --root: an existing directory, absolute; a bad one fails before the store is opened. */
+/**
+ * --root: an existing directory, absolute; a bad one fails before the store is opened. Without it
+ * (and without --store), the project found from the working directory. An agent variable the
+ * agent left unexpanded (`${workspaceFolder}`) is said on stderr and the project found likewise.
+ */
 function rootOption(values: Values): string | undefined {
-  const root = values.root as string | undefined
-  if (root === undefined) return undefined
+  let root = values.root as string | undefined
+  if (root !== undefined && /\$\{[^}]*\}/.test(root)) {
+    log(`--root ${root}: the agent did not expand this variable; using the project found from ${process.cwd()}`)
+    root = undefined
+  }
+  if (root === undefined) return values.store === undefined && !process.env.MARGINALIA_STORE ? projectRoot() : undefined
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`--root ${root}: no such directory; pass the app's project root (the folder with its package.json)`)
   return path.resolve(root)
 }
@@ -141,8 +153,8 @@ function announcingListening(registry: ToolRegistry, storeDir: string): ToolServ
 }
 
 /** The two-store trap: a `serve` on the configured port that serves another store than this agent's. */
-async function warnIfOtherStore(file: string): Promise<void> {
-  const port = envPort()
+async function warnIfOtherStore(file: string, root: string | undefined): Promise<void> {
+  const port = process.env.MARGINALIA_PORT?.trim() ? envPort() : root !== undefined ? projectPort(root) : envPort()
   const health = await fetchHealth(`http://127.0.0.1:${port}`)
   if (health && !servesStore(health, file)) {
     const other = health.store?.location

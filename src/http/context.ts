@@ -62,7 +62,7 @@ export interface App {
   /** The webhook deliverer and the endpoints' administration; undefined when webhooks are off. */
   webhooks?: WebhookService
   /** Where the store lives and its id, for /health. */
-  storeInfo?: { location: string; id: string }
+  storeInfo?: { location: string; id: string; project?: string }
   /** This server's URL as it is bound (loopback for every interface). */
   baseUrl(): string
   /** This server's URL as people reach it (sign-in links). */

@@ -4,8 +4,11 @@ import { storeId } from './store-id.js'
 
 export interface HealthInfo {
   version?: string
-  /** `location` is absent when the server names paths only to admins (sign-in on); `id` is its fingerprint (storeId). */
-  store?: { location?: string; id: string }
+  /**
+   * `location` is absent when the server names paths only to admins (sign-in on); `id` is its
+   * fingerprint (storeId); `project` the name of the project it belongs to, when known.
+   */
+  store?: { location?: string; id: string; project?: string }
   agent?: { connected: boolean; sessions: number; watching: number; lastSeenAt?: string }
 }
 

@@ -137,8 +137,8 @@ export interface ServerSettings extends Omit<CallersOptions, 'clock'> {
   maxMcpSessionsPerIdentity: number
   sessionTtlMs: number
   teamClock: () => Date
-  /** Where the store lives and its id, for /health. */
-  storeInfo: { location: string; id: string } | undefined
+  /** Where the store lives, its id and the project's name, for /health. */
+  storeInfo: { location: string; id: string; project?: string } | undefined
   /** Where stdio agents' presence files are: beside a file store (a database store has no directory). */
   presenceDir: string | undefined
 }
@@ -188,7 +188,18 @@ export function resolveOptions(options: HttpServerOptions): ServerSettings {
     maxStreamsPerIdentity: team.maxStreamsPerIdentity ?? DEFAULT_MAX_STREAMS_PER_IDENTITY,
     sessionTtlMs: team.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
     teamClock: team.clock ?? (() => new Date()),
-    storeInfo: location === undefined ? undefined : { location, id: storeId(location) },
+    storeInfo: location === undefined ? undefined : { location, id: storeId(location), ...projectOf(location, options.sources?.root) },
     presenceDir: location === undefined || !path.isAbsolute(location) ? undefined : path.dirname(location),
   }
+}
+
+/**
+ * The name of the project a store belongs to (its folder's name), for /health: the source root's,
+ * else the folder holding a `.marginalia/` store. A page compares it with the project it expects.
+ */
+function projectOf(location: string, root: string | undefined): { project?: string } {
+  if (root !== undefined) return { project: path.basename(path.resolve(root)) }
+  if (!path.isAbsolute(location)) return {}
+  const dir = path.dirname(location)
+  return path.basename(dir) === '.marginalia' ? { project: path.basename(path.dirname(dir)) } : {}
 }

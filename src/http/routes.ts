@@ -109,7 +109,7 @@ const ROUTES: readonly Route[] = [
           pending: store.countPending(),
           agent: presence.current(),
           ...(callers.active ? { signIn: true } : {}),
-          ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id } } : {}),
+          ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id, ...(storeInfo.project !== undefined ? { project: storeInfo.project } : {}) } } : {}),
           ...(paths ? editorBase(sources) : {}),
         })
       // Answered within this call when no bearer secret needs checking (see the pipeline on pipelined requests).

@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js'
 import { watchFor } from '../store/watch.js'
 import { AnnotationSummary, toSummary } from '../views/summary.js'
 import { defineTool, type ToolContext } from './define.js'
-import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
+import { ClampedOut, clampedText, clampedWait, TimeoutParam, waitMs, waitWithProgress, type Clamped } from './wait.js'
 
 const DEFAULT_CHANGES_LIMIT = 100
 const MAX_CHANGES_LIMIT = 1_000
@@ -91,8 +91,8 @@ function changesPage(store: Store, sinceRev: number, sessionId: string | undefin
   return { fromRev: sinceRev, toRev, currentRev, events, count: events.length, more }
 }
 
-function renderChanges(r: ChangesPage & { status?: string }): string {
-  if (r.status === 'timeout') return `No changes after rev ${r.fromRev} yet (timeout; current rev ${r.currentRev}). Call again with sinceRev ${r.toRev}: nothing after it is missed.`
+function renderChanges(r: ChangesPage & { status?: string; clamped?: Clamped }): string {
+  if (r.status === 'timeout') return `No changes after rev ${r.fromRev} yet (timeout; current rev ${r.currentRev}).${clampedText(r.clamped)} Call again with sinceRev ${r.toRev}: nothing after it is missed.`
   const lines = [`Changes after rev ${r.fromRev}: ${r.count} event(s), up to rev ${r.toRev} (current ${r.currentRev}).`]
   for (const e of r.events) {
     const what =
@@ -129,7 +129,7 @@ export const watchChanges = defineTool({
     timeoutMs: TimeoutParam,
     limit: Limit.optional(),
   }),
-  output: z.object({ status: z.enum(['changes', 'timeout']), ...changesOutput }),
+  output: z.object({ status: z.enum(['changes', 'timeout']), ...changesOutput, clamped: ClampedOut }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   listening: { waitingFor: (a) => `Waiting for changes after rev ${String(a.sinceRev)}${typeof a.sessionId === 'string' ? ` in session ${a.sessionId}` : ''}` },
   handler: async ({ sinceRev, sessionId, timeoutMs, limit }, ctx) => {
@@ -143,7 +143,7 @@ export const watchChanges = defineTool({
     }
     const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for changes')
     if (outcome.status === 'found') return { status: 'changes' as const, ...outcome.value }
-    return { status: 'timeout' as const, fromRev: sinceRev, toRev: Math.max(sinceRev, store.rev), currentRev: store.rev, events: [], count: 0, more: false }
+    return { status: 'timeout' as const, fromRev: sinceRev, toRev: Math.max(sinceRev, store.rev), currentRev: store.rev, events: [], count: 0, more: false, ...clampedWait(timeoutMs, ctx) }
   },
   render: renderChanges,
 })

@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js'
 import { watchFor } from '../store/watch.js'
 import { defineTool, type ToolContext } from './define.js'
 import { AnnotationId, described } from './inputs.js'
-import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
+import { ClampedOut, clampedText, clampedWait, TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 const AnswerOut = z.object({
   status: z.enum(['answered', 'timeout']),
@@ -14,6 +14,7 @@ const AnswerOut = z.object({
   questionId: z.string().describe('Pass it to await_reply to keep waiting for this answer later'),
   question: z.string().optional(),
   answer: Reply.optional().describe('The first human reply after the question'),
+  clamped: ClampedOut,
 })
 type AnswerOut = z.infer<typeof AnswerOut>
 
@@ -32,13 +33,13 @@ async function waitForAnswer(store: Store, annotationId: string, questionId: str
   const probe = () => answerTo(store.getAnnotation(annotationId), questionId) // NOT_FOUND if it is deleted meanwhile
   const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for the person to answer')
   const base = { annotationId, questionId, ...(question ? { question: question.message } : {}) }
-  return outcome.status === 'found' ? { status: 'answered', ...base, answer: outcome.value } : { status: 'timeout', ...base }
+  return outcome.status === 'found' ? { status: 'answered', ...base, answer: outcome.value } : { status: 'timeout', ...base, ...clampedWait(timeoutMs, ctx) }
 }
 
 function render(r: AnswerOut): string {
   return r.status === 'answered'
     ? `The person answered on ${r.annotationId}: "${r.answer?.message ?? ''}"`
-    : `No answer yet on ${r.annotationId} (timeout). Call await_reply with questionId "${r.questionId}" to keep waiting; an answer that arrives meanwhile is kept.`
+    : `No answer yet on ${r.annotationId} (timeout).${clampedText(r.clamped)} Call await_reply with questionId "${r.questionId}" to keep waiting; an answer that arrives meanwhile is kept.`
 }
 
 const Timeout = TimeoutParam

@@ -28,6 +28,28 @@ export function waitMs(timeoutMs: number | undefined, ctx: Pick<ToolContext, 'li
   return Math.min(timeoutMs ?? DEFAULT_WATCH_TIMEOUT_MS, ctx.limits.maxWaitMs)
 }
 
+/** A wait the server cut: what the call asked for and what it granted (ms). */
+export interface Clamped {
+  requestedMs: number
+  grantedMs: number
+}
+
+/** The `clamped` output field of a waiting tool: present only on a timeout of a wait the server cut (the text says it too). */
+export const ClampedOut = z.object({ requestedMs: z.number().int(), grantedMs: z.number().int() }).optional().meta({ listed: false })
+
+/** `{ clamped }` when the server's maximum cut the wait `timeoutMs` asked for, else nothing (a lean answer). */
+export function clampedWait(timeoutMs: number | undefined, ctx: Pick<ToolContext, 'limits'>): { clamped?: Clamped } {
+  const granted = waitMs(timeoutMs, ctx)
+  return timeoutMs !== undefined && granted < timeoutMs ? { clamped: { requestedMs: timeoutMs, grantedMs: granted } } : {}
+}
+
+/** What a timeout's text adds when the wait was cut: ` It waited 55 s, not the 120 s asked (the server's maximum, --max-wait-ms).` */
+export function clampedText(clamped: Clamped | undefined): string {
+  if (!clamped) return ''
+  const s = (ms: number): string => `${Math.round(ms / 100) / 10} s`
+  return ` It waited ${s(clamped.grantedMs)}, not the ${s(clamped.requestedMs)} asked (the server's maximum, --max-wait-ms).`
+}
+
 /**
  * Wait for the first value of `watch$`, sending a progress notification every
  * PROGRESS_INTERVAL_MS meanwhile, and stopping everything at once if the call is cancelled.

@@ -8,7 +8,7 @@ import { watchFor } from '../store/watch.js'
 import { DEFAULT_PAGE_LIMIT, Limit, fitPage, pageOutput } from '../views/page.js'
 import { defineTool } from './define.js'
 import { DetailParam, detailOf, listPage, pageHeader, renderPage, RevOut } from './paging.js'
-import { TimeoutParam, waitMs, waitWithProgress } from './wait.js'
+import { ClampedOut, clampedText, clampedWait, TimeoutParam, waitMs, waitWithProgress } from './wait.js'
 
 export const watchAnnotations = defineTool({
   name: 'watch_annotations',
@@ -25,6 +25,7 @@ export const watchAnnotations = defineTool({
     status: z.enum(['annotations', 'timeout']),
     ...partial(pageOutput),
     rev: RevOut,
+    clamped: ClampedOut,
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   listening: { waitingFor: (a) => `Waiting for annotations${typeof a.sessionId === 'string' ? ` in session ${a.sessionId}` : ''}` },
@@ -45,14 +46,14 @@ export const watchAnnotations = defineTool({
     const now = pendingPage()
     if (now && !ctx.signal.aborted) return { status: 'annotations' as const, ...now } // work exists at call time: no added latency
     const outcome = await waitWithProgress(watchFor(store, pendingPage, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for annotations')
-    if (outcome.status === 'timeout') return { status: 'timeout' as const, rev: store.rev }
+    if (outcome.status === 'timeout') return { status: 'timeout' as const, rev: store.rev, ...clampedWait(timeoutMs, ctx) }
     // A person often leaves several comments in a row: let the burst settle, so it comes back in one answer.
     if (ctx.limits.burstSettleMs > 0) await waitWithProgress(burstSettled(store, sessionId, ctx.limits.burstSettleMs), ctx, 'Waiting for the burst to settle')
     return { status: 'annotations' as const, ...(pendingPage() ?? outcome.value) }
   },
   render: (r) =>
     r.status === 'timeout'
-      ? `No pending annotations yet (timeout, rev ${r.rev}). Call watch_annotations again: work that arrives meanwhile stays pending (replies and status changes since: watch_changes with sinceRev ${r.rev}).`
+      ? `No pending annotations yet (timeout, rev ${r.rev}).${clampedText(r.clamped)} Call watch_annotations again: work that arrives meanwhile stays pending (replies and status changes since: watch_changes with sinceRev ${r.rev}).`
       : renderPage(
           { annotations: r.annotations ?? [], count: r.count ?? 0, total: r.total ?? 0, nextCursor: r.nextCursor, truncated: r.truncated },
           pageHeader('pending annotations', { count: r.count ?? 0, total: r.total ?? 0, rev: r.rev }),

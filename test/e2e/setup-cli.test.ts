@@ -116,7 +116,7 @@ describe('marginalia doctor', () => {
     const wrong = await serverFor('/elsewhere/.marginalia/store.json')
     const r = await cli(['doctor', '--json', '--port', new URL(wrong.url).port], p.dir)
     expect(r.code).toBe(1)
-    expect(check(r, 'server')).toMatchObject({ status: 'fail', detail: expect.stringContaining('serves /elsewhere/.marginalia/store.json') as unknown })
+    expect(check(r, 'server')).toMatchObject({ status: 'fail', detail: expect.stringContaining('serves project "elsewhere" (/elsewhere/.marginalia/store.json)') as unknown })
 
     await cli(['init', '--yes'], p.dir, { HOME: p.home })
     const right = await serverFor(p.store)
@@ -163,7 +163,8 @@ describe('marginalia init', () => {
     expect(existsSync(path.join(p.home, '.codex'))).toBe(false)
     const mcp = JSON.parse(readFileSync(path.join(p.dir, '.mcp.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args?: string[] }> }
     expect(mcp.mcpServers.other).toEqual({ command: 'other' })
-    expect(mcp.mcpServers.marginalia).toEqual({ command: 'npx', args: ['--no-install', 'marginalia', 'mcp', '--store', p.store, '--root', p.dir] })
+    // A committed file: no absolute path (marginalia mcp finds the project from where the agent starts it).
+    expect(mcp.mcpServers.marginalia).toEqual({ command: 'npx', args: ['--no-install', 'marginalia', 'mcp'] })
     expect(readFileSync(path.join(p.dir, '.gitignore'), 'utf8')).toBe('node_modules\n.marginalia/\n')
 
     const withHome = await cli(['init', '--yes', '--agent', 'claude', '--agent', 'codex', '--home-config'], p.dir, { HOME: p.home })

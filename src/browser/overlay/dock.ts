@@ -194,6 +194,8 @@ export class Dock {
     const rejected = waiting.length - unsent
     if (this.blocked !== undefined) {
       this.showAlert(h('div', { class: 'csp' }, h('b', {}, 'Marginalia is blocked on this page'), this.blocked))
+    } else if (this.connection.refused !== undefined) {
+      this.showAlert(h('div', { class: 'foreign' }, h('b', {}, 'Not sent: this is another project’s server'), this.connection.refused), h('button', { type: 'button', class: 'btn', onclick: () => this.events.retry() }, 'Retry now'))
     } else if (this.connection.reachable === false) {
       this.showAlert(
         h(

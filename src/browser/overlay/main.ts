@@ -41,7 +41,9 @@ function boot(): void {
   // data-shortcut="Ctrl+Alt+M": the annotate shortcut (the Vite plugin's `shortcut` option sets it).
   // data-screenshot-budget="3000": how long a screenshot may take, in ms (a slow machine or a huge page).
   // data-mask-inputs="true": no typed value in the steps to reproduce (default: masked unless a local dev origin).
-  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs) })
+  // data-store / data-project: the project this page belongs to (the build plugins set them); another project's server gets nothing.
+  const expect = { ...(script?.dataset.store ? { store: script.dataset.store } : {}), ...(script?.dataset.project ? { project: script.dataset.project } : {}) }
+  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs), expect })
   window.Marginalia = publicApi(overlay)
   const start = () => overlay.mount()
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

@@ -10,7 +10,7 @@
  * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
  */
 import { BrowserAuth, type Auth } from '../shared/auth.js'
-import { Api, type Transport } from '../shared/api.js'
+import { Api, type ExpectedServer, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
 import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
@@ -57,6 +57,8 @@ export interface OverlayOptions {
   capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
   /** Typed values in the steps to reproduce: masked (true), kept (false), or by origin (undefined: masked unless a local dev origin). */
   maskInputs?: boolean | undefined
+  /** The project this page belongs to (`data-store`, `data-project` on the script tag): a server of another project's store gets nothing. */
+  expect?: ExpectedServer
 }
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
@@ -125,6 +127,7 @@ export class Overlay {
     const settings = new Settings(storage)
     const auth = options.auth ?? new BrowserAuth(`marginalia.session@${server}`)
     this.api = new Api(server, 10_000, auth, options.transport)
+    if (options.expect) this.api.expectServer(options.expect)
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     this.sync = new PageSync(this.api, sessions, streamEvents(this))

@@ -16,6 +16,8 @@ export interface ConnectionState {
   /** undefined until the first answer (or failure). */
   readonly reachable: boolean | undefined
   readonly presence: Presence | undefined
+  /** Why nothing is sent: the server serves another project's store (shown while it does). */
+  readonly refused: string | undefined
   /** Why loading fails although the server answers (shown until a load works). */
   readonly problem: string | undefined
 }
@@ -80,6 +82,10 @@ export class PageSync implements ConnectionState {
     private readonly sessions: PageSessions,
     private readonly events: SyncEvents,
   ) {}
+
+  get refused(): string | undefined {
+    return this.api.foreign
+  }
 
   get sessionId(): string | undefined {
     return this.session

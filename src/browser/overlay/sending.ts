@@ -78,7 +78,9 @@ export function sending(o: SendingParts): Sending {
       dock.renderAlert()
     },
     blocked() {
-      sync.setReachable(false)
+      // Another project's server answers: it is reachable, and refused (the alert says why).
+      if (o.api.foreign === undefined) sync.setReachable(false)
+      else dock.say('Not sent, kept in this browser: this server is another project’s.')
       dock.renderAlert()
       o.render.list()
     },

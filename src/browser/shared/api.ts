@@ -41,7 +41,33 @@ export interface Uploader {
 }
 
 
+/**
+ * The project a page expects its server to serve, as the build plugin names it on the overlay's
+ * script tag (`data-store`: the store's id; `data-project`: the project's name).
+ */
+export interface ExpectedServer {
+  store?: string
+  project?: string
+}
+
+/** Why the server `health` describes is not the one `expected` names, or undefined when it may be. */
+function foreignServer(expected: ExpectedServer, health: Health, base: string): string | undefined {
+  const served = health.store
+  const sameStore = expected.store === undefined || served === undefined || served.id === expected.store
+  const sameProject = expected.project === undefined || served?.project === undefined || served.project === expected.project
+  if (sameStore && (sameProject || expected.store !== undefined)) return undefined
+  const ours = expected.project !== undefined ? `project “${expected.project}”` : 'this project'
+  const theirs = served?.project !== undefined ? `project “${served.project}”` : `another project (store ${served?.id ?? '?'})`
+  return `This page belongs to ${ours}, but the Marginalia server at ${base.replace(/^https?:\/\//, '')} serves ${theirs}. Nothing is sent there (it would land in that project’s inbox): stop that server, then restart this project’s dev server.`
+}
+
 export class Api implements Uploader {
+  /** Which project's server the page expects; unset: any (the inbox, the extension, a plain script tag). */
+  private expected: ExpectedServer | undefined
+  /** Why the server is another project's, from its latest /health; undefined while it is this one's (or not yet known). */
+  foreign: string | undefined
+  private checked = false
+
   constructor(
     /** The server's base URL, e.g. `http://127.0.0.1:4848` (no trailing slash). */
     readonly base: string,
@@ -50,6 +76,18 @@ export class Api implements Uploader {
     readonly auth?: Auth,
     readonly transport: Transport = (url, init) => fetch(url, init),
   ) {}
+
+  /** Refuse every request but /health while the server serves another project than `expected`. */
+  expectServer(expected: ExpectedServer): void {
+    this.expected = expected.store !== undefined || expected.project !== undefined ? expected : undefined
+  }
+
+  /** Throws when the server is known (or, first asked, found) to be another project's. */
+  private async ensureOurs(): Promise<void> {
+    if (!this.expected) return
+    if (!this.checked) await this.health()
+    if (this.foreign !== undefined) throw new ApiError(409, 'FOREIGN_SERVER', this.foreign)
+  }
 
   /** Headers that say who we are (none in local use). */
   authHeaders(): Record<string, string> {
@@ -62,6 +100,7 @@ export class Api implements Uploader {
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    if (path !== '/health') await this.ensureOurs()
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), this.timeoutMs)
     let response: Response
@@ -95,8 +134,13 @@ export class Api implements Uploader {
     return json as T
   }
 
-  health(): Promise<Health> {
-    return this.request('GET', '/health')
+  async health(): Promise<Health> {
+    const health = await this.request<Health>('GET', '/health')
+    if (this.expected) {
+      this.foreign = foreignServer(this.expected, health, this.base)
+      this.checked = true
+    }
+    return health
   }
 
   sessions(cursor?: string, limit = PAGE_LIMIT): Promise<SessionList> {
@@ -158,6 +202,7 @@ export class Api implements Uploader {
 
   /** Upload one image (with who sends it); the server sniffs its type and answers with the record. */
   async upload(blob: Blob, kind: Attachment['kind'], timeoutMs = UPLOAD_TIMEOUT_MS): Promise<Attachment> {
+    await this.ensureOurs()
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), timeoutMs)
     try {

@@ -28,6 +28,8 @@ export interface Health {
   editor?: string
   /** The server asks people to sign in. */
   signIn?: boolean
+  /** The store it serves: its id, the project's name (its location only when paths may be named). */
+  store?: { id: string; project?: string; location?: string }
 }
 
 interface PageInfo {

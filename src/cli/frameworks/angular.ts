@@ -12,6 +12,7 @@
 import path from 'node:path'
 import { SERVE_COMMAND, withHeadSnippet } from './head-snippet.js'
 import type { Framework, Project } from './types.js'
+import { readJsonc, setJsonc } from '../jsonc.js'
 
 /** Angular 17 made the application builder the default; older apps build with webpack. */
 const MIN_ANGULAR_MAJOR = 17
@@ -49,7 +50,8 @@ export const angular: Framework = {
   },
   devOrigin: 'http://localhost:4200',
   devScript: 'start',
-  startsServer: false,
+  // `init` wires `start` to `marginalia dev -- ng serve`: one command starts and stops both.
+  startsServer: true,
   setUp(p: Project, plan) {
     const file = path.join(p.root, 'angular.json')
     const text = p.read('angular.json')
@@ -78,7 +80,7 @@ export const angular: Framework = {
         plan.note(`project ${name}: ${source} not found; add the head snippet to its index.html for development yourself`)
         continue
       }
-      const withSnippet = withHeadSnippet(html)
+      const withSnippet = withHeadSnippet(html, path.basename(p.root))
       if (withSnippet === undefined) {
         plan.note(`project ${name}: ${source} has no <head>; add the head snippet yourself`)
         continue
@@ -91,6 +93,12 @@ export const angular: Framework = {
       }
     }
     if (changed) plan.change(file, `${JSON.stringify(workspace, null, 2)}\n`, 'ng serve (the development configuration) uses the index.html with the head snippet')
-    plan.note(`run \`${SERVE_COMMAND}\` beside \`ng serve\`. Angular's builders take no plugins, so elements carry no file:line: annotations name the component (from Angular's dev mode) and its file when Angular tells it`)
+    // Angular's dev server offers no hook to start a server beside it: the start script runs both.
+    const scripts = p.read('package.json')
+    const start = scripts === undefined ? undefined : (readJsonc(scripts) as { value?: { scripts?: { start?: unknown } } }).value?.scripts?.start
+    if (scripts !== undefined && typeof start === 'string' && !start.includes('marginalia dev')) {
+      plan.change(path.join(p.root, 'package.json'), setJsonc(scripts, ['scripts', 'start'], `marginalia dev -- ${start}`), `\`npm start\` runs ${start} with the Marginalia server beside it, and stops both`)
+    } else if (typeof start !== 'string') plan.note(`no "start" script in package.json: run \`npx --no-install marginalia dev -- ng serve\` (or \`${SERVE_COMMAND}\` beside \`ng serve\`)`)
+    plan.note('Angular\'s builders take no plugins, so elements carry no file:line: annotations name the component (from Angular\'s dev mode) and its file when Angular tells it')
   },
 }

@@ -9,18 +9,22 @@ import { envPort } from '../args.js'
 export const SERVE_COMMAND = 'npx --no-install marginalia serve'
 
 /** `loader.js` from the server, then the inline note for when it is not running. */
-export function projectHeadSnippet(): string {
+export function projectHeadSnippet(project?: string): string {
   const port = envPort()
-  return headSnippet({ server: `http://127.0.0.1:${port}`, command: port === DEFAULT_PORT ? SERVE_COMMAND : `${SERVE_COMMAND} --port ${port}` })
+  return headSnippet({ server: `http://127.0.0.1:${port}`, command: port === DEFAULT_PORT ? SERVE_COMMAND : `${SERVE_COMMAND} --port ${port}`, ...(project !== undefined ? { project } : {}) })
 }
 
-/** `html` with the head snippet first in its <head> (unchanged when it is there already; undefined when there is no <head>). */
-export function withHeadSnippet(html: string): string | undefined {
-  if (html.includes('/loader.js"></script>')) return html
+/**
+ * `html` with the head snippet first in its <head> (unchanged when it is there already; undefined
+ * when there is no <head>); `project`: its name on the loader's tag (the overlay sends nothing to
+ * another project's server).
+ */
+export function withHeadSnippet(html: string, project?: string): string | undefined {
+  if (/\/loader\.js"[^>]*><\/script>/.test(html)) return html
   const head = /<head(\s[^>]*)?>[ \t]*(\r?\n)?/i.exec(html)
   if (!head) return undefined
   const at = head.index + head[0].length
   const indent = /^([ \t]*)\S/m.exec(html.slice(at))?.[1] ?? '  '
-  const snippet = `${indent}<!-- Marginalia (development only): the page log from the first line, and the overlay -->\n${projectHeadSnippet().split('\n').map((l) => `${indent}${l}`).join('\n')}\n`
+  const snippet = `${indent}<!-- Marginalia (development only): the page log from the first line, and the overlay -->\n${projectHeadSnippet(project).split('\n').map((l) => `${indent}${l}`).join('\n')}\n`
   return `${html.slice(0, at)}${head[2] ? '' : '\n'}${snippet}${html.slice(at)}`
 }

@@ -1,8 +1,8 @@
 /**
  * Next.js (App Router and Pages Router; Turbopack and webpack): `withMarginalia` around the
  * config in next.config.* (marks and the overlay's URL in `next dev` only) and a few lines in
- * instrumentation-client.* that load the overlay when that URL is set. `next dev` does not start
- * the Marginalia server: the person runs `marginalia serve` beside it.
+ * instrumentation-client.* that load the overlay when that URL is set. `next dev` starts the
+ * project's Marginalia server itself (withMarginalia), as the Vite plugin does.
  */
 import path from 'node:path'
 import { parseSync } from 'oxc-parser'
@@ -13,15 +13,31 @@ const CONFIGS = ['ts', 'mts', 'mjs', 'js', 'cjs', 'cts'].map((e) => `next.config
 /** The oldest Next.js init sets up: rule conditions in top-level `turbopack` rules, Turbopack by default (16.0; tested on 16.4). */
 const MIN_NEXT: readonly [number, number] = [16, 0]
 
-/** The lines instrumentation-client.* gets: they load the overlay when next.config's withMarginalia set its URL. */
+/** The lines instrumentation-client.* gets (typed in a TypeScript file): they load the overlay when next.config's withMarginalia set its URL. */
+const clientBlock = (ts: boolean): string => CLIENT_BLOCK.replace('/*: number*/', ts ? ': number' : '')
 const CLIENT_BLOCK = `// Marginalia's overlay, in \`next dev\` only (and in a preview build made with MARGINALIA_SOURCES=ids):
 // withMarginalia() in next.config sets MARGINALIA_OVERLAY; in any other build it is empty and this goes away.
+// While its server is not answering, a note says so and the overlay is tried again (no reload needed).
 if (process.env.MARGINALIA_OVERLAY) {
-  const script = document.createElement("script");
-  script.src = process.env.MARGINALIA_OVERLAY;
-  script.defer = true;
-  script.setAttribute("data-marginalia", "");
-  document.head.appendChild(script);
+  const note = document.createElement("div");
+  const load = (tries/*: number*/) => {
+    const script = document.createElement("script");
+    script.src = process.env.MARGINALIA_OVERLAY + (tries ? "?retry=" + tries : "");
+    script.setAttribute("data-marginalia", "");
+    script.setAttribute("data-store", process.env.MARGINALIA_STORE_ID || "");
+    script.setAttribute("data-project", process.env.MARGINALIA_PROJECT || "");
+    script.onload = () => note.remove();
+    script.onerror = () => {
+      script.remove();
+      note.textContent = "Marginalia server not running \u2014 it starts with \`next dev\`; trying again\u2026";
+      note.style.cssText = "position:fixed;right:16px;bottom:16px;z-index:2147483647;padding:10px 14px;border-radius:12px;background:#0f172a;color:#f8fafc;font:13px/1.45 system-ui,sans-serif";
+      note.setAttribute("data-marginalia-loader", "");
+      document.documentElement.appendChild(note);
+      setTimeout(() => load(tries + 1), Math.min(30000, 2000 * 1.5 ** tries));
+    };
+    document.head.appendChild(script);
+  };
+  load(0);
 }
 `
 
@@ -84,7 +100,7 @@ export const next: Framework = {
   },
   devOrigin: 'http://localhost:3000',
   devScript: 'dev',
-  startsServer: false,
+  startsServer: true,
   setUp(p: Project, plan) {
     const ts = p.find('tsconfig.json') !== undefined
     // next.config: the config wrapped, whatever it already holds (Tailwind's turbopack.rules …).
@@ -104,12 +120,11 @@ export const next: Framework = {
     const srcDir = p.find('app', 'pages') === undefined && p.find('src/app', 'src/pages') !== undefined ? 'src' : ''
     const names = ['ts', 'js', 'tsx', 'jsx'].map((e) => path.join(srcDir, `instrumentation-client.${e}`))
     const client = p.find(...names)
-    if (client === undefined) plan.change(path.join(p.root, srcDir, `instrumentation-client.${ts ? 'ts' : 'js'}`), `${CLIENT_BLOCK}${ts ? '\nexport {};\n' : ''}`, 'loads the overlay in `next dev` (runs before the app, in the browser)')
+    if (client === undefined) plan.change(path.join(p.root, srcDir, `instrumentation-client.${ts ? 'ts' : 'js'}`), `${clientBlock(ts)}${ts ? '\nexport {};\n' : ''}`, 'loads the overlay in `next dev` (runs before the app, in the browser)')
     else {
       const text = p.read(client) ?? ''
-      if (!text.includes('MARGINALIA_OVERLAY')) plan.change(client, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${text === '' ? '' : '\n'}${CLIENT_BLOCK}`, 'loads the overlay in `next dev` (your code is kept)')
+      if (!text.includes('MARGINALIA_OVERLAY')) plan.change(client, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${text === '' ? '' : '\n'}${clientBlock(/\.tsx?$/.test(client))}`, 'loads the overlay in `next dev` (your code is kept)')
     }
-    plan.note('Next.js does not start the Marginalia server: run `npx --no-install marginalia serve --root .` beside `next dev`')
     plan.note('preview build: `MARGINALIA_SOURCES=ids next build && next start`, then `npx --no-install marginalia serve --sources marginalia-sources.json` (a plain `next build` has no marks and no overlay)')
   },
 }

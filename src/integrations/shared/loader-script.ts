@@ -22,16 +22,19 @@ export interface LoaderOptions {
   early?: string
   /** The annotate shortcut, given to the overlay as `data-shortcut` (the plugin's `shortcut` option). */
   shortcut?: string
+  /** The project the page belongs to (`data-store`: its store's id, `data-project`: its name): the overlay sends nothing to another project's server. */
+  expect?: { store?: string; project?: string }
 }
 
 /** The loader's source: plain ES2017 for any dev browser, one IIFE, no globals. */
-export function loaderScript({ overlay, command, early, shortcut }: LoaderOptions): string {
+export function loaderScript({ overlay, command, early, shortcut, expect }: LoaderOptions): string {
   const recorder = early ? `${early.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '').trim()}\n` : ''
   return `${recorder}/* Marginalia loader: says so when the overlay cannot load. */
 (function () {
   var OVERLAY = ${JSON.stringify(overlay)}
   var COMMAND = ${JSON.stringify(command)}
   var SHORTCUT = ${JSON.stringify(shortcut ?? '')}
+  var EXPECT = ${JSON.stringify({ ...(expect?.store !== undefined ? { store: expect.store } : {}), ...(expect?.project !== undefined ? { project: expect.project } : {}) })}
   var overlayUrl = new URL(OVERLAY, location.href).href
   var blocked = ''
   var note = null
@@ -65,6 +68,7 @@ export function loaderScript({ overlay, command, early, shortcut }: LoaderOption
     s.src = src
     s.setAttribute('data-marginalia', '')
     if (SHORTCUT) s.setAttribute('data-shortcut', SHORTCUT)
+    for (var k in EXPECT) s.setAttribute('data-' + k, EXPECT[k])
     ;(document.head || document.documentElement).appendChild(s)
     return s
   }
@@ -103,6 +107,8 @@ export interface HeadSnippetOptions {
   server: string
   /** What to run to start it, said on the page when it is not running. */
   command: string
+  /** The project's name (`data-project` on the loader's tag): the overlay sends nothing to another project's server. */
+  project?: string
 }
 
 /**
@@ -114,10 +120,11 @@ export interface HeadSnippetOptions {
  * the same note as the Vite plugin's loader and tries again, less and less often, until the
  * server answers — then the overlay appears without a reload. It logs nothing on the console.
  */
-export function headSnippet({ server, command }: HeadSnippetOptions): string {
+export function headSnippet({ server, command, project }: HeadSnippetOptions): string {
   const base = server.replace(/\/+$/, '')
   const loader = `${base}/loader.js`
   const message = `Marginalia server not running \\u2014 start it with \`${command}\``
   const inline = `window[Symbol.for('marginalia.loader')]||function(d,n,k){n=d.createElement('div');n.setAttribute('data-marginalia-loader','');n.setAttribute('role','status');n.title='Dismiss';n.style.cssText=${JSON.stringify(NOTE_STYLE).replace(/"/g, "'")};n.onclick=function(){n.remove()};n.appendChild(d.createElement('span')).textContent='${message.replace(/'/g, "\\'")}';d.documentElement.appendChild(n);(function r(){setTimeout(function(){var s=d.createElement('script');s.src=${JSON.stringify(loader).replace(/"/g, "'")};s.onload=function(){n.remove()};s.onerror=function(){s.remove();r()};d.head.appendChild(s)},Math.min(3e4,2e3*Math.pow(1.5,k++)))})()}(document,null,0)`
-  return `<script src="${loader}"></script>\n<script>${inline}</script>`
+  const tag = project !== undefined ? ` data-project="${project.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"` : ''
+  return `<script src="${loader}"${tag}></script>\n<script>${inline}</script>`
 }

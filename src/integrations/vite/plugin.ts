@@ -1,8 +1,9 @@
 /**
  * The Vite plugin (`marginalia/vite`, whose face is `index.ts`). The plugin runs only under `vite` / `vite dev` (never in
- * `vite build`), and it either reuses a Marginalia server already answering on the port (e.g.
- * `npx marginalia serve`) or starts one inside the Vite process on the project's store file,
- * closing it when Vite's server closes.
+ * `vite build`), and it either reuses a server of this project's store already answering on the
+ * project's port (e.g. `npx marginalia serve` started here, or the server of another dev server of
+ * this project) or starts one inside the Vite process on the project's store file, closing it
+ * when Vite's server closes. Another project's server is never adopted (project-server.ts).
  */
 import { readFile } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
@@ -13,7 +14,10 @@ import { acquire, prewarm, registry, release, startServer, type Entry, type Runn
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../http/defaults.js'
 import { isLoopbackHost, isWildcardHost, urlHost } from '../../http/security.js'
 import { DEFAULT_STORE_FILE } from '../../store/defaults.js'
-import { isMarginaliaAt, warnIfOtherStore } from './probe.js'
+import { fetchHealth, servesStore } from '../../http/health.js'
+import { storeId } from '../../http/store-id.js'
+import { projectName, projectPort } from '../../http/project-port.js'
+import { claimProjectPort, describeServer, keepPort } from '../project-server.js'
 import { runningViteVersion, viteTooOld } from './version.js'
 import { DEFAULT_STATIC_DIR } from '../../http/static.js'
 import { CONNECT_AGENT } from '../../http/connect.js'
@@ -24,7 +28,12 @@ import { LOADER_PATH, loaderScript } from '../shared/loader-script.js'
 import { injectIntoHtml } from '../shared/inject-html.js'
 
 export interface MarginaliaViteOptions {
-  /** Port of the Marginalia server (default 4848; 0 = any free port, always a new server). */
+  /**
+   * Port of the Marginalia server (default `MARGINALIA_PORT`, else this project's own port: the
+   * one recorded in `.marginalia/port`, else one derived from the project's path, 4849–5848; 0 =
+   * any free port, always a new server). A server already answering there is used only when it
+   * serves this project's store: another project's is never adopted.
+   */
   port?: number
   /** Address the server binds (default 127.0.0.1). Beyond loopback needs a token: use `marginalia serve` for that. */
   host?: string
@@ -117,10 +126,13 @@ function tagHtml(t: HtmlTagDescriptor): string {
 
 export default function marginalia(options: MarginaliaViteOptions = {}): MarginaliaVitePlugin {
   const envPort = process.env.MARGINALIA_PORT?.trim()
-  const port = options.port ?? (envPort ? Number(envPort) : DEFAULT_PORT)
+  /** The port the person gave (the option, else MARGINALIA_PORT); undefined: the project's own port. */
+  const givenPort = options.port ?? (envPort ? Number(envPort) : undefined)
   const host = options.host ?? DEFAULT_HOST
   const shouldStart = options.start ?? true
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`marginalia(): port must be a whole number from 0 to 65535 (got ${String(options.port)})`)
+  if (givenPort !== undefined && (!Number.isInteger(givenPort) || givenPort < 0 || givenPort > 65_535)) throw new Error(`marginalia(): port must be a whole number from 0 to 65535 (got ${String(options.port ?? envPort)})`)
+  /** The port in use: the one given, else the project's (known once the root is). */
+  let port = givenPort ?? DEFAULT_PORT
   let state: MarginaliaViteState | undefined
   const sourceLocations = options.sourceLocations ?? 'paths'
   if (sourceLocations !== false && sourceLocations !== 'paths' && sourceLocations !== 'ids') throw new Error(`marginalia(): sourceLocations must be 'paths', 'ids' or false (got ${String(sourceLocations)})`)
@@ -130,6 +142,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
   let building = false
   const ids = new Map<string, string>()
   const leases: (() => Promise<void>)[] = []
+  /** The project its pages belong to, named on the overlay's tag: another project's server gets nothing from them. */
+  let expected: { store: string; project: string } | undefined
 
   /** The overlay script's URL in the page: on the Marginalia server, or through the dev server (sameOrigin). */
   const overlaySrc = (): string => (options.sameOrigin ? `${publicBase}${PROXY_PREFIX.slice(1)}/overlay.js` : `${state?.url ?? ''}/overlay.js`)
@@ -260,7 +274,7 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
           void readFile(path.join(DEFAULT_STATIC_DIR, 'early.js'), 'utf8')
             .catch(() => undefined)
             .then((early) => {
-              const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}), ...(options.shortcut ? { shortcut: options.shortcut } : {}) })
+              const script = loaderScript({ overlay: overlaySrc(), command: serveCommand(new URL(url).port || String(port)), ...(early ? { early } : {}), ...(options.shortcut ? { shortcut: options.shortcut } : {}), ...(expected ? { expect: expected } : {}) })
               res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' }).end(script)
             })
             .catch((e: unknown) => next(e))
@@ -268,6 +282,8 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
       )
       const storeFile = path.resolve(root, options.store ?? DEFAULT_STORE_FILE)
       const displayHost = isWildcardHost(host) ? '127.0.0.1' : urlHost(host)
+      expected = { store: storeId(storeFile), project: projectName(root) }
+      if (givenPort === undefined) port = projectPort(root)
       const base = `http://${displayHost}:${port}`
       if (!shouldStart) {
         settled = true
@@ -276,22 +292,30 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         logger.info(`  marginalia: overlay from ${base} (start: false — run \`npx --no-install marginalia serve --port ${port} --store ${path.relative(process.cwd(), storeFile) || storeFile}\`)`)
         return
       }
-      const key = `${displayHost}:${port}:${storeFile}`
+      // One server per project and address in this process (the port is the project's choice, found below).
+      const key = `${displayHost}:${givenPort ?? 'project'}:${storeFile}`
       // Loaded when the plugin starts a server, not with the plugin: the HTTP server and the store are
       // most of its weight, and a dev server that reuses a running server, or has none, never needs them.
       const startHere = (): Promise<Running> => startServer({ file: storeFile, port, host, ...(options.token !== undefined ? { token: options.token } : {}), root }, (m) => logger.warn(`marginalia: ${m}`))
+      const at = (p: number): string => `http://${displayHost}:${p}`
       /** This dev server's hold on the server, once it takes one; `closed` once the dev server has closed. */
       let lease: Entry | undefined
       let closed = false
       const start = async (): Promise<void> => {
-        // Checked first, without waiting, so a dev server restarting takes over the server at once.
-        if (port !== 0 && !registry().has(key) && (await isMarginaliaAt(base))) {
+        // A server this process runs for the project (a dev server restarting) is taken over at once;
+        // else the project's port: a server of this store there is used, another project's never.
+        if (port !== 0 && !registry().has(key)) {
+          const claim = await claimProjectPort({ root, storeFile, host, displayHost, ...(givenPort !== undefined ? { port: givenPort } : {}) })
           if (closed) return
-          state = { url: base, mode: 'reused', storeFile }
-          logger.info(`  marginalia: using the server already running at ${base}/ (inbox) — MCP at ${base}/mcp`)
-          logger.info(`  marginalia: ${CONNECT_AGENT}`)
-          await warnIfOtherStore(base, storeFile, (m) => logger.warn(m))
-          return
+          port = claim.port
+          for (const p of claim.passed) logger.warn(`marginalia: passed over port ${p}`)
+          keepPort(root, port, givenPort !== undefined)
+          if (claim.reuse) {
+            state = { url: at(port), mode: 'reused', storeFile }
+            logger.info(`  marginalia: using this project's server already running at ${at(port)}/ (inbox) — MCP at ${at(port)}/mcp`)
+            logger.info(`  marginalia: ${CONNECT_AGENT}`)
+            return
+          }
         }
         if (closed) return
         lease = acquire(key, () => (testing.start ? testing.start(startHere) : startHere()))
@@ -301,15 +325,16 @@ export default function marginalia(options: MarginaliaViteOptions = {}): Margina
         } catch (e) {
           lease = undefined
           if (closed) return
-          // Someone may have started one between the check and the start (two dev servers at once).
-          if (port !== 0 && (await isMarginaliaAt(base))) {
-            state = { url: base, mode: 'reused', storeFile }
-            logger.info(`  marginalia: using the server already running at ${base}/`)
+          // Someone may have started one between the check and the start (two dev servers of this project at once).
+          const health = port !== 0 ? await fetchHealth(at(port)) : null
+          if (health && servesStore(health, storeFile)) {
+            state = { url: at(port), mode: 'reused', storeFile }
+            logger.info(`  marginalia: using this project's server already running at ${at(port)}/`)
             return
           }
           state = undefined
           startFailed = true
-          logger.error(`marginalia: could not start the server on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}. The overlay is not injected. Use another port with the plugin's \`port\` option, e.g. marginalia({ port: ${port === 0 ? DEFAULT_PORT + 1 : port + 1} }).`)
+          logger.error(`marginalia: could not start the server on ${host}:${port}: ${health ? `the Marginalia server of ${describeServer(health)} took it` : e instanceof Error ? e.message : String(e)}. The overlay is not injected. Use another port with the plugin's \`port\` option, e.g. marginalia({ port: ${port === 0 ? DEFAULT_PORT + 1 : port + 1} }).`)
           return
         }
         // A dev server closed while the server started: `drop` lets go of it.

@@ -97,12 +97,12 @@ export function prewarm(): void {
  * starting it takes time from the dev server starting on the main thread; from the sources (no
  * bundle), here.
  */
-export async function startServer(options: ServerStart, log: (message: string) => void): Promise<Running> {
+export async function startServer(options: ServerStart, log: (message: string) => void, keepAlive = true): Promise<Running> {
   const file = workerFile()
   if (file) {
     const worker = spare ?? new Worker(file)
     spare = undefined
-    return startInWorker(worker, options, log)
+    return startInWorker(worker, options, log, keepAlive)
   }
   const { startServer: here } = await import('./start.js')
   return here(options, log)
@@ -110,10 +110,12 @@ export async function startServer(options: ServerStart, log: (message: string) =
 
 type WorkerMessage = { type: 'log'; message: string } | { type: 'started'; url: string; mcpUrl: string } | { type: 'failed'; message: string } | { type: 'closed' }
 
-function startInWorker(worker: Worker, options: ServerStart, log: (message: string) => void): Promise<Running> {
+function startInWorker(worker: Worker, options: ServerStart, log: (message: string) => void, keepAlive: boolean): Promise<Running> {
   return new Promise<Running>((resolve, reject) => {
-    // Referenced while it serves: the server keeps the process alive, as one started here would.
-    worker.ref()
+    // Referenced while it serves: the server keeps the process alive, as one started here would
+    // (unless `keepAlive` is false: it then lives exactly as long as the process, e.g. Next.js's).
+    if (keepAlive) worker.ref()
+    else worker.unref()
     let started = false
     let closed: (() => void) | undefined
     worker.on('message', (m: WorkerMessage) => {

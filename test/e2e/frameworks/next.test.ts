@@ -58,12 +58,11 @@ function filesOf(dir: string, rel = ''): Map<string, Buffer> {
   return out
 }
 
-/** The store the MCP config init wrote names (`mcp --store <file> --root <dir>`). */
+/** The store the agent init configured uses: the project's own (the committed config names no path, so it works in a clone). */
 function storeOf(dir: string): string {
   const args = (JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { args: string[] } } }).mcpServers.marginalia.args
-  const at = args.indexOf('--store')
-  expect(at).toBeGreaterThan(-1)
-  return args[at + 1]!
+  expect(args).toEqual(['--no-install', 'marginalia', 'mcp'])
+  return path.join(dir, '.marginalia', 'store.json')
 }
 
 /** Use fixture `name` in place: after the test, files added are removed and files changed restored. */
@@ -198,7 +197,8 @@ describe('init and withMarginalia on Next.js (no server)', () => {
     expect(first.stdout).toContain('change next.config.ts')
     expect(first.stdout).toContain('  + export default withMarginalia(nextConfig);')
     expect(first.stdout).toContain('create instrumentation-client.ts')
-    expect(first.stdout).toContain('marginalia serve --root .')
+    expect(first.stdout).toContain('start your dev server (npm run dev): it starts the Marginalia server')
+    expect(first.stdout).not.toContain('marginalia serve --root .')
     expect(first.stdout).not.toMatch(/vite/i)
     const config = readFileSync(path.join(dir, 'next.config.ts'), 'utf8')
     expect(config).toContain('"@tailwindcss/turbopack"')
@@ -225,7 +225,7 @@ describe('init and withMarginalia on Next.js (no server)', () => {
     const dir = path.join(FIXTURES, 'next-app')
     const checks = await diagnose({ store: path.join(testDir(cleanups).dir, 'store.json'), port: await freePort(), origin: 'http://localhost:3000', root: dir })
     expect(checks.find((c) => c.name === 'framework')).toMatchObject({ status: 'ok', detail: 'Next.js (dev server http://localhost:3000)' })
-    expect(checks.find((c) => c.name === 'server')?.fix).toBe('run `npx --no-install marginalia serve` beside your dev server')
+    expect(checks.find((c) => c.name === 'server')?.fix).toMatch(/^start your dev server: `(cd \S+ && )?npm run dev` \(it starts the Marginalia server on this port\)$/)
     expect(JSON.stringify(checks)).not.toMatch(/vite/i)
   })
 
@@ -266,13 +266,13 @@ describe('init and withMarginalia on Next.js (no server)', () => {
 })
 
 describe.skipIf(!apps)('Next.js apps from create-next-app, set up by init alone', () => {
-  it('App Router on next dev (Turbopack): a shared button in a Client Component and in a Server Component, a Server Component element — exact file:line, component and call site for the agent, no console error', { timeout: 150_000 }, async () => {
+  it('App Router on next dev (Turbopack) alone — it starts the Marginalia server itself: a shared button in a Client Component and in a Server Component, a Server Component element — exact file:line, component and call site for the agent, no console error', { timeout: 150_000 }, async () => {
     const dir = useFixture('next-app', cleanups)
     expect((await runCli(['init', '--yes'], dir)).code).toBe(0)
-    const store = storeOf(dir)
-    const serve = await startServeCli(cleanups, dir, ['--root', dir, '--store', store])
+    storeOf(dir)
     const port = await freePort()
-    const next = runNext(cleanups, dir, ['dev', '-p', String(port), '-H', '127.0.0.1'], { MARGINALIA_URL: serve.url })
+    // Only `next dev`: no `marginalia serve` beside it.
+    const next = runNext(cleanups, dir, ['dev', '-p', String(port), '-H', '127.0.0.1'], { MARGINALIA_URL: '', MARGINALIA_PORT: '' })
     const url = `http://127.0.0.1:${port}/`
     const html = await served(url, 'data-marginalia-source="app/components/Fruits.tsx:', next.output)
     expect(next.output()).toContain('Turbopack')

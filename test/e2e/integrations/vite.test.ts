@@ -97,12 +97,12 @@ describe('marginalia/vite', () => {
     const { vite, url, plugin, logs } = await dev(root, { port: running.port })
     expect(await plugin.ready()).toMatchObject({ mode: 'reused', url: running.url })
     expect(await overlayServer(url)).toBe(running.url)
-    expect(logs.join('\n')).toContain('using the server already running')
+    expect(logs.join('\n')).toContain("using this project's server already running")
     await vite.close()
     expect(await isMarginaliaAt(running.url)).toBe(true)
   })
 
-  it('says so when the server it reuses serves another store than the project\'s (and stays quiet when it is the same)', { timeout: 60_000 }, async () => {
+  it('never adopts a server of another store on the port: it says whose it is and injects nothing (and reuses one of the same store)', { timeout: 60_000 }, async () => {
     const root = project()
     const other = path.join(root, 'elsewhere', 'store.json')
     const store = await openStore({ file: other })
@@ -110,10 +110,9 @@ describe('marginalia/vite', () => {
     const running = await startHttpServer(store, { port: 0, log: () => {}, storeLocation: other })
     cleanups.push(() => running.close())
     const { logs, plugin } = await dev(root, { port: running.port })
-    await plugin.ready()
-    const warning = logs.find((l) => l.startsWith('warn: ') && l.includes('serves the store'))
-    expect(warning).toContain(other)
-    expect(warning).toContain(path.join(root, '.marginalia', 'store.json'))
+    expect(await plugin.ready()).toBeUndefined()
+    const refusal = logs.find((l) => l.startsWith('error: ') && l.includes(`port ${running.port} is taken by the Marginalia server of`))
+    expect(refusal).toContain(other)
 
     const same = path.join(root, '.marginalia', 'store.json')
     const sameStore = await openStore({ file: same })
@@ -122,7 +121,7 @@ describe('marginalia/vite', () => {
     cleanups.push(() => sameServer.close())
     const quiet = await dev(root, { port: sameServer.port })
     expect(await quiet.plugin.ready()).toMatchObject({ mode: 'reused' })
-    expect(quiet.logs.join('\n')).not.toContain('serves the store')
+    expect(quiet.logs.join('\n')).not.toContain('is taken by')
   })
 
   it('keeps its server up across a Vite restart, then closes it', { timeout: 60_000 }, async () => {

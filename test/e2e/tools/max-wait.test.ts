@@ -67,6 +67,9 @@ describe('every wait is clamped to the server max wait', () => {
       const r = (await pending) as CallToolResult
       expect(r.isError, name).toBeFalsy()
       expect((structured<{ status: string }>(r)).status, name).toBe('timeout')
+      // The answer says the wait was cut: requested vs granted, in the structured answer and the text.
+      expect(structured<{ clamped?: unknown }>(r).clamped, name).toEqual({ requestedMs: 300_000, grantedMs: DEFAULT_MAX_WAIT_MS })
+      expect(textOf(r), name).toContain("It waited 55 s, not the 300 s asked (the server's maximum, --max-wait-ms).")
       expect(progress.length, name).toBeGreaterThanOrEqual(Math.floor((DEFAULT_MAX_WAIT_MS - 1) / PROGRESS_INTERVAL_MS)) // one every 5 s
     }
   })
@@ -79,7 +82,9 @@ describe('every wait is clamped to the server max wait', () => {
     await vi.advanceTimersByTimeAsync(2_999)
     expect(settled).toBe(false)
     await vi.advanceTimersByTimeAsync(1)
-    expect(structured<{ status: string }>(await pending).status).toBe('timeout')
+    const answer = structured<{ status: string; clamped?: unknown }>(await pending)
+    expect(answer.status).toBe('timeout')
+    expect(answer).not.toHaveProperty('clamped') // not cut: nothing said
   })
 
   it('the embedder option sets another max (a default wait is clamped too), and a bad one is refused naming the field', async () => {

@@ -47,7 +47,7 @@ describe('browser code structure', () => {
   it('has no import cycles', () => {
     const graph = importGraph()
     expect(graph.size).toBeGreaterThan(20)
-    expect(graph.get('overlay/overlay.ts')).toContain('overlay/page-sync.ts')
+    expect(graph.get('overlay/overlay.ts')).toContain('overlay/sync/page-sync.ts')
     expect(cycles(graph).map((c) => c.join(' → '))).toEqual([])
   })
 

@@ -1,7 +1,7 @@
 /** Elements named as a person would: "button 'Delete'", "list item 'Refund approved for order #4790'". */
 import { clip, squash } from '../../shared/format.js'
 import type { ElementInfo } from '../../shared/types.js'
-import { accessibleName, accessibleRole } from '../capture/element-context.js'
+import { accessibleName, accessibleRole } from './aria.js'
 
 const ROLE_WORDS: Record<string, string> = {
   button: 'button', link: 'link', listitem: 'list item', heading: 'heading', textbox: 'text field', searchbox: 'search field',

@@ -14,7 +14,7 @@
  * that failed to load draws.
  */
 import { domToForeignObjectSvg } from 'modern-screenshot'
-import { directiveToChange } from '../csp.js'
+import { directiveToChange } from '../page/csp.js'
 
 const MAX_SIDE = 1600
 const MAX_BYTES = 400 * 1024

@@ -4,13 +4,13 @@
  * as the pins find it, pictured as on send, uploaded, and named to the server as the answer. A
  * request heard after nobody waits for it any more (a replay after a reconnect) is left alone.
  */
-import type { Api } from '../shared/api.js'
-import type { Annotation } from '../shared/types.js'
-import type { Anchor } from './anchor/resolve.js'
-import type { CaptureAsk } from './page-sync.js'
-import { viewRect } from './anchor/dom.js'
-import { captureBox } from './capture/screenshot.js'
-import { describeElement } from './describe.js'
+import type { Api } from '../../shared/api.js'
+import type { Annotation } from '../../shared/types.js'
+import type { Anchor } from '../anchor/resolve.js'
+import type { CaptureAsk } from '../sync/page-sync.js'
+import { viewRect } from '../anchor/dom.js'
+import { captureBox } from './screenshot.js'
+import { describeElement } from '../anchor/describe.js'
 
 export interface CaptureDeps {
   api: Api

@@ -1,5 +1,5 @@
 /**
- * What the overlay says about an element, checked in Chromium: src/browser/overlay/describe.ts bundled
+ * What the overlay says about an element, checked in Chromium: src/browser/overlay/anchor/describe.ts bundled
  * on the fly and run on a page full of awkward markup.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -52,7 +52,7 @@ declare global {
 beforeAll(async () => {
   if (!enabled) return
   const bundle = await build({
-    entryPoints: [path.resolve(import.meta.dirname, '../../src/browser/overlay/describe.ts')],
+    entryPoints: [path.resolve(import.meta.dirname, '../../src/browser/overlay/anchor/describe.ts')],
     bundle: true,
     format: 'iife',
     globalName: 'MarginaliaDescribe',

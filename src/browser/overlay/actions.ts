@@ -5,15 +5,15 @@
  */
 import type { Api } from '../shared/api.js'
 import type { Annotation } from '../shared/types.js'
-import { allAsMarkdown, copyText, oneAsMarkdown } from './copy.js'
-import type { Dock } from './dock.js'
-import type { ListEvents } from './list-panel.js'
-import type { Outbox, Sender } from './outbox.js'
-import type { PageSync } from './page-sync.js'
+import { allAsMarkdown, copyText, oneAsMarkdown } from './views/copy.js'
+import type { Dock } from './views/dock.js'
+import type { ListEvents } from './views/list-panel.js'
+import type { Outbox, Sender } from './sync/outbox.js'
+import type { PageSync } from './sync/page-sync.js'
 import type { Panels } from './panels.js'
-import type { Pins } from './pins.js'
+import type { Pins } from './views/pins.js'
 import type { Renderer } from './render.js'
-import type { ThreadEvents } from './thread-panel.js'
+import type { ThreadEvents } from './views/thread-panel.js'
 
 /** What the actions act on (the overlay itself is passed: its parts are read when the person acts). */
 export interface ActionParts {

@@ -6,8 +6,9 @@
  * laying out in one frame (`render.ts`), where the live stream's reports go (`stream-events.ts`),
  * what the person does in a thread or the list (`actions.ts`), sending (`sending.ts`).
  *
- * New parts go beside these as objects of their own: page capture (screenshots, console and
- * network) in `capture/`, the anchoring of pins in `pins.ts`, toolbar settings in `settings.ts`.
+ * The parts live in rooms (docs/ARCHITECTURE.md has the map): `sync/` (the server and the
+ * outbox), `views/` (what is drawn), `annotate/` (picking and writing), `capture/`, `anchor/`,
+ * `source/`, `page/` (the host page: its CSP, keys, top layer, storage).
  */
 import { BrowserAuth, type Auth } from '../shared/auth.js'
 import { Api, type ExpectedServer, type Transport } from '../shared/api.js'
@@ -17,32 +18,32 @@ import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/pag
 import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
 import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
-import { Composer } from './composer.js'
-import { CspWatch, adoptStyles } from './csp.js'
+import { Composer } from './annotate/composer.js'
+import { CspWatch, adoptStyles } from './page/csp.js'
+import { describeElement } from './anchor/describe.js'
+import { Dock } from './views/dock.js'
+import { Freezer, freezeButton } from './page/freeze.js'
+import { coarsePointer, onViewportChange } from './views/layout.js'
+import { ListPanel } from './views/list-panel.js'
+import { Marks } from './views/marks.js'
+import { Outbox, Sender, isWaiting } from './sync/outbox.js'
 import { mountPermissionPrompts, type MountedPrompts } from './permission.js'
-import { describeElement } from './describe.js'
-import { Dock } from './dock.js'
-import { Freezer, freezeButton } from './freeze.js'
-import { coarsePointer, onViewportChange } from './layout.js'
-import { ListPanel } from './list-panel.js'
-import { Marks } from './marks.js'
-import { Outbox, Sender } from './outbox.js'
 import OVERLAY_CSS from './overlay.css'
-import { PageSync } from './page-sync.js'
+import { PageSync } from './sync/page-sync.js'
 import { Panels } from './panels.js'
-import { Picker } from './picker.js'
-import { Pins, isWaiting } from './pins.js'
-import { Pointing } from './point.js'
+import { Picker } from './annotate/picker.js'
+import { Pins } from './views/pins.js'
+import { Pointing } from './annotate/point.js'
 import { Renderer } from './render.js'
 import { sending } from './sending.js'
-import { PageSessions } from './sessions.js'
-import { Settings, browserStorage } from './settings.js'
-import { SettingsMenu } from './settings-menu.js'
-import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut } from './shortcuts.js'
-import { SignIn } from './sign-in.js'
+import { PageSessions } from './sync/sessions.js'
+import { Settings, browserStorage } from './page/settings.js'
+import { SettingsMenu } from './views/settings-menu.js'
+import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut } from './page/shortcuts.js'
+import { SignIn } from './sync/sign-in.js'
 import { streamEvents } from './stream-events.js'
-import { ThreadPanel } from './thread-panel.js'
-import { TopLayer } from './top-layer.js'
+import { ThreadPanel } from './views/thread-panel.js'
+import { TopLayer } from './page/top-layer.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {

@@ -3,16 +3,16 @@
  * focus taken back to where it was when the panel closes. Esc closes the innermost open thing.
  */
 import { viewRect } from './anchor/dom.js'
-import type { Composer } from './composer.js'
-import type { Dock } from './dock.js'
-import { FocusReturn } from './focus.js'
-import type { ListPanel } from './list-panel.js'
-import type { PageSync } from './page-sync.js'
-import type { Picker, Target } from './picker.js'
-import type { Pins } from './pins.js'
+import type { Composer } from './annotate/composer.js'
+import type { Dock } from './views/dock.js'
+import { FocusReturn } from './views/focus.js'
+import type { ListPanel } from './views/list-panel.js'
+import type { PageSync } from './sync/page-sync.js'
+import type { Picker, Target } from './annotate/picker.js'
+import type { Pins } from './views/pins.js'
 import type { Renderer } from './render.js'
-import type { SettingsMenu } from './settings-menu.js'
-import type { ThreadPanel } from './thread-panel.js'
+import type { SettingsMenu } from './views/settings-menu.js'
+import type { ThreadPanel } from './views/thread-panel.js'
 
 /** What the panels are (the overlay itself is passed: its parts are read when used). */
 export interface PanelParts {

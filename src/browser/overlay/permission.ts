@@ -5,7 +5,7 @@
  */
 import type { Api } from '../shared/api.js'
 import { PERMISSION_CSS, PermissionPrompts } from '../shared/permissions.js'
-import { adoptStyles } from './csp.js'
+import { adoptStyles } from './page/csp.js'
 
 export interface MountedPrompts {
   readonly prompts: PermissionPrompts

@@ -5,17 +5,17 @@
  * panels beside what they belong to. Whoever changes something asks for a render; rendering twice
  * is harmless.
  */
-import type { Composer } from './composer.js'
-import type { Dock } from './dock.js'
-import { FrameLayout, placeDock, placePanel } from './layout.js'
-import type { ListPanel } from './list-panel.js'
-import type { Marks } from './marks.js'
-import { waitingOn, type Outbox } from './outbox.js'
-import type { PageSync } from './page-sync.js'
-import type { Picker } from './picker.js'
-import type { Pins } from './pins.js'
-import type { SettingsMenu } from './settings-menu.js'
-import type { ThreadPanel } from './thread-panel.js'
+import type { Composer } from './annotate/composer.js'
+import type { Dock } from './views/dock.js'
+import { FrameLayout, placeDock, placePanel } from './views/layout.js'
+import type { ListPanel } from './views/list-panel.js'
+import type { Marks } from './views/marks.js'
+import { waitingOn, type Outbox } from './sync/outbox.js'
+import type { PageSync } from './sync/page-sync.js'
+import type { Picker } from './annotate/picker.js'
+import type { Pins } from './views/pins.js'
+import type { SettingsMenu } from './views/settings-menu.js'
+import type { ThreadPanel } from './views/thread-panel.js'
 
 /** What is drawn (the overlay itself is passed: its parts are read when drawn). */
 export interface DrawnParts {

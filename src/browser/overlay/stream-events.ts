@@ -7,15 +7,15 @@
  */
 import type { Api } from '../shared/api.js'
 import type { Links } from '../shared/links.js'
-import { answerCapture } from './capture-requests.js'
-import type { Dock } from './dock.js'
-import type { Sender } from './outbox.js'
-import type { PageSync, SyncEvents } from './page-sync.js'
+import { answerCapture } from './capture/requests.js'
+import type { Dock } from './views/dock.js'
+import type { Sender } from './sync/outbox.js'
+import type { PageSync, SyncEvents } from './sync/page-sync.js'
 import type { Panels } from './panels.js'
-import type { Pins } from './pins.js'
-import type { Pointing } from './point.js'
+import type { Pins } from './views/pins.js'
+import type { Pointing } from './annotate/point.js'
 import type { Renderer } from './render.js'
-import type { ThreadPanel } from './thread-panel.js'
+import type { ThreadPanel } from './views/thread-panel.js'
 
 /** What the reports go to (the overlay itself is passed: its parts are read when a report comes). */
 export interface StreamParts {

@@ -2,7 +2,7 @@
 import { redactText } from '../../early/redact.js'
 import { clip, squash } from '../../shared/format.js'
 import type { ElementInfo } from '../../shared/types.js'
-import { accessibleName, accessibleRole } from '../capture/element-context.js'
+import { accessibleName, accessibleRole } from './aria.js'
 
 const ROLE_WORDS: Record<string, string> = {
   button: 'button', link: 'link', listitem: 'list item', heading: 'heading', textbox: 'text field', searchbox: 'search field',

@@ -15,7 +15,7 @@
  * that failed to load draws.
  */
 import { domToForeignObjectSvg } from 'modern-screenshot'
-import { directiveToChange } from '../csp.js'
+import { directiveToChange } from '../page/csp.js'
 import { maskRects, paintMasks } from '../../early/redact.js'
 
 const MAX_SIDE = 1600

@@ -2,11 +2,11 @@
  * The list panel (the toolbar's count): what waits in this browser's outbox, then the page's
  * annotations in pin order, each opening its thread.
  */
-import { h, replace } from '../shared/dom.js'
-import { STATUS_LABEL, openQuestionOf, timeAgo } from '../shared/format.js'
-import { confirmButton } from '../shared/thread.js'
-import type { Annotation } from '../shared/types.js'
-import type { OutboxItem } from './outbox.js'
+import { h, replace } from '../../shared/dom.js'
+import { STATUS_LABEL, openQuestionOf, timeAgo } from '../../shared/format.js'
+import { confirmButton } from '../../shared/thread.js'
+import type { Annotation } from '../../shared/types.js'
+import type { OutboxItem } from '../sync/outbox.js'
 import { coarsePointer } from './layout.js'
 
 export interface ListEvents {

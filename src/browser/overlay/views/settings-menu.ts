@@ -4,9 +4,9 @@
  * the composer's screenshot and page-log toggles. The theme and "show resolved" are remembered in
  * this browser (per origin); hiding all pins lasts until the page is left.
  */
-import { h } from '../shared/dom.js'
-import type { Annotation } from '../shared/types.js'
-import type { Settings } from './settings.js'
+import { h } from '../../shared/dom.js'
+import type { Annotation } from '../../shared/types.js'
+import type { Settings } from '../page/settings.js'
 
 export type Theme = 'auto' | 'light' | 'dark'
 const THEMES: readonly Theme[] = ['auto', 'light', 'dark']

@@ -2,7 +2,7 @@
  * Long comments and replies fold to a few lines in the thread, with "Show more" and
  * "Show less"; what the person unfolded stays unfolded across live re-renders.
  */
-import { h } from '../shared/dom.js'
+import { h } from '../../shared/dom.js'
 
 /** Longer than this (characters or lines), a text folds. */
 const FOLD_CHARS = 600

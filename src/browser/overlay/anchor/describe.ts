@@ -5,13 +5,13 @@
  * path, tag, a short text snippet, a trimmed outerHTML and its bounding rect — each cut to the
  * store's limits.
  */
-import { clip, squash } from '../shared/format.js'
-import { LIMITS } from '../../store/vocabulary.js'
-import type { ElementInfo } from '../shared/types.js'
-import { hostOf, viewRect, type Root } from './anchor/dom.js'
-import { NAMED_BY, fingerprintOf } from './anchor/fingerprint.js'
-import { humanName } from './anchor/names.js'
-import { MASKED, isSensitiveElement, redactText, redactedClone } from '../early/redact.js'
+import { clip, squash } from '../../shared/format.js'
+import { LIMITS } from '../../../store/vocabulary.js'
+import type { ElementInfo } from '../../shared/types.js'
+import { hostOf, viewRect, type Root } from './dom.js'
+import { NAMED_BY, fingerprintOf } from './fingerprint.js'
+import { humanName } from './names.js'
+import { MASKED, isSensitiveElement, redactText, redactedClone } from '../../early/redact.js'
 
 /** How much of an element's text the overlay sends as its snippet. */
 const SNIPPET_CHARS = 200

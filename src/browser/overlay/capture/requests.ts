@@ -6,14 +6,14 @@
  * Off a local dev origin the person is asked first (consent.ts); a "Deny" answers the agent in
  * the thread. What is sent is redacted either way (early/redact.ts).
  */
-import type { Api } from '../shared/api.js'
-import type { Annotation } from '../shared/types.js'
-import type { Anchor } from './anchor/resolve.js'
-import type { CaptureAsk } from './page-sync.js'
-import { viewRect } from './anchor/dom.js'
-import { captureBox } from './capture/screenshot.js'
-import { describeElement, fitSelector, uniqueSelector } from './describe.js'
-import { mayAgentSee } from './consent.js'
+import type { Api } from '../../shared/api.js'
+import type { Annotation } from '../../shared/types.js'
+import type { Anchor } from '../anchor/resolve.js'
+import type { CaptureAsk } from '../sync/page-sync.js'
+import { viewRect } from '../anchor/dom.js'
+import { captureBox } from './screenshot.js'
+import { describeElement, fitSelector, uniqueSelector } from '../anchor/describe.js'
+import { mayAgentSee } from '../consent.js'
 
 export interface CaptureDeps {
   api: Api

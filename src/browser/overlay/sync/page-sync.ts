@@ -4,11 +4,11 @@
  * answers and whether an agent is there. It knows nothing of the DOM: it tells its owner what
  * changed through `SyncEvents`, and the owner decides what to draw.
  */
-import { ApiError, UnreachableError, describeError, type Api } from '../shared/api.js'
-import { byCreation } from '../shared/format.js'
-import { LiveStream } from '../shared/live.js'
-import { ClientAnnotations } from '../shared/records.js'
-import type { Annotation, Health, Presence, Reply, Session, StoreEvent } from '../shared/types.js'
+import { ApiError, UnreachableError, describeError, type Api } from '../../shared/api.js'
+import { byCreation } from '../../shared/format.js'
+import { LiveStream } from '../../shared/live.js'
+import { ClientAnnotations } from '../../shared/records.js'
+import type { Annotation, Health, Presence, Reply, Session, StoreEvent } from '../../shared/types.js'
 import type { PageSessions } from './sessions.js'
 
 /** What the toolbar and the alert show about the server (read by the dock). */

@@ -3,9 +3,9 @@
  * (named as a person would, with its size), dashed outlines on what the open box or thread is
  * about (every element of it), the selected words of an open thread, and the area being dragged.
  */
-import { h, replace } from '../shared/dom.js'
-import { viewRect } from './anchor/dom.js'
-import { humanName } from './anchor/names.js'
+import { h, replace } from '../../shared/dom.js'
+import { viewRect } from '../anchor/dom.js'
+import { humanName } from '../anchor/names.js'
 
 export class Marks {
   private readonly label = h('span', { class: 'label' })

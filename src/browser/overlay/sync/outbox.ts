@@ -11,11 +11,14 @@
  *   session — same comment, element and URL, created since it was queued — and not sent again
  *   if it is there.
  */
-import { LIMITS } from '../../store/vocabulary.js'
-import { ApiError, UnreachableError, type Api } from '../shared/api.js'
-import { clip, randomId } from '../shared/format.js'
-import type { Annotation, NewAnnotation } from '../shared/types.js'
-import { WAITING } from './pins.js'
+import { LIMITS } from '../../../store/vocabulary.js'
+import { ApiError, UnreachableError, type Api } from '../../shared/api.js'
+import { clip, randomId } from '../../shared/format.js'
+import type { Annotation, NewAnnotation } from '../../shared/types.js'
+
+/** Ids of annotations that wait in this browser's outbox (not on the server yet) start so. */
+export const WAITING = 'outbox:'
+export const isWaiting = (id: string): boolean => id.startsWith(WAITING)
 
 export interface OutboxItem {
   /** A client-side id (not the annotation's). */

@@ -10,15 +10,15 @@
  * same-origin ones the element under the pointer is picked. Events inside the overlay's own
  * host are never touched.
  */
-import { describeElement } from './describe.js'
-import { clip } from '../shared/format.js'
-import { h, replace } from '../shared/dom.js'
-import { LIMITS } from '../../store/vocabulary.js'
-import type { ElementInfo } from '../shared/types.js'
-import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from './anchor/dom.js'
-import { quoteOf } from './anchor/quote.js'
-import { adoptStyles } from './csp.js'
-import { coarsePointer } from './layout.js'
+import { describeElement } from '../anchor/describe.js'
+import { clip } from '../../shared/format.js'
+import { h, replace } from '../../shared/dom.js'
+import { LIMITS } from '../../../store/vocabulary.js'
+import type { ElementInfo } from '../../shared/types.js'
+import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from '../anchor/dom.js'
+import { quoteOf } from '../anchor/quote.js'
+import { adoptStyles } from '../page/csp.js'
+import { coarsePointer } from '../views/layout.js'
 
 export interface Target {
   element: Element

@@ -3,13 +3,13 @@
  * page's count), the alert above it (server unreachable, a load problem, refused annotations) and
  * the toast. It reads the connection's state and tells its owner what the person pressed.
  */
-import { h, replace } from '../shared/dom.js'
-import { AGENT_DETAIL, AGENT_LABEL, agentState, openQuestionOf, type AgentState } from '../shared/format.js'
-import { Toast } from '../shared/toast.js'
-import type { Annotation } from '../shared/types.js'
-import type { OutboxItem } from './outbox.js'
-import type { ConnectionState } from './page-sync.js'
-import type { Settings } from './settings.js'
+import { h, replace } from '../../shared/dom.js'
+import { AGENT_DETAIL, AGENT_LABEL, agentState, openQuestionOf, type AgentState } from '../../shared/format.js'
+import { Toast } from '../../shared/toast.js'
+import type { Annotation } from '../../shared/types.js'
+import type { OutboxItem } from '../sync/outbox.js'
+import type { ConnectionState } from '../sync/page-sync.js'
+import type { Settings } from '../page/settings.js'
 import { screenBox } from './layout.js'
 
 export interface DockEvents {
@@ -46,7 +46,7 @@ export class Dock {
   readonly who: HTMLSpanElement
   private readonly toast: Toast
   private listeningUntil = 0
-  /** What the page's Content-Security-Policy blocks (csp.ts), when it blocks the overlay. */
+  /** What the page's Content-Security-Policy blocks (page/csp.ts), when it blocks the overlay. */
   private blocked: string | undefined
   private agentTimer: ReturnType<typeof setTimeout> | undefined
 

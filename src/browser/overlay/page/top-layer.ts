@@ -15,7 +15,7 @@
  * composed path of a focus or pointer event — `showModal()` focuses inside the dialog, which
  * catches a component whose shadow root was attached with no mutation to see (an upgrade).
  */
-import { isShadowRoot, onShadowRoot } from './anchor/dom.js'
+import { isShadowRoot, onShadowRoot } from '../anchor/dom.js'
 
 const OBSERVED: MutationObserverInit = { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] }
 /** Composed events that pass through the shadow roots they happen in. */

@@ -3,10 +3,10 @@
  * no remembered session looks for one with its URL on the server (another browser may have made
  * it) and otherwise creates one when the first annotation is sent.
  */
-import { clip } from '../shared/format.js'
-import type { Api } from '../shared/api.js'
-import { LIMITS } from '../../store/vocabulary.js'
-import type { Session } from '../shared/types.js'
+import { clip } from '../../shared/format.js'
+import type { Api } from '../../shared/api.js'
+import { LIMITS } from '../../../store/vocabulary.js'
+import type { Session } from '../../shared/types.js'
 import type { SessionResolver } from './outbox.js'
 
 export class PageSessions implements SessionResolver {

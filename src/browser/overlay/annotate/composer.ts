@@ -3,20 +3,20 @@
  * selected words), the comment, the intent and the severity. Send (or Ctrl+Enter) hands the owner
  * a ready `NewAnnotation`; Esc with text asks once before discarding it.
  */
-import { INTENTS, LIMITS, SEVERITIES } from '../../store/vocabulary.js'
-import { h, replace } from '../shared/dom.js'
-import { clip } from '../shared/format.js'
-import { submitOnCtrlEnter } from '../shared/thread.js'
-import { findSource } from './source/index.js'
-import type { Intent, NewAnnotation, Severity, Step } from '../shared/types.js'
-import { StepList } from './steps/list.js'
+import { INTENTS, LIMITS, SEVERITIES } from '../../../store/vocabulary.js'
+import { h, replace } from '../../shared/dom.js'
+import { clip } from '../../shared/format.js'
+import { submitOnCtrlEnter } from '../../shared/thread.js'
+import { findSource } from '../source/index.js'
+import type { Intent, NewAnnotation, Severity, Step } from '../../shared/types.js'
+import { StepList } from '../steps/list.js'
 import type { Target } from './picker.js'
-import { ImageTray } from '../shared/image-tray.js'
-import { pageLogEnabled } from '../early/page-log.js'
-import { labelOf } from './anchor/names.js'
-import { charCounter, type CharCounter } from './long-text.js'
-import { viewRect } from './anchor/dom.js'
-import { placePanel, rectBox } from './layout.js'
+import { ImageTray } from '../../shared/image-tray.js'
+import { pageLogEnabled } from '../../early/page-log.js'
+import { labelOf } from '../anchor/names.js'
+import { charCounter, type CharCounter } from '../views/long-text.js'
+import { viewRect } from '../anchor/dom.js'
+import { placePanel, rectBox } from '../views/layout.js'
 
 export interface ComposerEvents {
   /** The person sent an annotation (the box closes right after). */

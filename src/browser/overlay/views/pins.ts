@@ -6,16 +6,13 @@
  * point is scrolled out of its scroll container or the viewport, or covered by fixed or sticky
  * page furniture; pins that would overlap are moved apart.
  */
-import { h } from '../shared/dom.js'
-import { STATUS_LABEL, clip, openQuestionOf } from '../shared/format.js'
-import type { Annotation } from '../shared/types.js'
+import { h } from '../../shared/dom.js'
+import { STATUS_LABEL, clip, openQuestionOf } from '../../shared/format.js'
+import type { Annotation } from '../../shared/types.js'
 import { viewport, type Box } from './layout.js'
-import { coveredAt, frameOffset, viewRect, visibleBox } from './anchor/dom.js'
-import { Anchors, type Anchor, type AnchorState } from './anchor/resolve.js'
-
-/** Ids of annotations that wait in this browser's outbox (not on the server yet) start so. */
-export const WAITING = 'outbox:'
-export const isWaiting = (id: string): boolean => id.startsWith(WAITING)
+import { coveredAt, frameOffset, viewRect, visibleBox } from '../anchor/dom.js'
+import { Anchors, type Anchor, type AnchorState } from '../anchor/resolve.js'
+import { isWaiting } from '../sync/outbox.js'
 
 /** The pin's body beside its tip (see .pin in overlay.css: translate(1px, -25px), 26 px square). */
 const PIN = { left: 1, top: -25, size: 26 }

@@ -4,8 +4,8 @@
  * page is a secure context; elsewhere (a dev server on a LAN address) a selected text box and
  * `execCommand('copy')` inside the overlay's shadow root.
  */
-import { annotationToMarkdown, annotationsToMarkdown } from '../shared/markdown.js'
-import type { Annotation } from '../shared/types.js'
+import { annotationToMarkdown, annotationsToMarkdown } from '../../shared/markdown.js'
+import type { Annotation } from '../../shared/types.js'
 
 /** The page as a heading says it: `localhost:5173/todos`. */
 function pageTitle(url = location.href): string {

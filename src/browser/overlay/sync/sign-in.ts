@@ -3,8 +3,8 @@
  * a session token for this exact origin back by postMessage; signing out forgets it here and ends
  * it on the server. Whether sign-in is offered at all, the server's /health says.
  */
-import type { Api } from '../shared/api.js'
-import type { Auth } from '../shared/auth.js'
+import type { Api } from '../../shared/api.js'
+import type { Auth } from '../../shared/auth.js'
 
 export interface SignInHooks {
   /** One line for the person (the dock's status). */

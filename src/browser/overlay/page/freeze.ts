@@ -6,7 +6,7 @@
  * starts. Unfreezing resumes exactly what freezing paused; the overlay's own animations never stop.
  */
 
-import { h } from '../shared/dom.js'
+import { h } from '../../shared/dom.js'
 
 type Media = HTMLMediaElement
 

@@ -4,9 +4,9 @@
  * what they send answers the question — the element as the overlay describes it, its source
  * location, a screenshot and the words typed — instead of becoming a new annotation.
  */
-import type { Api } from '../shared/api.js'
-import type { Annotation, NewAnnotation, Reply } from '../shared/types.js'
-import { gather } from './capture/attach.js'
+import type { Api } from '../../shared/api.js'
+import type { Annotation, NewAnnotation, Reply } from '../../shared/types.js'
+import { gather } from '../capture/attach.js'
 import type { Target } from './picker.js'
 
 export interface PointDeps {

@@ -1,5 +1,5 @@
 /**
- * The scripted agent session of issue 17: what a model reads while it works through a person's
+ * The scripted agent session: what a model reads while it works through a person's
  * annotations, over stdio with the official SDK client. A person posts 3 annotations in a burst
  * (150 ms apart), one of them a question; the agent watches, acknowledges, asks and gets an
  * answer, resolves all three; the person reopens one; the agent watches, takes it again and

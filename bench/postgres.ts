@@ -1,5 +1,5 @@
 /**
- * PostgreSQL rows for `npm run bench` (issue #22): persisted mutations/s with 10 000 annotations
+ * PostgreSQL rows for `npm run bench`: persisted mutations/s with 10 000 annotations
  * and start-up (snapshot + replay) with 100 000, each in its own schema, dropped afterwards.
  * Skipped, with a line saying so, when PostgreSQL is unreachable.
  */

@@ -149,7 +149,7 @@ async function query(opts: Options): Promise<void> {
 }
 
 /**
- * What read-after-write costs a query (issue 16): `store.catchUp()` (an fstat of the open log and
+ * What read-after-write costs a query: `store.catchUp()` (an fstat of the open log and
  * a stat of the snapshot; nothing new to read) before the first page of pending annotations,
  * against the same query without it, interleaved. Returns the time it adds (ms), which the caller
  * sets against the first page's p50 through MCP measured in the same run.
@@ -307,7 +307,7 @@ async function memory(opts: Options): Promise<void> {
   }
 }
 
-/** The dev-server source-marking transform (issue 19) on a 2 000-line TSX file: parse + mark + source map. */
+/** The dev-server source-marking transform on a 2 000-line TSX file: parse + mark + source map. */
 async function transform(opts: Options): Promise<void> {
   const { markModule } = await import('../src/integrations/shared/source-marks.js')
   const block = (i: number) =>
@@ -348,9 +348,9 @@ async function transform(opts: Options): Promise<void> {
 
 // ---- main -----------------------------------------------------------------------------------
 
-// ---- the scripted agent session (issue 17): what the model reads -----------------------------
+// ---- the scripted agent session: what the model reads -----------------------------
 
-/** Measured on main before issue 17 with `tsx bench/agent-session.ts <main's dist/marginalia.mjs>`. */
+/** Measured before the tools' surface was made lean, with `tsx bench/agent-session.ts <main's dist/marginalia.mjs>`. */
 const SESSION_BEFORE = { toolCalls: 13, resultTextBytes: 6_422, toolsListBytes: 61_941 }
 
 async function agentSessionScenario(opts: Options): Promise<void> {

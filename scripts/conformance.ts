@@ -6,7 +6,7 @@
  *   2. the same server with the suite's test_* fixtures added (test/conformance, test-only) —
  *      no failure expected.
  * Fails on any unexpected failure (or on a stale expected failure). And it is honest about what
- * passed (issue 17): every scenario's checks are read back (`--output-dir`), and
+ * passed: every scenario's checks are read back (`--output-dir`), and
  *   - run 1 names the scenarios the shipped server must pass (PRODUCT_PASSES); each needs at least
  *     one successful check and none failed; a scenario that "passed" only by meeting UNKNOWN_TOOL
  *     (a fixture tool the product does not have) is not counted as a pass;

@@ -1,5 +1,5 @@
 /**
- * The heavy versions of the fencing tests (issue 16): a second process writing one store file
+ * The heavy versions of the fencing tests: a second process writing one store file
  * is stopped (SIGSTOP, past the stale time) or killed (SIGKILL) at a random point of its write —
  * before the lock, holding it, mid-append or after — 50 times each, while this process keeps
  * writing. Every write either side confirmed is there after a reopen, no rev is written twice,

@@ -1,4 +1,4 @@
-/** The full PostgreSQL contention run (issue #22): 4 processes × 500 concurrent mutation pairs + a serve taking 200 REST writes. */
+/** The full PostgreSQL contention run: 4 processes × 500 concurrent mutation pairs + a serve taking 200 REST writes. */
 import { afterEach, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'

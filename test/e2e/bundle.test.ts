@@ -13,8 +13,8 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(import.meta.dirname, '../..')
 
 /**
- * overlay.js, minified. 59 448 bytes when this was set; issue #19 (source locations) and issue #20
- * (screenshots) raise it to the issue's 120 KB; issue #21 took it from 121 535 bytes: the settings
+ * overlay.js, minified. 59 448 bytes when this was set; source locations and screenshots
+ * raised it to 120 KB; the triage features took it from 121 535 bytes: the settings
  * menu, dark theme, freeze, shortcuts and Copy as Markdown (shared/markdown.ts) to about 141 000,
  * the top layer, strict-CSP messages, phone layout and server-down notes about 2 000-10 000 more.
  * Component and call site for Preact (its dev tree), Solid and Vue (compile-time call sites): 161 088;
@@ -104,7 +104,7 @@ describe('browser bundles', () => {
     it(`${entry} bundles no package and, of the store, only its zod-free modules`, async () => {
       const inputs = await bundledInputs(entry)
       expect(inputs).toContain(entry)
-      // One package, for the element screenshot (issue #20): modern-screenshot, and nothing else.
+      // One package, for the element screenshot: modern-screenshot, and nothing else.
       expect(inputs.filter((p) => p.includes('node_modules/') && !p.startsWith('node_modules/modern-screenshot/'))).toEqual([])
       expect(inputs.filter((p) => !p.startsWith('src/browser/') && !p.startsWith('node_modules/modern-screenshot/') && !ZOD_FREE_STORE.includes(p))).toEqual([])
     })

@@ -1,5 +1,5 @@
 /**
- * A team inbox with two people and two agents at work (issue 23), made over REST with their own
+ * A team inbox with two people and two agents at work, made over REST with their own
  * tokens, so every `by` comes from a real sign-in or agent token: Alice writes two annotations,
  * Bob one, and one is written with no identity ("you"); ci-agent acknowledges one of Alice's and
  * replies to Bob's, review-bot replies to Alice's other one.

@@ -17,7 +17,7 @@ import { sveltekit } from './sveltekit.js'
 import type { Framework, Project } from './types.js'
 import { vite } from './vite.js'
 
-const FRAMEWORKS: readonly Framework[] = [next, nuxt, sveltekit, astro, reactRouter, solid, preact, angular, rails, django, laravel, vite, scriptTag]
+export const FRAMEWORKS: readonly Framework[] = [next, nuxt, sveltekit, astro, reactRouter, solid, preact, angular, rails, django, laravel, vite, scriptTag]
 
 /** The project at `root`, as the frameworks read it. */
 export function readProject(root: string): Project {

@@ -1,5 +1,5 @@
 /**
- * Issue 23 in Chromium: the inbox filters by who wrote an annotation and by which agent replied.
+ * The team inbox in Chromium: the inbox filters by who wrote an annotation and by which agent replied.
  * Two people and two agents work through REST with their own tokens; Bob (a person, who may not
  * read the list of identities) signs in with his link and filters: each choice shows exactly
  * that person's or agent's annotations, the URL keeps it across a reload, a new agent that replies

@@ -1,5 +1,5 @@
 /**
- * The inbox as a triage tool (issue 21), in real Chromium, with 500 annotations in the store:
+ * The inbox as a triage tool, in real Chromium, with 500 annotations in the store:
  * newest open first, server totals, live inserts marked new, sort, search, filters, bulk actions
  * on a selection, copy as Markdown, focus after actions, Esc / Ctrl+Enter, pasted images in a
  * reply, long comments collapsed, and a header that fits a 375 px phone.

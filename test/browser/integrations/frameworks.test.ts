@@ -1,5 +1,5 @@
 /**
- * Source locations with real frameworks in real Chromium (issue 19): Vite + React 19, Vue 3 and
+ * Source locations with real frameworks in real Chromium: Vite + React 19, Vue 3 and
  * Svelte 5 fixture apps (test/fixtures/apps) served by a Vite dev server with `marginalia/vite`;
  * a person annotates elements by click and the stored annotation's source.file/line must be the
  * element's real position in the fixture file — in a list, in a child component, in a shared UI

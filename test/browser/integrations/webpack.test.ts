@@ -1,5 +1,5 @@
 /**
- * Source locations from a real webpack build (issue 19): the React fixture app bundled by webpack 5
+ * Source locations from a real webpack build: the React fixture app bundled by webpack 5
  * in development mode with `marginalia/webpack` (TSX through esbuild-loader), the bundle served on
  * its own origin with the overlay's script tag; a click in Chromium stores the element's real
  * file:line, a shared component's call site included. And React rendered on the server from the

@@ -1,5 +1,5 @@
 /**
- * Picking what to annotate (issue 21): the nearest meaningful element rather than an icon's
+ * Picking what to annotate: the nearest meaningful element rather than an icon's
  * <path>, ↑/↓ and Alt+wheel to the parent and back, elements named as a person would, selected
  * words anchored by quote and context (pin at their end, highlighted while the thread is open),
  * Shift-click to add elements to one annotation and a drag to annotate an area.

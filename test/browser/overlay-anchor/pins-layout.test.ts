@@ -1,5 +1,5 @@
 /**
- * Pins on the page (issue 21): where the person clicked, neighbours never overlapping, hidden
+ * Pins on the page: where the person clicked, neighbours never overlapping, hidden
  * while their element is scrolled out of its scroll container or under a sticky header,
  * following a layout shift within two animation frames, and gone at once on client-side
  * navigation (pushState), back on popstate.

@@ -1,5 +1,5 @@
 /**
- * Anchoring on a React list (issue 21): a TodoMVC-shaped list built with the real react and
+ * Anchoring on a React list: a TodoMVC-shaped list built with the real react and
  * react-dom packages, whose items have no ids, so the stored selectors are positions
  * (`li:nth-of-type(2) > …`). After the list is reversed, an item is added on top and todos are
  * deleted, every pin is on its own element — found again by its fingerprint — or shown as not

@@ -1,5 +1,5 @@
 /**
- * Elements inside open shadow roots and iframes (issue 21). A web component nested in another:
+ * Elements inside open shadow roots and iframes. A web component nested in another:
  * the selector is recorded through its shadow hosts, resolved the same way, and the agent gets
  * the composed path. A same-origin iframe: its elements are annotated (iframe selector → inner
  * selector); a cross-origin iframe: the iframe element is. In annotate mode no click reaches the

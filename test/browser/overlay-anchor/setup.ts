@@ -1,5 +1,5 @@
 /**
- * Shared set-up for the anchoring tests (issue 21): a Marginalia server on a memory store, fixture
+ * Shared set-up for the anchoring tests: a Marginalia server on a memory store, fixture
  * pages on their own loopback origin, a Chromium context, and small helpers to read the overlay's
  * pins and marks from inside its shadow root.
  */

@@ -1,5 +1,5 @@
 /**
- * A strict Content-Security-Policy (issue 21): `script-src 'self'; style-src 'self'; connect-src
+ * A strict Content-Security-Policy: `script-src 'self'; style-src 'self'; connect-src
  * 'self'`, sent as a header. Served through the app's own origin (the Vite plugin's `sameOrigin`)
  * the overlay works: styled without inline styles, connected, an annotation sent. Loaded from the
  * page's origin but talking to the server on another port, it says which directive blocks it and

@@ -1,5 +1,5 @@
 /**
- * On a phone (issue 21): a 375×667 touch viewport showing a page slightly wider than the phone.
+ * On a phone: a 375×667 touch viewport showing a page slightly wider than the phone.
  * The toolbar is on screen (placed against the visual viewport, not the wider layout viewport),
  * hints say "tap" and name no keys, an element is annotated by tapping, and the comment box does
  * not cover what it is about.

@@ -1,5 +1,5 @@
 /**
- * With the server down (issue 21). A page the Vite plugin serves while no Marginalia server runs
+ * With the server down. A page the Vite plugin serves while no Marginalia server runs
  * (`start: false`) says so, with the command on the right port, and the overlay appears by
  * itself once the server is started. With the overlay up and the server gone, the alert, the
  * toast and the toolbar do not overlap, and the list of the page's annotations leaves "Retry now"

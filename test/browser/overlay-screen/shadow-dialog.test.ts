@@ -1,5 +1,5 @@
 /**
- * Always on top, inside web components (issue 21): a modal `<dialog>` opened with showModal() in
+ * Always on top, inside web components: a modal `<dialog>` opened with showModal() in
  * an open shadow root — two shadow roots deep — is seen exactly as a light-DOM one is: the
  * overlay moves into it, above it and usable (an element in the dialog annotated, the comment
  * typed, Send), the annotation arrives with the composed path, and the page behind stays inert.

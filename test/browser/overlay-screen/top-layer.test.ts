@@ -1,5 +1,5 @@
 /**
- * Always on top (issue 21): the overlay sits in the browser's top layer — above page furniture at
+ * Always on top: the overlay sits in the browser's top layer — above page furniture at
  * `z-index: 2147483647`, above a popover the page opens later, and usable while a modal
  * `<dialog>` (showModal: the rest of the page inert) is open: the toolbar is hit-testable, an
  * element in the dialog can be annotated and the comment typed, Esc closes the box and not the

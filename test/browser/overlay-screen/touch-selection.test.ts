@@ -1,5 +1,5 @@
 /**
- * Selecting text by touch in annotate mode (issue 21): on a phone a long press selects a word and
+ * Selecting text by touch in annotate mode: on a phone a long press selects a word and
  * the person then drags the selection's handles; no mouseup comes. Once the finger is up and the
  * selection has stopped changing, the comment box opens on the selected words, anchored by quote
  * and context as with a mouse, and the page sees none of the touches. A real long-press gesture

@@ -1,5 +1,5 @@
 /**
- * Freeze the page (issue 21): the toolbar's ❄ pauses CSS animations, CSS transitions, Web
+ * Freeze the page: the toolbar's ❄ pauses CSS animations, CSS transitions, Web
  * Animations and media, so a person can annotate a toast or a hover state; what starts while
  * frozen is paused as it starts; unfreezing resumes them. The overlay's own animations go on.
  */

@@ -1,5 +1,5 @@
 /**
- * Pin hygiene (issue 21): forty finished annotations must not bury a page. Resolved and dismissed
+ * Pin hygiene: forty finished annotations must not bury a page. Resolved and dismissed
  * pins are hidden by default; the settings menu's toggle shows them (remembered); Alt+Shift+P
  * hides and shows every pin; collapsing the toolbar hides the pins.
  */

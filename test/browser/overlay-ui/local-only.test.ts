@@ -1,5 +1,5 @@
 /**
- * Local by promise (issue 21): during a whole session — the overlay loads, a screenshot and the
+ * Local by promise: during a whole session — the overlay loads, a screenshot and the
  * page log go with an annotation, a reply, Copy as Markdown, the inbox opens and searches — the
  * browser asks nothing of any host but the Marginalia server and the page's own origin: no
  * telemetry, no version ping, no CDN font or script.

@@ -1,8 +1,8 @@
 /**
- * Copy as Markdown in the overlay (issue 21): one annotation from its thread, all of the page's
+ * Copy as Markdown in the overlay: one annotation from its thread, all of the page's
  * from the list, in shared/markdown.ts's compact form (element as a person names it, selector,
  * page, source file:line, comment, status, thread). And the thread's source location links to the
- * editor when the server knows the project root (issue 19's link, the same as the inbox's).
+ * editor when the server knows the project root (the same link as the inbox's).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'

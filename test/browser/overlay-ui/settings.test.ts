@@ -1,5 +1,5 @@
 /**
- * The toolbar's settings (issue 21): the theme follows prefers-color-scheme, a setting forces
+ * The toolbar's settings: the theme follows prefers-color-scheme, a setting forces
  * light or dark (remembered), and the composer's screenshot and page-log toggles take their
  * defaults from the menu.
  */

@@ -1,5 +1,5 @@
 /**
- * Shortcuts (issue 21): the annotate shortcut is Alt+Shift+A unless configured (the script tag's
+ * Shortcuts: the annotate shortcut is Alt+Shift+A unless configured (the script tag's
  * data-shortcut, which the Vite plugin's `shortcut` option sets); no shortcut fires while the
  * person types in an input, a textarea or a contenteditable editor; the shortcut and Esc work
  * while focus is inside a same-origin iframe.

@@ -1,5 +1,5 @@
 /**
- * Client-side navigation (issue 21): on pushState, replaceState and popstate the overlay reacts
+ * Client-side navigation: on pushState, replaceState and popstate the overlay reacts
  * at once — within two frames the old page's pins and its "Sent as #N" toast are gone (numbers
  * are per page) — and the new page's pins come.
  */

@@ -1,5 +1,5 @@
 /**
- * The thread and the composer (issue 21): after a reply, an answer or a reopen with a message the
+ * The thread and the composer: after a reply, an answer or a reopen with a message the
  * box is empty (a live re-render used to restore the sent text); the quoted words are readable in
  * full however many replies follow; a long comment folds behind "Show more"; a pasted comment past
  * the 10 000-character limit stays whole and the person is told (never cut silently); Ctrl+Enter

@@ -1,5 +1,5 @@
 /**
- * Issue 23 end to end in Chromium, with two different sites: the app on app.test, Marginalia on
+ * The team inbox end to end in Chromium, with two different sites: the app on app.test, Marginalia on
  * mg.test (both mapped to 127.0.0.1 by Chromium's host resolver, each on its own port). A third
  * site, evil.test, is not allowed and gets nothing.
  */

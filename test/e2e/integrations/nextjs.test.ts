@@ -1,5 +1,5 @@
 /**
- * Source locations in Next.js (issue 19): a Next.js App Router app (the real `next` package,
+ * Source locations in Next.js: a Next.js App Router app (the real `next` package,
  * installed into a temporary directory) on `next dev --turbopack`, with `marginalia/loader` in
  * `turbopack.rules` as docs/guide/frameworks.md shows; the server-rendered HTML carries the marks, and a click
  * in Chromium stores the element's real file:line (a list item rendered by a server component,

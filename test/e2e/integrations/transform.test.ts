@@ -1,5 +1,5 @@
 /**
- * The marking transform itself (issue 19): what it marks and what it never touches, source maps,
+ * The marking transform itself: what it marks and what it never touches, source maps,
  * production builds byte-identical with the plugin, and an 'ids' preview build whose manifest
  * resolves, through the server, to the same file:line as the dev marks.
  */

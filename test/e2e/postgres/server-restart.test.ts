@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL server restarted under a write load (issue 22's "restart the PostgreSQL server
+ * A real PostgreSQL server restarted under a write load (the "restart the PostgreSQL server
  * during a write load"): the test runs its own server — `initdb` into a temporary directory, on a
  * free loopback port, with Debian's binaries — so it can stop it hard (`pg_ctl restart -m
  * immediate`: the server process dies as in a crash, then recovers from its WAL) without

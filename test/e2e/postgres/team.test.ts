@@ -1,5 +1,5 @@
 /**
- * Issue 23 on PostgreSQL: the operator adds a person and an agent with the CLI while two
+ * The team inbox on PostgreSQL: the operator adds a person and an agent with the CLI while two
  * `marginalia serve` processes run on one schema; the sign-in link and the agent token work on
  * both servers (REST), every change says who made it, and `marginalia revoke` (another process)
  * makes the token fail on both and closes the agent's event stream within 1 s. Only hashes reach

@@ -1,5 +1,5 @@
 /**
- * `marginalia export` / `import` move a whole store between a file and PostgreSQL (issue 22):
+ * `marginalia export` / `import` move a whole store between a file and PostgreSQL:
  * the state, the recent-event window and the attachments arrive intact both ways; a target that
  * already holds a store, or a damaged export, is refused with nothing written. Attachments on a
  * PostgreSQL store live in its `blobs` table, so every server on the database serves them.

@@ -1,5 +1,5 @@
 /**
- * Issue 16: several processes, one store. A stalled lock holder keeps its lock (others get
+ * Several processes, one store. A stalled lock holder keeps its lock (others get
  * STORE_BUSY, never its revs), a killed one is replaced at once, reads see every completed write
  * of another process, a refused event stops writing instead of reusing its rev, and store files
  * deleted under a running process are rewritten from memory.

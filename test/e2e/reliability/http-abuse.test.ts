@@ -1,5 +1,5 @@
 /**
- * HTTP abuse (issue #9, point 6), CI sizes: concurrent writes, many event-stream clients,
+ * HTTP abuse, CI sizes: concurrent writes, many event-stream clients,
  * clients that stop reading, hostile and malformed requests (in-process and against the built
  * CLI), slow requests, MCP garbage and abandoned MCP sessions. Loopback only.
  * The heavier versions are in stress/http-abuse.stress.ts.

@@ -1,5 +1,5 @@
 /**
- * Regression tests for the bugs the reliability campaign found (issue #9). Each names the
+ * Regression tests for the bugs the reliability campaign found. Each names the
  * campaign test that found it.
  */
 import { describe, expect, it } from 'vitest'

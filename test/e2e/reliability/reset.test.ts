@@ -1,5 +1,5 @@
 /**
- * `marginalia reset` is the supported way to empty the inbox (issue 16): it works while `serve`
+ * `marginalia reset` is the supported way to empty the inbox: it works while `serve`
  * runs — the server's live stream sees every annotation go, revs go on, the server keeps taking
  * writes, and after a kill -9 the store opens without the deleted annotations and with what came
  * after. It asks before deleting (and refuses without --yes outside a terminal). A store that

@@ -1,4 +1,4 @@
-/** Issue 16: a stdio line over the SDK's 10 MiB limit stops `marginalia mcp` with a reason and a non-zero exit. */
+/** A stdio line over the SDK's 10 MiB limit stops `marginalia mcp` with a reason and a non-zero exit. */
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { CLI } from '../../helpers/cli.js'

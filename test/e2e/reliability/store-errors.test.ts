@@ -1,5 +1,5 @@
 /**
- * Issue 16, the smaller findings: store errors reach REST clients with a status and code they can
+ * Store errors reach REST clients with a status and code they can
  * act on (busy 503 + Retry-After, disk full 507, read-only 503 — never a masked 500), session and
  * annotation URLs are http(s) only, and duplicate Host headers are refused.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 23 over real processes: the operator's commands (`marginalia people`, `agents`, `revoke`,
+ * The team inbox over real processes: the operator's commands (`marginalia people`, `agents`, `revoke`,
  * each its own process) on the store a running `marginalia serve` uses. The link and the token
  * they print work on that server; secrets are printed once and never listed or stored in clear;
  * `revoke` from another process makes the agent's next request 401 and closes its open event

@@ -1,4 +1,4 @@
-/** Issue 23, store and credential level: identities as events, one-time sign-in codes, hashes only, constant-time checks. */
+/** The team inbox, store and credential level: identities as events, one-time sign-in codes, hashes only, constant-time checks. */
 import { performance } from 'node:perf_hooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore, openStore, runAs, type Store, type StoreEvent } from '../../../src/store/index.js'

@@ -1,4 +1,4 @@
-/** Issue 23, HTTP level: sign-in, roles, revocation closing streams, rate limits, CORS, zero-config unchanged. */
+/** The team inbox, HTTP level: sign-in, roles, revocation closing streams, rate limits, CORS, zero-config unchanged. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-/** Issue 23, REST: the inbox's search filters on who wrote an annotation (`by`) and which agent replied (`agent`). */
+/** The team inbox, REST: the inbox's search filters on who wrote an annotation (`by`) and which agent replied (`agent`). */
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, type Annotation } from '../../../src/index.js'
 import { useCleanups } from '../../helpers/cleanup.js'

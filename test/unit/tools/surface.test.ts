@@ -1,5 +1,5 @@
 /**
- * What the model reads (issue 17): the size of tools/list, strict-mode clients, forgiving inputs,
+ * What the model reads: the size of tools/list, strict-mode clients, forgiving inputs,
  * one-line mutation results, truthful errors, and the waits' defaults.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * What the store keeps of an anchored annotation (issue 21): the fingerprint, shadow/iframe
+ * What the store keeps of an anchored annotation: the fingerprint, shadow/iframe
  * scopes, text quote, click point and name of its element, more elements and a dragged area —
  * bounded by the vocabulary's limits, with errors that name the field — and how the agent's
  * one-line view shows them.

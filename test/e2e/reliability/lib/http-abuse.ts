@@ -1,5 +1,5 @@
 /**
- * HTTP abuse (issue #9, point 6): many concurrent writes, many event-stream clients, clients
+ * HTTP abuse: many concurrent writes, many event-stream clients, clients
  * that stop reading, malformed and hostile requests, slow requests, MCP garbage and abandoned
  * MCP sessions. Each scenario checks what must hold and returns figures; the CI tests and the
  * stress runs call them with different sizes.

@@ -250,7 +250,7 @@ export class Model {
   }
 }
 
-/** Session and annotation URLs: absolute http: or https: only (issue 16). */
+/** Session and annotation URLs: absolute http: or https: only. */
 function isWebUrl(s: string): boolean {
   try {
     const { protocol } = new URL(s)

@@ -27,13 +27,13 @@ import type { StoreEvent } from '../store/events.js'
 import type { ToldLedger } from '../store/told.js'
 import { PERMISSION_LIMITS } from '../store/permissions.js'
 
-export const CHANNEL_METHOD = 'notifications/claude/channel'
-export const PERMISSION_REQUEST_METHOD = 'notifications/claude/channel/permission_request'
-export const PERMISSION_METHOD = 'notifications/claude/channel/permission'
+const CHANNEL_METHOD = 'notifications/claude/channel'
+const PERMISSION_REQUEST_METHOD = 'notifications/claude/channel/permission_request'
+const PERMISSION_METHOD = 'notifications/claude/channel/permission'
 /** The capabilities a channel declares (experimental: Claude Code's own extension). */
 export const CHANNEL_CAPABILITIES = { 'claude/channel': {}, 'claude/channel/permission': {} } as const
 /** The ledger's key for pushes to Claude Code when the session is not known: every session of it. */
-export const CHANNEL_LEDGER_KEY = 'claude:*'
+const CHANNEL_LEDGER_KEY = 'claude:*'
 
 /** The comment or reply quoted in a push is clipped here: the agent reads the rest with get_annotation. */
 const QUOTE_CHARS = 400
@@ -169,20 +169,20 @@ function whereOf(a: Annotation): string {
 }
 
 /** A new annotation, as facts the agent can act on: id, what kind, the comment, where. */
-export function annotationContent(a: Annotation): string {
+function annotationContent(a: Annotation): string {
   const kind = [a.intent, a.severity].filter(Boolean).join(', ')
   const where = whereOf(a)
   return `New annotation ${a.id}${kind ? ` (${kind})` : ''} from the person: "${clip(a.comment)}"${where ? ` at ${where}` : ''}. Pending; acknowledge it to take it.`
 }
 
 /** A person's reply on an annotation the agent works on. */
-export function replyContent(a: Annotation, reply: Reply): string {
+function replyContent(a: Annotation, reply: Reply): string {
   const where = whereOf(a)
   return `The person replied on annotation ${a.id} (${a.status}${where ? `, ${where}` : ''}): "${clip(reply.message)}"`
 }
 
 /** Meta keys are `[A-Za-z0-9_]` and values strings (Claude Code's rule); absent facts are left out. */
-export function metaOf(a: Annotation): Record<string, string> {
+function metaOf(a: Annotation): Record<string, string> {
   const meta: Record<string, string> = { annotation_id: a.id }
   if (a.source?.file) meta.file = a.source.file
   if (a.source?.line !== undefined) meta.line = String(a.source.line)

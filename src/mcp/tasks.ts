@@ -27,7 +27,7 @@ const MAX_TTL_MS = 24 * 60 * 60_000
 const POLL_INTERVAL_MS = 1_000
 const MAX_TASKS = 1_000
 /** A tenth of the table: it takes ten callers at their limit to fill it. */
-export const MAX_TASKS_PER_OWNER = 100
+const MAX_TASKS_PER_OWNER = 100
 const PAGE_SIZE = 100
 
 interface TaskEntry {

@@ -99,9 +99,9 @@ export function changeStatus(
 }
 
 /** Questions an agent may ask on one thread before the person answers (`ask`: "never ask twice"). */
-export const MAX_UNANSWERED_PER_THREAD = 10
+const MAX_UNANSWERED_PER_THREAD = 10
 /** Threads on which one agent (one identity; every agent alike without sign-in) may wait for an answer at once. */
-export const MAX_OPEN_QUESTIONS_PER_AGENT = 100
+const MAX_OPEN_QUESTIONS_PER_AGENT = 100
 
 /**
  * Refuse a question over the limits: one agent's questions cannot bury a thread or the person's

@@ -17,11 +17,11 @@ import type { DecideContext, Verdict } from './commands.js'
 import { PERMISSION_BEHAVIORS } from './vocabulary.js'
 import { permissionState, type PermissionRecord } from './permission-records.js'
 
-export { permissionList, permissionState, type PermissionRecord, type PermissionRecords } from './permission-records.js'
+export { permissionList, permissionState, type PermissionRecord } from './permission-records.js'
 
 /** How long a request is offered to the person when the agent does not say (Claude Code keeps its prompt open until answered). */
-export const DEFAULT_PERMISSION_TIMEOUT_MS = 10 * 60_000
-export const MAX_PERMISSION_TIMEOUT_MS = 24 * 60 * 60_000
+const DEFAULT_PERMISSION_TIMEOUT_MS = 10 * 60_000
+const MAX_PERMISSION_TIMEOUT_MS = 24 * 60 * 60_000
 export { MAX_PERMISSIONS } from './permission-records.js'
 
 /** Field limits: the tool's name, the agent's description, the input's preview. */

@@ -9,7 +9,7 @@ import type { Step, StepTarget } from './model.js'
 const q = (s: string): string => JSON.stringify(s)
 
 /** The element as a person names it: `button "Add to cart" (Chair)`, `textbox "Coupon code"`, `"Total"`, or its selector. */
-export function targetWords(t: StepTarget | undefined): string {
+function targetWords(t: StepTarget | undefined): string {
   if (!t) return 'the page'
   const name = t.name ?? t.text
   const near = t.near && t.near !== name ? ` (${t.near})` : ''
@@ -24,7 +24,7 @@ export function targetWords(t: StepTarget | undefined): string {
  * A URL as short as it can be said: path, query and hash when it is on `base`'s origin (the
  * first page of the steps), else whole.
  */
-export function shortUrl(url: string | undefined, base?: string): string {
+function shortUrl(url: string | undefined, base?: string): string {
   if (!url) return '?'
   try {
     const u = new URL(url)

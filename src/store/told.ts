@@ -22,7 +22,7 @@
 import { closeSync, constants as fsc, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 
-export const TOLD_FILE = 'told.json'
+const TOLD_FILE = 'told.json'
 export const MAX_SESSIONS = 64
 export const MAX_IDS = 500
 /** told.json is never read past this size (64 sessions × 500 ids of 128 chars fit well under it). */

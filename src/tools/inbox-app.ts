@@ -28,7 +28,7 @@ const NOTES = {
 
 const AppAnnotationOut = z.object({ annotation: z.object({ id: z.string(), status: z.string() }).loose(), rev: z.number().int() })
 
-export const inboxReply = defineTool({
+const inboxReply = defineTool({
   name: 'inbox_reply',
   title: 'Reply from the inbox app',
   description: "The inbox app's reply on an annotation's thread, recorded as through the agent's host (not the person's answer to a question).",
@@ -42,7 +42,7 @@ export const inboxReply = defineTool({
   render: (r) => `Reply posted on ${r.annotation.id} through the host (now ${r.annotation.status}, rev ${r.rev}).`,
 })
 
-export const inboxStatus = defineTool({
+const inboxStatus = defineTool({
   name: 'inbox_set_status',
   title: 'Change a status from the inbox app',
   description: "The inbox app's status change: reopen, resolve or dismiss an annotation, with a note recorded as through the agent's host.",

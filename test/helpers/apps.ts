@@ -7,7 +7,7 @@ import { eventually } from './eventually.js'
 import { type Cleanups } from './cleanup.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/apps')
-const TMP = path.resolve(import.meta.dirname, '../sources/.tmp')
+const TMP = path.resolve(import.meta.dirname, '.tmp')
 
 /** A fresh copy of fixture app `name`; `cleanups` gets its removal. */
 export function copyApp(name: string, cleanups: Cleanups): string {

@@ -19,7 +19,7 @@
 /** The attributes and class that mask a subtree: Marginalia's own and two common conventions. */
 export const MASK_SELECTOR = '[data-marginalia-mask], [data-private], .sensitive'
 /** What stands for a value in HTML and text. */
-export const REDACTED = '[redacted]'
+const REDACTED = '[redacted]'
 /** What stands for a masked subtree in HTML and text. */
 export const MASKED = '[masked]'
 /** The colour masked areas are painted in screenshots. */
@@ -144,11 +144,6 @@ export function redactedClone(el: Element): Element {
   return redactCopy(clone, doc)
 }
 
-/** `el.outerHTML` with every secret above replaced. */
-export function redactHtml(el: Element): string {
-  return redactedClone(el).outerHTML
-}
-
 const SKIP_TEXT = new Set(['script', 'style', 'template', 'noscript', 'textarea'])
 const BLOCK = /^(address|article|aside|blockquote|dd|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|table|tr|td|th|ul|br)$/
 
@@ -195,25 +190,6 @@ export function redactTextContent(el: Element): string {
   if (isSensitiveElement(el)) return MASKED
   if (el.localName === 'textarea') return (el as HTMLTextAreaElement).value === '' ? '' : REDACTED
   return hasSensitiveInside(el) ? walkText(el) : (el.textContent ?? '')
-}
-
-/**
- * A form control's value as a recording of the person's steps may keep it: the state of a
- * checkbox or radio, the chosen option of a select, a button's label; `[redacted]` for anything
- * typed and for every sensitive field; undefined for what is not a control.
- */
-export function redactedValue(el: Element): string | undefined {
-  if (isSensitiveElement(el)) return REDACTED
-  if (el.localName === 'select') {
-    const select = el as HTMLSelectElement
-    return [...select.selectedOptions].map((o) => o.label || o.text).join(', ')
-  }
-  if (el.localName === 'textarea') return REDACTED
-  if (!isInput(el)) return (el as HTMLElement).isContentEditable ? REDACTED : undefined
-  const type = inputType(el)
-  if (type === 'checkbox' || type === 'radio') return el.checked ? 'checked' : 'unchecked'
-  if (LABEL_INPUTS.has(type)) return el.value
-  return REDACTED
 }
 
 /** Every element under `root`, open shadow roots included. */

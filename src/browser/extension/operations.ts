@@ -27,7 +27,7 @@ export const OPERATIONS = {
   upload: 'POST /api/attachments',
 } as const
 
-export type OperationName = keyof typeof OPERATIONS
+type OperationName = keyof typeof OPERATIONS
 
 /** One request of the page: an operation, the ids its path needs, its query and body. */
 export interface Operation {
@@ -43,7 +43,7 @@ export interface Operation {
 }
 
 /** What a session id and an annotation id look like: the store's prefix, an underscore, letters and digits. */
-export const ID_PATTERNS = { session: /^ses_[A-Za-z0-9]{1,64}$/, annotation: /^ann_[A-Za-z0-9]{1,64}$/ } as const
+const ID_PATTERNS = { session: /^ses_[A-Za-z0-9]{1,64}$/, annotation: /^ann_[A-Za-z0-9]{1,64}$/ } as const
 
 /** Query parameters an operation may carry, each with the values it may take. */
 const QUERY: Partial<Record<OperationName, Record<string, RegExp>>> = {

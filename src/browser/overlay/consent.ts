@@ -12,12 +12,12 @@
  */
 import { h } from '../shared/dom.js'
 
-export const CONSENT_KEY = 'marginalia:agent-may-see'
+const CONSENT_KEY = 'marginalia:agent-may-see'
 
-export type ConsentAnswer = 'once' | 'always' | 'deny'
+type ConsentAnswer = 'once' | 'always' | 'deny'
 
 /** A local dev origin: the developer's own app on their machine. */
-export function isLocalDevOrigin(hostname = location.hostname): boolean {
+function isLocalDevOrigin(hostname = location.hostname): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '')
   return host === 'localhost' || host === '127.0.0.1' || host === '::1' || host.endsWith('.localhost')
 }

@@ -26,7 +26,7 @@ import { skillMarkdown, SKILL_NAME } from './skill.js'
 import { VERSION } from '../../version.js'
 
 export const INIT_AGENTS = ['claude', 'cursor', 'vscode', 'windsurf', 'codex', 'gemini'] as const
-export type InitAgent = (typeof INIT_AGENTS)[number]
+type InitAgent = (typeof INIT_AGENTS)[number]
 
 /** One file init writes or merges into. */
 export interface Piece {
@@ -79,7 +79,7 @@ function skillDirOf(agent: InitAgent, root: string): string | undefined {
 }
 
 /** The personal Claude Code plugin's folder: a skills-directory plugin, loaded with no install step. */
-export function pluginDir(home: string): string {
+function pluginDir(home: string): string {
   return path.join(home, '.claude', 'skills', SKILL_NAME)
 }
 
@@ -217,7 +217,7 @@ export function agentPieces(o: AgentPlanOptions): Piece[] {
  * session's working directory) and the skill. Personal because a project's skills-directory plugin
  * does not load monitors.
  */
-export function pluginPieces(home: string, cli: string): Piece[] {
+function pluginPieces(home: string, cli: string): Piece[] {
   const dir = pluginDir(home)
   const node = JSON.stringify(process.execPath)
   const bin = JSON.stringify(cli)

@@ -43,7 +43,7 @@ function mcpPieces(root: string, home: string, mcp: { command: string; args: str
 }
 
 /** `before` without the `[name]` table, when that table runs marginalia; else unchanged. null when nothing is left. */
-export function removeTomlTable(before: string, name: string): string | null {
+function removeTomlTable(before: string, name: string): string | null {
   const lines = before.split('\n')
   const start = lines.findIndex((l) => l.trim() === `[${name}]`)
   if (start < 0) return before

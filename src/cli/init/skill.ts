@@ -5,7 +5,7 @@
  */
 export const SKILL_NAME = 'marginalia'
 
-export const SKILL_DESCRIPTION =
+const SKILL_DESCRIPTION =
   'Work the annotations a person leaves on the running web app in the browser (Marginalia): list what is pending, acknowledge, make the change, reply, resolve or dismiss. Use when told about Marginalia annotations, when a hook or monitor reports one, or when asked to check or watch the annotations.'
 
 export function skillMarkdown(): string {

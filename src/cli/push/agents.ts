@@ -12,7 +12,7 @@
  */
 import type { PushItem } from './item.js'
 
-export type HookKind = 'stop' | 'context'
+type HookKind = 'stop' | 'context'
 
 export interface HookAgent {
   /** The agent's name in prose. */
@@ -74,13 +74,13 @@ function listed(items: readonly PushItem[], line: (i: PushItem) => string): stri
 }
 
 /** What keeps a stopping agent working: the new annotations, each as an instruction. */
-export function stopText(items: readonly PushItem[]): string {
+function stopText(items: readonly PushItem[]): string {
   const n = items.length
   return [`The person left ${n} new annotation${n === 1 ? '' : 's'} on the app in the browser (Marginalia) that you have not seen. Work ${n === 1 ? 'it' : 'them'} before you stop:`, listed(items, (i) => i.prompt)].join('\n')
 }
 
 /** Facts for the start of a turn or session: what is pending, and how it is worked. */
-export function contextText(items: readonly PushItem[]): string {
+function contextText(items: readonly PushItem[]): string {
   const n = items.length
   return [
     `Marginalia: ${n} annotation${n === 1 ? '' : 's'} from the person ${n === 1 ? 'is' : 'are'} pending in this project's inbox:`,

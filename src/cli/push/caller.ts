@@ -28,7 +28,7 @@ export interface ToolCaller {
 }
 
 /** The tools over `store` (already open), in this process. */
-export function localCaller(store: Store, root?: string): ToolCaller {
+function localCaller(store: Store, root?: string): ToolCaller {
   const registry = createToolRegistry(store, { burstSettleMs: 0, ...(root !== undefined ? { sources: { root } } : {}) })
   return {
     where: store.location,

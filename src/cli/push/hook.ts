@@ -24,7 +24,7 @@ export const HOOK_DEADLINE_MS = 1_800
 const STDIN_WAIT_MS = 1_000
 const MAX_STDIN = 1024 * 1024
 
-export interface HookResult {
+interface HookResult {
   /** The answer for stdout ('' for none). */
   stdout: string
   /** A line for stderr ('' for none). */
@@ -35,7 +35,7 @@ export interface HookResult {
 export const HOOK_USAGE_LINE = 'marginalia hook AGENT EVENT [--store FILE|postgres://URL]'
 
 /** Answers one hook call: `args` are the words after `hook`, `input` the stdin text. Never throws. */
-export async function answerHook(args: readonly string[], input: string, env: NodeJS.ProcessEnv = process.env): Promise<HookResult> {
+async function answerHook(args: readonly string[], input: string, env: NodeJS.ProcessEnv = process.env): Promise<HookResult> {
   try {
     const { agentName, event, store } = parseHookArgs(args)
     const agent = HOOK_AGENTS[agentName]

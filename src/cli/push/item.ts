@@ -30,7 +30,7 @@ export interface PushItem {
 
 const COMMENT_IN_PROMPT = 300
 
-export function locationOf(a: PendingRecord): string | null {
+function locationOf(a: PendingRecord): string | null {
   const file = a.source?.file
   if (typeof file !== 'string' || file === '') return null
   return typeof a.source?.line === 'number' ? `${file}:${a.source.line}` : file
@@ -43,7 +43,7 @@ export function pushItem(a: PendingRecord): PushItem {
 }
 
 /** "The person asks on URL at FILE:LINE (Component): “comment”. Acknowledge …, make the change, resolve …" on one line. */
-export function promptFor(id: string, comment: string, url: string | undefined, location: string | null, component: string | null): string {
+function promptFor(id: string, comment: string, url: string | undefined, location: string | null, component: string | null): string {
   const oneLine = comment.replace(/\s+/g, ' ').trim()
   const clipped = oneLine.length > COMMENT_IN_PROMPT ? `${oneLine.slice(0, COMMENT_IN_PROMPT - 1)}…` : oneLine
   const where = [url ? `on ${url}` : '', location ? `at ${location}` : '', component ? `(${component})` : ''].filter((s) => s !== '').join(' ')

@@ -14,7 +14,7 @@ const O_NOFOLLOW = fsc.O_NOFOLLOW ?? 0
 const O_NONBLOCK = fsc.O_NONBLOCK ?? 0
 
 /** The store's files: `store.json` and its log `store.events.jsonl` beside it. */
-export function logFileOf(storeFile: string): string {
+function logFileOf(storeFile: string): string {
   return storeFile.replace(/\.json$/, '') + '.events.jsonl'
 }
 

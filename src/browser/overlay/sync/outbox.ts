@@ -17,7 +17,7 @@ import { clip, randomId } from '../../shared/format.js'
 import type { Annotation, NewAnnotation } from '../../shared/types.js'
 
 /** Ids of annotations that wait in this browser's outbox (not on the server yet) start so. */
-export const WAITING = 'outbox:'
+const WAITING = 'outbox:'
 export const isWaiting = (id: string): boolean => id.startsWith(WAITING)
 
 export interface OutboxItem {

@@ -101,7 +101,9 @@ async function refusals(c: TaskClient, person: Store): Promise<void> {
     ['task_123', /taskId: not a task id of this server/],
     [`mwt1_${'A'.repeat(5_000)}`, /taskId: too long/],
     ['mwt1_!!!', /not base64url/],
-    [forge({ t: 'publish' }), /taskId: malformed \(t:/],
+    // A task names the wait its polls call: a tool that is not one of the server's waits is no task of its.
+    [forge({ t: 'publish' }), /task not found/],
+    [forge({ t: '../x' }), /taskId: malformed \(t:/],
     [forge({ d: (payload.c as number) + 3_600_000 }), /deadline/],
     [forge({ extra: 1 }), /malformed/],
     [forge({ o: 'someone-else' }), /task not found/],

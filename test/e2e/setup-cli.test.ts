@@ -156,7 +156,7 @@ describe('marginalia init', () => {
     const first = await cli(['init', '--yes', '--agent', 'claude', '--agent', 'codex'], p.dir, { HOME: p.home })
     expect(first.code).toBe(0)
     expect(first.stdout).toContain('change .mcp.json')
-    expect(first.stdout).toContain('skipped codex')
+    expect(first.stdout).toContain('skipped the MCP config of codex')
     expect(first.stdout).toContain('no build plugin for this set-up')
     // One way to connect, said by init: stdio, with the project root.
     expect(first.stdout).toContain('agents: claude connect over stdio')

@@ -48,12 +48,15 @@ describe('no leaks from cancelled or timed-out watches', () => {
     const a = await store.addAnnotation({ sessionId: session.id, comment: 'Which colour?' })
     await store.acknowledge(a.id)
     await store.reply(a.id, { author: 'agent', message: 'Blue or green?', kind: 'question' })
+    // ask posts a question: one per thread, so a thread's cap on unanswered questions stays out of the way.
+    const threads: string[] = []
+    for (let i = 0; i < 98; i++) threads.push((await store.addAnnotation({ sessionId: session.id, comment: `Thread ${i}` })).id)
     const subscriptions = countSubscriptions(store)
     const registry = createToolRegistry(store)
     const rounds = {
       watch_changes: await watchRound(registry, 1_000, 200, 'watch_changes', { sinceRev: store.rev }),
       await_reply: await watchRound(registry, 1_000, 200, 'await_reply', { id: a.id }),
-      ask: await watchRound(registry, 200, 50, 'ask', { id: a.id, question: 'Still there?' }),
+      ask: await watchRound(registry, threads.length, 49, 'ask', (i) => ({ id: threads[i], question: 'Still there?' })),
     }
     for (const round of Object.values(rounds)) expect(round.cancelled + round.timedOut).toBe(round.calls)
     expect(subscriptions.active).toBe(0)

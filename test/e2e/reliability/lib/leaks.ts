@@ -59,14 +59,14 @@ export interface WatchRound {
  * one is cancelled through its AbortSignal (at once, after a tick, or after a few ms), the rest
  * time out after 1–3 ms. Checks each outcome and that every abort listener was removed.
  */
-export async function watchRound(registry: ToolRegistry, calls: number, concurrency: number, tool = 'watch_annotations', args: Record<string, unknown> = {}): Promise<WatchRound> {
+export async function watchRound(registry: ToolRegistry, calls: number, concurrency: number, tool = 'watch_annotations', args: Record<string, unknown> | ((call: number) => Record<string, unknown>) = {}): Promise<WatchRound> {
   const round: WatchRound = { calls: 0, cancelled: 0, timedOut: 0, found: 0 }
   for (let start = 0; start < calls; start += concurrency) {
     const batch: Promise<void>[] = []
     for (let i = start; i < Math.min(calls, start + concurrency); i++) {
       const controller = new AbortController()
       const cancel = i % 2 === 0
-      const call = registry.call(tool, { ...args, timeoutMs: cancel ? 60_000 : 1 + (i % 3) }, { signal: controller.signal }).then((outcome) => {
+      const call = registry.call(tool, { ...(typeof args === 'function' ? args(i) : args), timeoutMs: cancel ? 60_000 : 1 + (i % 3) }, { signal: controller.signal }).then((outcome) => {
         round.calls++
         if (outcome.ok) {
           const status = (outcome.result as { status: string }).status

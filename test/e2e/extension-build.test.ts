@@ -49,13 +49,13 @@ describe('the browser extension build', () => {
     }
   })
 
-  it('Chromium: a service worker, a key that fixes the ID the CLI and the docs name, and the managed-storage schema of server and sites', () => {
+  it('Chromium: a service worker, a key that fixes the ID the CLI and the docs name, and the managed-storage schema of server, sites and maskInputs', () => {
     const m = read('chromium')
     expect(m.background).toEqual({ service_worker: 'background.js' })
     expect(idOf(m.key as string)).toBe(CHROMIUM_EXTENSION_ID)
     expect(m.storage).toEqual({ managed_schema: 'managed_schema.json' })
     const schema = JSON.parse(readFileSync(path.join(dist, 'chromium/managed_schema.json'), 'utf8')) as { properties: Record<string, { type: string }> }
-    expect(Object.keys(schema.properties)).toEqual(['server', 'sites'])
+    expect(Object.keys(schema.properties)).toEqual(['server', 'sites', 'maskInputs'])
     expect(schema.properties.sites!.type).toBe('array')
   })
 

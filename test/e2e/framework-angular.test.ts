@@ -40,7 +40,7 @@ describe.skipIf(!enabled)('Angular, set up by init', () => {
     expect(workspace.projects.angular!.architect.build.configurations.development!.index).toEqual({ input: 'src/index.marginalia.html', output: 'index.html' })
     expect(workspace.projects.angular!.architect.build.configurations.production!.index).toBeUndefined()
     expect(readFileSync(path.join(dir, 'src/index.html'), 'utf8')).toBe(readFileSync(path.join(FIXTURE, 'src/index.html'), 'utf8'))
-    expect(readFileSync(path.join(dir, 'src/index.marginalia.html'), 'utf8')).toContain(`<script src="http://127.0.0.1:${port}/loader.js"></script>`)
+    expect(readFileSync(path.join(dir, 'src/index.marginalia.html'), 'utf8')).toContain(`<script src="http://127.0.0.1:${port}/loader.js" data-project="${path.basename(dir)}"></script>`)
     // Running it again changes nothing.
     expect((await runCli(['init', '--yes'], dir, env)).stdout).toContain('nothing to change')
 
@@ -67,7 +67,8 @@ describe.skipIf(!enabled)('Angular, set up by init', () => {
 
     const mcpJson = JSON.parse(readFileSync(path.join(dir, '.mcp.json'), 'utf8')) as { mcpServers: { marginalia: { command: string; args: string[] } } }
     const { command, args } = mcpJson.mcpServers.marginalia
-    expect(args).toEqual(['--no-install', 'marginalia', 'mcp', '--store', path.join(dir, '.marginalia', 'store.json'), '--root', dir])
+    // No absolute path in the project's .mcp.json: `marginalia mcp` finds the project from where the agent starts it.
+    expect(args).toEqual(['--no-install', 'marginalia', 'mcp'])
     const client = new Client({ name: 'angular-test', version: '1.0.0' })
     await client.connect(new StdioClientTransport({ command, args, cwd: dir, env: { ...(process.env as Record<string, string>), MARGINALIA_STORE: '' }, stderr: 'pipe' }))
     cleanups.push(() => client.close())

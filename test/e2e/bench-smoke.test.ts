@@ -20,7 +20,21 @@ describe('npm run bench (smoke)', () => {
     expect(results.smoke).toBe(true)
     // The postgres rows appear when PostgreSQL is reachable (test/e2e/postgres covers them).
     const scenarios = new Set(results.figures.map((f) => f.scenario.split(',')[0]).filter((s) => !s!.startsWith('postgres')))
-    expect([...scenarios].sort()).toEqual(['agent session', 'capture', 'element screenshot (Chromium)', 'memory', 'query', 'source marks', 'start-up', 'wake', 'writes'])
+    expect([...scenarios].sort()).toEqual([
+      'agent session',
+      'capture',
+      'element screenshot (Chromium)',
+      'hook',
+      'memory',
+      'person → channel notification (marginalia mcp --channel',
+      'person → watch line',
+      'person → webhook delivered (healthy loopback receiver)',
+      'query',
+      'source marks',
+      'start-up',
+      'wake',
+      'writes',
+    ])
     for (const f of results.figures) expect(Number.isFinite(f.value)).toBe(true)
   }, 120_000)
 })

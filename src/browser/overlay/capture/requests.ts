@@ -13,7 +13,7 @@ import type { CaptureAsk } from '../sync/page-sync.js'
 import { viewRect } from '../anchor/dom.js'
 import { captureBox } from './screenshot.js'
 import { describeElement, fitSelector, uniqueSelector } from '../anchor/describe.js'
-import { mayAgentSee } from '../consent.js'
+import { mayAgentSee } from './consent.js'
 
 export interface CaptureDeps {
   api: Api

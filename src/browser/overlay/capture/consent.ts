@@ -10,7 +10,7 @@
  * away nothing it could not send itself. What it cannot do is take the person's data from a
  * site it does not run on.
  */
-import { h } from '../shared/dom.js'
+import { h } from '../../shared/dom.js'
 
 const CONSENT_KEY = 'marginalia:agent-may-see'
 

@@ -21,7 +21,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // In-process tests share their workers' module cache (isolate: false): most of a file's cost is importing the code.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads', isolate: false } },
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], ...built } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...built } },
     ],

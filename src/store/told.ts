@@ -19,8 +19,9 @@
  * Synchronous on purpose: a hook runs once per agent turn and must stay cheap (no promises, no
  * imports beyond `node:fs`).
  */
-import { closeSync, constants as fsc, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, constants as fsc, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { readNoFollowSync } from './fs/no-follow.js'
 
 const TOLD_FILE = 'told.json'
 export const MAX_SESSIONS = 64
@@ -29,7 +30,6 @@ export const MAX_IDS = 500
 const MAX_BYTES = 8 * 1024 * 1024
 
 const O_NOFOLLOW = fsc.O_NOFOLLOW ?? 0
-const O_NONBLOCK = fsc.O_NONBLOCK ?? 0
 
 /** `agent:session`: an agent name (lowercase letters, digits, `-`) and a session id, or `*`. */
 const AGENT_SESSION = /^([a-z0-9-]{1,32}):([\x21-\x7e]{1,200})$/
@@ -127,21 +127,9 @@ function readEntries(file: string): Map<string, Entry> {
 }
 
 function readSmallFile(file: string): string {
-  const fd = openSync(file, fsc.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile() || st.size > MAX_BYTES) throw new Error('not a small regular file')
-    const buffer = Buffer.alloc(st.size)
-    let read = 0
-    while (read < st.size) {
-      const n = readSync(fd, buffer, read, st.size - read, read)
-      if (n === 0) break
-      read += n
-    }
-    return buffer.toString('utf8', 0, read)
-  } finally {
-    closeSync(fd)
-  }
+  const bytes = readNoFollowSync(file, MAX_BYTES)
+  if (bytes === undefined) throw new Error(`${file} does not exist`)
+  return bytes.toString('utf8')
 }
 
 /** Oldest-told sessions beyond MAX_SESSIONS are dropped; the file is replaced whole. */

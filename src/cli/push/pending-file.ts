@@ -7,11 +7,9 @@
  * compaction between the two reads (the log starts after the snapshot we read) is read again.
  * Every field is checked before use: the files may have been edited by anyone.
  */
-import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs'
 import type { PendingRecord } from './item.js'
+import { readNoFollowSync } from '../../store/fs/no-follow.js'
 
-const O_NOFOLLOW = fsc.O_NOFOLLOW ?? 0
-const O_NONBLOCK = fsc.O_NONBLOCK ?? 0
 
 /** The store's files: `store.json` and its log `store.events.jsonl` beside it. */
 function logFileOf(storeFile: string): string {
@@ -106,25 +104,5 @@ function readJson(file: string): Record<string, unknown> | undefined {
 
 /** A regular file's text, never through a link; undefined when it does not exist. */
 function readText(file: string): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(file, fsc.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new Error(`cannot read ${file}: ${(e as Error).message}`)
-  }
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile()) throw new Error(`${file} is not a regular file`)
-    const buffer = Buffer.alloc(st.size)
-    let read = 0
-    while (read < st.size) {
-      const n = readSync(fd, buffer, read, st.size - read, read)
-      if (n === 0) break
-      read += n
-    }
-    return buffer.toString('utf8', 0, read)
-  } finally {
-    closeSync(fd)
-  }
+  return readNoFollowSync(file)?.toString('utf8')
 }

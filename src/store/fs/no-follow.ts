@@ -142,8 +142,8 @@ export async function readNoFollow(file: string, maxBytes = Infinity): Promise<B
   }
 }
 
-/** `readNoFollow`, synchronously. */
-export function readNoFollowSync(file: string): Buffer | undefined {
+/** `readNoFollow`, synchronously; a file over `maxBytes` is refused (an Error naming it). */
+export function readNoFollowSync(file: string, maxBytes = Infinity): Buffer | undefined {
   let fd: number
   try {
     fd = openNoFollowSync(file, fsc.O_RDONLY)
@@ -153,6 +153,7 @@ export function readNoFollowSync(file: string): Buffer | undefined {
   }
   try {
     const size = fstatSync(fd).size
+    if (size > maxBytes) throw new Error(`${file} is ${size} bytes, over the ${maxBytes} this file may hold`)
     const out = Buffer.allocUnsafe(size)
     let at = 0
     while (at < size) {

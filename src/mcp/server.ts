@@ -78,9 +78,9 @@ export interface ServerOptions extends RegistryOptions {
    */
   channel?: ChannelOptions
   /**
-   * The told ledger beside the store (src/store/told.ts): what this session's waits hand to its
-   * agent is recorded there, and its pushes skip what any path handed that agent already
-   * (src/mcp/deliveries.ts). Default: the channel's ledger, if any.
+   * The told ledger beside the store (`.marginalia/told.json`): what this session's waits hand to
+   * its agent is recorded there, and its pushes skip what any path (a wait, a hook, the monitor,
+   * the channel) handed that agent already. Default: the channel's ledger, if any.
    */
   told?: ToldLedger
 }

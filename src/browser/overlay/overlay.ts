@@ -19,6 +19,7 @@ import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
 import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
 import { Composer } from './annotate/composer.js'
+import { load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
 import { describeElement } from './anchor/describe.js'
 import { Dock } from './views/dock.js'
@@ -58,6 +59,8 @@ export interface OverlayOptions {
   capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
   /** Typed values in the steps to reproduce: masked (true), kept (false), or by origin (undefined: masked unless a local dev origin). */
   maskInputs?: boolean | undefined
+  /** Fetch the chunks (chunks/load.ts) when the browser is idle after load (default), or only on first use (false). */
+  prefetch?: boolean | undefined
   /** The project this page belongs to (`data-store`, `data-project` on the script tag): a server of another project's store gets nothing. */
   expect?: ExpectedServer
 }
@@ -139,6 +142,8 @@ export class Overlay {
       changed: (on) => {
         this.dock.setAnnotating(on)
         this.steps?.pause(on)
+        // What Send needs is fetched while the person picks, when the idle prefetch has not done it.
+        if (on) void load('extras').catch(() => {}) // fetched again at Send
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
@@ -267,6 +272,7 @@ export class Overlay {
     this.render.all()
     this.sync.start()
     this.permissions = mountPermissionPrompts(this.api)
+    if (this.options.prefetch !== false) prefetchWhenIdle(signal)
   }
 
   destroy(): void {

@@ -83,8 +83,9 @@ const chunksByUrl = {
   setup(b) {
     b.onLoad({ filter: /[\\/]overlay[\\/]chunks[\\/]table\.ts$/ }, () => ({
       contents: `export function chunkLoaders(base) {
+  const at = (file, attempt) => import(new URL(attempt > 0 ? file + '?attempt=' + attempt : file, base).href)
   return { ${Object.entries(chunkFiles)
-    .map(([name, file]) => `${name}: () => import(new URL(${JSON.stringify(file)}, base).href)`)
+    .map(([name, file]) => `${name}: (attempt) => at(${JSON.stringify(file)}, attempt)`)
     .join(', ')} }
 }`,
       loader: 'js',

@@ -104,7 +104,7 @@ export class Overlay {
   readonly links: Links
   /** An agent's question the person answers by pointing at an element. */
   readonly pointing: Pointing
-  private readonly follower: Follower
+  readonly follower: Follower
   private readonly topLayer: TopLayer
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
@@ -144,6 +144,7 @@ export class Overlay {
         this.steps?.pause(on)
         // What Send needs is fetched while the person picks, when the idle prefetch has not done it.
         if (on) void load('extras').catch(() => {}) // fetched again at Send
+        this.render.pins()
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
@@ -265,8 +266,9 @@ export class Overlay {
     onViewportChange(this.render.schedule, signal)
     window.addEventListener('online', this.onOnline, { signal })
     window.addEventListener('storage', this.onStorage, { signal })
-    // History changes are heard at once (the follower); this catches what no event announces.
-    this.locationTimer = setInterval(() => this.checkLocation(), 1_000)
+    // History changes are heard at once (the follower); without the Navigation API (which hears
+    // every same-document navigation), this catches what no event announces.
+    if (!('navigation' in window)) this.locationTimer = setInterval(() => this.checkLocation(), 1_000)
     this.follower.start()
     this.signIn.start(signal)
     this.render.all()

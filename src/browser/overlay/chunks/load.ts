@@ -7,19 +7,41 @@
  */
 import { chunkLoaders, type ChunkLoaders, type Chunks } from './table.js'
 
-let loaders: ChunkLoaders | undefined
+/** Where the chunks may be, in order (each a loader table); the first that answers is kept. */
+let places: ChunkLoaders[] = []
 const loading = new Map<keyof Chunks, Promise<Chunks[keyof Chunks]>>()
+const failures = new Map<keyof Chunks, number>()
 
-/** Where the chunk files are: the folder overlay.js came from (undefined: inside this bundle). */
-export function setChunkBase(base: string | undefined): void {
-  loaders = chunkLoaders(base)
+/**
+ * Where the chunk files are: the folder overlay.js came from, then the server's (overlay.js copied
+ * into the page's own origin without its chunks). Never called: the chunks are inside this bundle.
+ */
+export function setChunkBases(bases: readonly string[]): void {
+  places = [...new Set(bases)].map((base) => chunkLoaders(base))
+}
+
+async function fetchChunk<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
+  const attempt = failures.get(name) ?? 0
+  const tables = places.length > 0 ? places : [chunkLoaders(undefined)]
+  let error: unknown
+  for (const [i, table] of tables.entries()) {
+    try {
+      const chunk = await table[name](attempt)
+      // The place that answered comes first from now on.
+      if (i > 0) places = [table, ...tables.filter((t) => t !== table)]
+      return chunk
+    } catch (e) {
+      error = e
+    }
+  }
+  failures.set(name, attempt + 1)
+  throw error
 }
 
 export function load<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
   const known = loading.get(name) as Promise<Chunks[K]> | undefined
   if (known) return known
-  loaders ??= chunkLoaders(undefined)
-  const started = loaders[name]()
+  const started = fetchChunk(name)
   loading.set(name, started)
   started.catch(() => loading.delete(name))
   return started
@@ -29,8 +51,7 @@ export function load<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
 export function prefetchWhenIdle(signal: AbortSignal): void {
   const fetchAll = (): void => {
     if (signal.aborted) return
-    loaders ??= chunkLoaders(undefined)
-    for (const name of Object.keys(loaders) as (keyof Chunks)[]) load(name).catch(() => {}) // fetched again on first use
+    for (const name of Object.keys(chunkLoaders(undefined)) as (keyof Chunks)[]) load(name).catch(() => {}) // fetched again on first use
   }
   const whenIdle = (): void => {
     if (signal.aborted) return

@@ -2,8 +2,7 @@
  * How each chunk of the overlay is loaded. As written here: a plain dynamic import, which a bundle
  * without code splitting (the browser extension's page script, a test that bundles the sources)
  * puts inline. scripts/build-overlay.mjs replaces this module in overlay.js with one that imports
- * the content-hashed chunk files (`chunks/<name>-<HASH>.js`) from `base`, the folder overlay.js
- * was served from.
+ * the content-hashed chunk files (`chunks/<name>-<HASH>.js`) from `base` (a folder URL).
  */
 import type * as Extras from './extras.js'
 
@@ -11,7 +10,8 @@ export interface Chunks {
   extras: typeof Extras
 }
 
-export type ChunkLoaders = { readonly [K in keyof Chunks]: () => Promise<Chunks[K]> }
+/** Each chunk's loader; `attempt` (0 first) makes a retry's URL differ, as a browser remembers a module that failed to load. */
+export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => Promise<Chunks[K]> }
 
 export function chunkLoaders(base: string | undefined): ChunkLoaders {
   void base // the chunks are inside this bundle

@@ -127,3 +127,53 @@ describe.skipIf(!enabled)('the overlay loads in parts', () => {
     await eventually(() => [...scripts.values()].some((s) => s.path.startsWith('/chunks/extras-') && s.done), 10_000).toBe(true)
   })
 })
+
+describe.skipIf(!enabled)('the overlay at rest', () => {
+  it('a page without pins pays nothing for its own DOM updates: no layout read and no timer of the overlay while the page changes', { timeout: 30_000 }, async () => {
+    const { origin, tab } = await setup('data-prefetch="false"')
+    // Count layout reads and timers from the first line of the page on.
+    await tab.addInitScript(() => {
+      const w = window as unknown as { overlayCost: Record<string, number> }
+      w.overlayCost = { layout: 0, timers: 0 }
+      const count = (key: string) => () => void (w.overlayCost[key]! += 1)
+      for (const [proto, names] of [
+        [Element.prototype, ['getBoundingClientRect', 'getClientRects']],
+        [HTMLElement.prototype, ['offsetWidth', 'offsetHeight', 'offsetTop', 'offsetLeft']],
+      ] as const) {
+        for (const name of names) {
+          const d = Object.getOwnPropertyDescriptor(proto, name)!
+          const seen = count('layout')
+          if (typeof d.value === 'function') {
+            const original = d.value as (...a: unknown[]) => unknown
+            Object.defineProperty(proto, name, { ...d, value: function (this: unknown, ...a: unknown[]) { seen(); return original.apply(this, a) } })
+          } else if (d.get) {
+            const get = d.get
+            Object.defineProperty(proto, name, { ...d, get: function (this: unknown) { seen(); return get.call(this) } })
+          }
+        }
+      }
+      const computed = window.getComputedStyle
+      window.getComputedStyle = (...a) => (count('layout')(), computed(...a))
+      const timeout = window.setTimeout
+      const interval = window.setInterval
+      window.setTimeout = ((...a: Parameters<typeof setTimeout>) => (count('timers')(), timeout(...a))) as typeof setTimeout
+      window.setInterval = ((...a: Parameters<typeof setInterval>) => (count('timers')(), interval(...a))) as typeof setInterval
+    })
+    await open(tab, `${origin}/a`)
+    const cost = () => tab.evaluate(() => (window as unknown as { overlayCost: { layout: number; timers: number } }).overlayCost)
+    // Settled: what mounting cost is behind us (two frames).
+    await tab.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    const before = await cost()
+    // The app updates its DOM 30 times, a frame apart, as a ticking clock or a polled table does.
+    await tab.evaluate(async () => {
+      for (let i = 0; i < 30; i++) {
+        const row = document.createElement('p')
+        row.textContent = `tick ${i}`
+        document.querySelector('main')!.append(row)
+        await new Promise((r) => requestAnimationFrame(r))
+      }
+    })
+    const after = await cost()
+    expect({ layout: after.layout - before.layout, timers: after.timers - before.timers }).toEqual({ layout: 0, timers: 0 })
+  })
+})

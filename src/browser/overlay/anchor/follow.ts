@@ -29,7 +29,7 @@ export class Follower {
   /** Whether the page's changes are watched (there are pins, or the person is annotating). */
   private watching = false
   private started = false
-  private readonly sized = new WeakSet<Element>()
+  private sized = new WeakSet<Element>()
   private readonly scrollers = new Set<EventTarget>()
   private readonly restore: (() => void)[] = []
 
@@ -54,8 +54,7 @@ export class Follower {
 
   start(): void {
     this.started = true
-    if (this.watching) this.observeRoot(document)
-    this.sizes.observe(document.documentElement)
+    if (this.watching) this.watchPage()
     window.addEventListener('popstate', this.onNavigate)
     window.addEventListener('hashchange', this.onNavigate)
     const nav = (window as unknown as { navigation?: NavigationLike }).navigation
@@ -86,11 +85,19 @@ export class Follower {
     this.watching = on
     if (!this.started) return
     if (on) {
-      this.observeRoot(document)
+      this.watchPage()
       return
     }
     this.mutations.disconnect()
     this.observedRoots = new WeakSet()
+    this.sizes.disconnect()
+    this.sized = new WeakSet()
+  }
+
+  /** The page's changes and its size (content growing above a pin moves it). */
+  private watchPage(): void {
+    this.observeRoot(document)
+    this.sizes.observe(document.documentElement)
   }
 
   stop(): void {

@@ -11,7 +11,7 @@
 //                 script inlined, that the MCP server hands to hosts that render apps
 // Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): nothing leaks into the
 // page's globals but window.Marginalia; overlay.js imports its chunks with import() by URL.
-// Every text file gets its brotli and gzip siblings (x.js.br, x.js.gz), which the server sends.
+// Every script and page gets its brotli and gzip siblings (x.js.br, x.js.gz), which the server sends.
 import { build, transform } from 'esbuild'
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -150,10 +150,13 @@ const appPage = readFileSync(path.join(root, 'src/browser/app/index.html'), 'utf
 if (!appPage.includes('<!--APP_SCRIPT-->')) throw new Error('src/browser/app/index.html lost its <!--APP_SCRIPT--> placeholder')
 writeFileSync(path.join(out, 'app.html'), appPage.replace('<!--APP_SCRIPT-->', () => `<script>${appScript}</script>`))
 
-/** The brotli and gzip siblings of every text file (the server sends them; scripts/build-extension.mjs copies the chunks). */
+/**
+ * The brotli and gzip siblings of every file a page loads (the server sends them). Source maps are
+ * left out: only developer tools ask for them, and the server compresses one when it is asked.
+ */
 for (const dir of [out, path.join(out, 'chunks')]) {
   for (const name of readdirSync(dir)) {
-    if (!/\.(js|html|map|css|json)$/.test(name)) continue
+    if (!/\.(js|html|css|json)$/.test(name)) continue
     const file = path.join(dir, name)
     const bytes = readFileSync(file)
     writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }))

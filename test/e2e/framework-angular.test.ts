@@ -26,7 +26,7 @@ const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/frameworks/angula
 const installed = existsSync(path.join(FIXTURE, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'))
 
 describe.skipIf(!enabled)('Angular, set up by init', () => {
-  it('init --yes, npm start (marginalia dev -- ng serve), a keyboard annotation on a nested component: the agent gets the component and its file', { timeout: 180_000 }, async () => {
+  it('init --yes, npm start (marginalia dev -- ng serve), a keyboard annotation on a nested component: the agent gets the component and its file', { timeout: 300_000 }, async () => {
     expect(installed, 'the Angular fixture is not installed: run `npm run fixtures angular`').toBe(true)
     const { dir } = testDir(cleanups, 'marginalia-angular-')
     cpSync(FIXTURE, dir, { recursive: true, filter: (src) => !/[\\/](node_modules|\.angular)$/.test(src) })

@@ -430,7 +430,7 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     if (!r) return void process.stderr.write('  host-page: skipped (no Chromium)\n')
     process.stderr.write(`  host-page: React Grab: ${r.reactGrab}\n`)
     const tools: Variant[] = ['tag', 'snippet']
-    const hostLabel = { 'static-1k': 'static page, 1 000 rows', 'static-10k': 'static page, 10 000 rows', react: 'React dashboard (production)' } as const
+    const hostLabel = { 'static-1k': opts.smoke ? 'static page, 100 rows' : 'static page, 1 000 rows', 'static-10k': 'static page, 10 000 rows', react: 'React dashboard (production)' } as const
     for (const [host, byVariant] of Object.entries(r.loads) as [keyof typeof hostLabel, NonNullable<(typeof r.loads)['react']>][]) {
       const base = byVariant.none
       if (!base) continue
@@ -458,10 +458,15 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
       }
     }
     for (const [variant, a] of Object.entries(r.annotate) as [Variant, NonNullable<(typeof r.annotate)['tag']>][]) {
-      const label = `host page, static 1 000 rows, ${VARIANT_NAMES[variant]}`
+      const label = `host page, ${hostLabel['static-1k']}, ${VARIANT_NAMES[variant]}`
       record(opts, label, 'Annotate → picker ready, cold (fresh context)', a.pickerColdMs, 'ms', { op: '<=', limit: 100 })
       record(opts, label, 'Annotate → picker ready, cached (after a reload)', a.pickerCachedMs, 'ms', { op: '<=', limit: 30 })
-      record(opts, label, 'Send → annotation.created in the store', a.sendMs, 'ms')
+      if (!opts.smoke) {
+        record(opts, label, 'Send → annotation.created in the store, Screenshot ticked', a.sendMs, 'ms')
+        record(opts, label, 'same: the page\'s long tasks meanwhile (the screenshot drawn on its main thread)', a.sendLongTasksMs, 'ms')
+        record(opts, label, 'same: the longest of them', a.sendLongestTaskMs, 'ms')
+      }
+      record(opts, label, 'Send → annotation.created in the store, Screenshot unticked', a.sendNoScreenshotMs, 'ms')
     }
     if (r.recorder) {
       const label = 'steps recorder, React dashboard, scripted use'

@@ -80,6 +80,8 @@ export interface HostPageResult {
 export interface HostPageOptions {
   smoke: boolean
   rounds: number
+  /** The loads (and Annotate, Send), the recorder's cost, or both (default). */
+  parts?: 'loads' | 'recorder' | undefined
 }
 
 // ---- the hosts -------------------------------------------------------------------------------
@@ -533,8 +535,8 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
     const loads: Record<string, Record<string, LoadFigures[]>> = {}
     const annotate: Record<string, Record<keyof Picker, number[]>> = {}
     // The browser's first page load pays for its own start (caches, compilers): one load, not counted.
-    if (!opts.smoke) await measureLoad(ctx, 'static-1k', 'none', false)
-    for (let r = 0; r < opts.rounds; r++) {
+    if (!opts.smoke && opts.parts !== 'recorder') await measureLoad(ctx, 'static-1k', 'none', false)
+    for (let r = 0; r < (opts.parts === 'recorder' ? 0 : opts.rounds); r++) {
       for (const host of hostList) {
         for (let k = 0; k < variants.length; k++) {
           const variant = variants[(k + r) % variants.length]!
@@ -557,7 +559,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
       result.loads[host as Host] = out
     }
     for (const [variant, a] of Object.entries(annotate)) result.annotate[variant as Variant] = { pickerColdMs: median(a.cold), pickerCachedMs: median(a.cached), sendMs: median(a.send), sendLongTasksMs: median(a.sendLongTasks), sendLongestTaskMs: median(a.sendLongest), sendNoScreenshotMs: median(a.sendNoShot) }
-    if (dashboard) result.recorder = await recorderCost(ctx, opts.rounds, 20)
+    if (dashboard && opts.parts !== 'loads') result.recorder = await recorderCost(ctx, opts.rounds, 20)
     return result
   } finally {
     await browser.close()

@@ -426,7 +426,9 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'element screenshot (Chromium)', 'size', r.bytes / 1024, 'KB', { op: '<=', limit: 400 })
   },
   'host-page': async (opts) => {
-    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5 })
+    // BENCH_HOST_ROUNDS (default 5); BENCH_HOST_PARTS=loads or recorder: one half of the scenario.
+    const parts = process.env.BENCH_HOST_PARTS
+    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined })
     if (!r) return void process.stderr.write('  host-page: skipped (no Chromium)\n')
     process.stderr.write(`  host-page: React Grab: ${r.reactGrab}\n`)
     const tools: Variant[] = ['tag', 'snippet']

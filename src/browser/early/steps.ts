@@ -16,7 +16,8 @@
  * Cheap: one capture listener per event kind on the window (passive), each a few property reads
  * and no layout read; an event that makes a step (a click, a change, a submit) keeps only the
  * element, which ./describe.ts names and locates when the steps are read or saved; a run of
- * scrolls or resizes is one step, its final position read when the next step comes; no timer runs;
+ * scrolls is one step, its position read when the scroll comes to rest (`scrollend`), a run of
+ * resizes one step, its size read when the next step comes; no timer runs;
  * the record is written to sessionStorage only when the page is hidden or left.
  *
  * Who installs it, first one wins (as the page log, ./page-log.ts): the early recorder (`early.js`,
@@ -102,6 +103,8 @@ class StepLog implements StepsHandle {
   private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
   /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
   private scrolling: Kept | undefined
+  /** The page scrolled since the scroll step's position was last read. */
+  private scrollMoved = false
   private resizing: Kept | undefined
   /** The field typed in during its current focus, and the step that says so once written. */
   private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
@@ -140,10 +143,21 @@ class StepLog implements StepsHandle {
 
   /** A scroll event: the first of a run adds its step, the rest cost nothing. */
   scrolled(): void {
+    this.scrollMoved = true
     if (this.scrolling) return
     this.scrolling = this.push({ kind: 'scroll' })
     this.scrolling.x = 0
     this.scrolling.y = 0
+    this.scrollMoved = true
+  }
+
+  /** The scroll came to rest (`scrollend`): its position is read now, not during the person's next event. */
+  scrollEnded(): void {
+    const s = this.scrolling
+    if (!s || !this.scrollMoved) return
+    this.scrollMoved = false
+    s.x = Math.max(0, Math.round(this.win.scrollX))
+    s.y = Math.max(0, Math.round(this.win.scrollY))
   }
 
   resized(): void {
@@ -157,7 +171,9 @@ class StepLog implements StepsHandle {
     const s = this.scrolling
     const r = this.resizing
     this.scrolling = this.resizing = undefined
-    if (s) {
+    // Read here only when the scroll has not come to rest yet (a browser without `scrollend`, or a step during the scroll).
+    if (s && this.scrollMoved) {
+      this.scrollMoved = false
       s.x = Math.max(0, Math.round(this.win.scrollX))
       s.y = Math.max(0, Math.round(this.win.scrollY))
     }
@@ -401,6 +417,9 @@ export function installSteps(page: Window): StepsHandle {
   })
   on('scroll', (e) => {
     if (e.target === win.document) log.scrolled()
+  })
+  on('scrollend', (e) => {
+    if (e.target === win.document) log.scrollEnded()
   })
   on('resize', () => log.resized())
 

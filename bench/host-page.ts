@@ -269,25 +269,29 @@ function countTransfers(cdp: CDPSession, isTool: (url: string) => boolean): { kb
   }
 }
 
-/** In-page micro costs (strings: this file is compiled without DOM types). */
-const EVENT_COST = `(() => {
+/**
+ * In-page micro costs (strings: this file is compiled without DOM types): batches of calls, the
+ * median batch's µs per call — on a shared machine a batch the OS preempts is an outlier, not
+ * the figure.
+ */
+const BATCHES = `const perCall = (batches, n, run) => { const out = []; for (let b = 0; b < batches; b++) { const t0 = performance.now(); run(n); out.push((performance.now() - t0) / n * 1000) } out.sort((x, y) => x - y); return out[Math.floor(out.length / 2)] };`
+const EVENT_COST = `(() => { ${BATCHES}
   const el = document.querySelector('#rows td') || document.body
   const run = (n) => { for (let i = 0; i < n; i++) { el.dispatchEvent(new InputEvent('input', { bubbles: true })); el.dispatchEvent(new KeyboardEvent('keydown', { bubbles: true, key: 'a' })); el.dispatchEvent(new MouseEvent('click', { bubbles: true })) } }
   run(200)
-  const n = 3000, t0 = performance.now(); run(n)
-  return (performance.now() - t0) / n * 1000
+  return perCall(31, 100, run)
 })()`
-const CONSOLE_COST = `(() => {
-  for (let i = 0; i < 50; i++) console.warn('bench warm-up', i)
-  const n = 400, t0 = performance.now()
-  for (let i = 0; i < n; i++) console.warn('bench line', i)
-  return (performance.now() - t0) / n * 1000
+const CONSOLE_COST = `(() => { ${BATCHES}
+  let k = 0
+  const run = (n) => { for (let i = 0; i < n; i++) console.warn('bench line', k++) }
+  run(50)
+  return perCall(31, 20, run)
 })()`
-const FETCH_COST = `(async () => {
+const FETCH_COST = `(async () => { ${BATCHES}
   await Promise.all(Array.from({ length: 20 }, (_, i) => fetch('/ping?w=' + i)))
-  const n = 200, pending = [], t0 = performance.now()
-  for (let i = 0; i < n; i++) pending.push(fetch('/ping?i=' + i))
-  const us = (performance.now() - t0) / n * 1000
+  const pending = []
+  let k = 0
+  const us = perCall(21, 10, (n) => { for (let i = 0; i < n; i++) pending.push(fetch('/ping?i=' + k++)) })
   await Promise.all(pending)
   return us
 })()`
@@ -403,30 +407,41 @@ async function sendAnnotation(ctx: Ctx, page: Page, screenshot: boolean): Promis
 
 // ---- the steps recorder under ordinary use ---------------------------------------------------
 
-/** The tool's own main-thread time in a CPU profile: samples whose innermost script frame is `scriptUrl`'s, ms. */
-function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string }; children?: number[] }[]; samples: number[]; timeDeltas: number[] }, scriptUrl: string): number {
+/**
+ * The tool's own main-thread time in a CPU profile sampled every `intervalUs`: the samples whose
+ * innermost script frame is `scriptUrl`'s, each counted as one interval (ms) — not by the wall
+ * time since the previous sample, which on a shared machine includes the time the OS ran other
+ * work. Also the heaviest of the tool's functions (name:line:column → ms), to say where it goes.
+ */
+function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number }; children?: number[] }[]; samples: number[] }, scriptUrl: string, intervalUs: number): { ms: number; top: string[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
-  const tool = new Map<number, boolean>()
-  const isTool = (id: number): boolean => {
-    const known = tool.get(id)
-    if (known !== undefined) return known
+  const owner = new Map<number, string | undefined>()
+  const toolFrame = (id: number): string | undefined => {
+    if (owner.has(id)) return owner.get(id)
     // The innermost frame with a script: this node's, else its caller's (a builtin or a native call has none).
-    let n = byId.get(id)
-    let answer = false
-    for (let at: number | undefined = id; n; at = parent.get(at!), n = at === undefined ? undefined : byId.get(at)) {
-      if (n.callFrame.url) {
-        answer = n.callFrame.url === scriptUrl
+    let answer: string | undefined
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame
+      if (f.url) {
+        answer = f.url === scriptUrl ? `${f.functionName || '(anonymous)'}:${f.lineNumber + 1}:${f.columnNumber + 1}` : undefined
         break
       }
     }
-    tool.set(id, answer)
+    owner.set(id, answer)
     return answer
   }
-  let us = 0
-  for (let i = 0; i < profile.samples.length; i++) if (isTool(profile.samples[i]!)) us += profile.timeDeltas[i + 1] ?? profile.timeDeltas[i]!
-  return us / 1000
+  const by = new Map<string, number>()
+  let count = 0
+  for (const id of profile.samples) {
+    const f = toolFrame(id)
+    if (f === undefined) continue
+    count++
+    by.set(f, (by.get(f) ?? 0) + 1)
+  }
+  const top = [...by].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([f, n]) => `${f} ${((n * intervalUs) / 1000).toFixed(1)} ms`)
+  return { ms: (count * intervalUs) / 1000, top }
 }
 
 /** Ordinary use for `seconds`: clicks on rows, typing, Tab, wheel scrolls, route changes. Returns the actions done. */
@@ -467,6 +482,8 @@ async function ordinaryUse(page: Page, seconds: number): Promise<number> {
   return actions
 }
 
+const SAMPLING_US = 50
+
 async function recorderCost(ctx: Ctx, rounds: number, seconds: number): Promise<NonNullable<HostPageResult['recorder']>> {
   const per: Record<'none' | 'steps' | 'early', { task: number[]; self: number[]; actions: number[] }> = { none: { task: [], self: [], actions: [] }, steps: { task: [], self: [], actions: [] }, early: { task: [], self: [], actions: [] } }
   const order = ['none', 'steps', 'early'] as const
@@ -481,7 +498,7 @@ async function recorderCost(ctx: Ctx, rounds: number, seconds: number): Promise<
         const cdp = await context.newCDPSession(page)
         await cdp.send('Performance.enable', { timeDomain: 'threadTicks' })
         await cdp.send('Profiler.enable')
-        await cdp.send('Profiler.setSamplingInterval', { interval: 50 })
+        await cdp.send('Profiler.setSamplingInterval', { interval: SAMPLING_US })
         await sleep(300)
         await cdp.send('Profiler.start')
         const m0 = await metrics(cdp)
@@ -490,9 +507,10 @@ async function recorderCost(ctx: Ctx, rounds: number, seconds: number): Promise<
         const minutes = (performance.now() - t0) / 60_000
         const m1 = await metrics(cdp)
         const { profile } = (await cdp.send('Profiler.stop')) as { profile: Parameters<typeof selfTimeIn>[0] }
-        const scriptUrl = `${ctx.hosts.origin}/${v}.js`
+        const own = selfTimeIn(profile, `${ctx.hosts.origin}/${v}.js`, SAMPLING_US)
+        if (v !== 'none') process.stderr.write(`    ${v}.js, round ${r + 1}: ${(own.ms / minutes).toFixed(2)} ms/min; ${own.top.join(', ') || 'no sample'}\n`)
         per[v].task.push(((m1.TaskDuration! - m0.TaskDuration!) * 1000) / minutes)
-        per[v].self.push(v === 'none' ? 0 : selfTimeIn(profile, scriptUrl) / minutes)
+        per[v].self.push(v === 'none' ? 0 : own.ms / minutes)
         per[v].actions.push(actions / minutes)
       } finally {
         await context.close()
@@ -521,7 +539,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
   const reactGrab = opts.smoke ? undefined : reactGrabScript()
   const dashboard = opts.smoke ? undefined : await buildDashboard()
   const stepsJs = (
-    await esbuild({ stdin: { contents: "import { installSteps } from './steps.js'; installSteps(window)", resolveDir: path.join(ROOT, 'src', 'browser', 'early'), loader: 'ts' }, bundle: true, format: 'iife', minify: true, write: false })
+    await esbuild({ stdin: { contents: "import { installSteps } from './steps.js'; installSteps(window)", resolveDir: path.join(ROOT, 'src', 'browser', 'early'), loader: 'ts' }, bundle: true, format: 'iife', minify: false, write: false })
   ).outputFiles[0]!.text
   const earlyJs = readFileSync(path.join(ROOT, 'dist', 'overlay', 'early.js'), 'utf8')
   const store = createMemoryStore()

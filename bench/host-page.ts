@@ -30,11 +30,16 @@
  * The steps recorder's cost per minute of ordinary use: on the React dashboard, scripted clicks on
  * rows, typing in a field, Tab, wheel scrolls and SPA route changes (real input through CDP, so the
  * events are trusted and recorded) for a fixed time, with the recorder alone (src/browser/early/steps.ts
- * bundled to its own script) and with `early.js` (page log + recorder), against none. The figure
- * with a goal is the main-thread time spent in the tool's own code, from the V8 sampling profiler
- * (50 µs): the samples whose innermost script frame is the tool's script (DOM calls made by that
- * code included). TaskDuration with minus without over the same script is reported beside it; at
- * these sizes it is mostly noise.
+ * bundled to its own script, unminified so its functions are named) and with `early.js` (page log +
+ * recorder), against none. The figure with a goal is the main-thread time in the tool's own code,
+ * from the V8 sampling profiler (50 µs): the samples whose innermost script frame is the tool's
+ * script (DOM calls made by that code included, so the page's own `history.pushState` called
+ * through the recorder's wrapper counts as the recorder's), each counted as one interval.
+ * TaskDuration with minus without over the same script is reported beside it; at these sizes it
+ * is noise.
+ *
+ * Micro costs are the median of short batches in the page; on a shared machine a batch the OS
+ * preempts is an outlier. `uptime` before a run says how shared the machine was.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

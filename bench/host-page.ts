@@ -382,6 +382,7 @@ async function pickerReady(page: Page): Promise<number> {
 }
 
 let sent = 0
+const SEND_BOUND_MS = 120_000
 /** Long tasks of the page (≥ 50 ms) from now on: their sum and the longest, read by `LONG_TASKS_READ`. */
 const LONG_TASKS_WATCH = `(() => { const lt = (window.__benchLongTasks = { sum: 0, max: 0 }); new PerformanceObserver((l) => { for (const e of l.getEntries()) { lt.sum += e.duration; lt.max = Math.max(lt.max, e.duration) } }).observe({ type: 'longtask' }) })()`
 const LONG_TASKS_READ = `new Promise((r) => setTimeout(() => r(window.__benchLongTasks), 0))`
@@ -402,9 +403,11 @@ async function sendAnnotation(ctx: Ctx, page: Page, screenshot: boolean): Promis
   await page.evaluate(LONG_TASKS_WATCH)
   const t0 = performance.now()
   await page.mouse.click(submit!.x + submit!.width / 2, submit!.y + submit!.height / 2)
+  // A bound, not a failure: the screenshot can hold the page's main thread for minutes on a busy machine; the row then reads the bound.
   let timer: NodeJS.Timeout | undefined
-  await Promise.race([created, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('host-page: the annotation did not reach the store within 60 s of Send')), 60_000)))])
+  const arrived = await Promise.race([created.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), SEND_BOUND_MS)))])
   clearTimeout(timer)
+  if (!arrived) process.stderr.write(`    Send: the annotation was not in the store ${SEND_BOUND_MS / 1000} s after Send (screenshot ${screenshot ? 'ticked' : 'unticked'})\n`)
   const ms = performance.now() - t0
   const lt = (await page.evaluate(LONG_TASKS_READ)) as { sum: number; max: number }
   return { ms, longTaskMs: lt.sum, longestTaskMs: lt.max }

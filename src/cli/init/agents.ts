@@ -230,6 +230,50 @@ function pluginPieces(home: string, cli: string): Piece[] {
   ]
 }
 
+/** One hook of init's found in an agent's settings file, with the command as written there. */
+export interface InstalledHook {
+  agent: 'claude' | 'cursor' | 'codex' | 'gemini'
+  file: string
+  event: string
+  command: string
+}
+
+/** The hooks of init's in the project's settings files (read as untrusted input: a file that is not plain JSON has none), by agent and event. */
+export function installedHooks(root: string): InstalledHook[] {
+  const found: InstalledHook[] = []
+  for (const agent of ['claude', 'cursor', 'codex', 'gemini'] as const) {
+    const h = hooksOf(agent, root)!
+    if (!existsSync(h.file)) continue
+    let data: Json | undefined
+    try {
+      data = parseObject(readFileSync(h.file, 'utf8'))
+    } catch {
+      continue
+    }
+    const hooks = data?.hooks
+    if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) continue
+    for (const event of h.events) {
+      const list = (hooks as Json)[event]
+      if (!Array.isArray(list)) continue
+      const commands = h.shape === 'cursor' ? list.map((e) => (e as Json | null)?.command) : list.flatMap((g) => ((g as Json | null)?.hooks instanceof Array ? ((g as Json).hooks as unknown[]) : []).map((x) => (x as Json | null)?.command))
+      const command = commands.find((c): c is string => isOurHookCommand(c) && (c as string).includes(` hook ${agent} ${event}`))
+      if (command !== undefined) found.push({ agent, file: h.file, event, command })
+    }
+  }
+  return found
+}
+
+/** The personal Claude Code plugin's monitor command, when init installed it in `home`. */
+export function pluginMonitor(home: string): string | undefined {
+  try {
+    const list: unknown = JSON.parse(readFileSync(path.join(pluginDir(home), 'monitors', 'monitors.json'), 'utf8'))
+    const monitor = Array.isArray(list) ? (list as (Json | null)[]).find((m) => m?.name === 'marginalia-inbox') : undefined
+    return typeof monitor?.command === 'string' ? monitor.command : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** What `init` wrote, kept so `init --remove` knows which files it created (the rest it only edited). */
 export interface Manifest {
   created: string[]

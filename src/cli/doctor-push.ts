@@ -109,7 +109,9 @@ export async function pushChecks(root: string, home: string): Promise<Check[]> {
         await s.close()
       }
       const env: NodeJS.ProcessEnv = { ...process.env, MARGINALIA_STORE: store, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root, CURSOR_PROJECT_DIR: root }
-      const results = await Promise.all(hooks.map(async (hook) => ({ hook, wrong: wrongAnswer(hook, await sh(hook.command, root, sampleInput(hook, root), env)) })))
+      // One at a time: a hook has its own 1.8 s deadline, and a dozen node starts at once on a busy machine would eat it.
+      const results: { hook: InstalledHook; wrong: string | undefined }[] = []
+      for (const hook of hooks) results.push({ hook, wrong: wrongAnswer(hook, await sh(hook.command, root, sampleInput(hook, root), env)) })
       let monitorWrong: string | undefined
       if (monitor !== undefined) {
         const ran = await sh(`${monitor} --once`, root, '', env)

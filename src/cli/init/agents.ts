@@ -223,7 +223,7 @@ function pluginPieces(home: string, cli: string): Piece[] {
   const bin = JSON.stringify(cli)
   const what = 'the Claude Code plugin (personal: every project; its monitor pushes new annotations)'
   return [
-    wholeFile(path.join(dir, '.claude-plugin', 'plugin.json'), pretty({ name: SKILL_NAME, version: VERSION, description: 'Annotations a person leaves on the running app, pushed into the session as they land (Marginalia)' }), what),
+    wholeFile(path.join(dir, '.claude-plugin', 'plugin.json'), pretty({ name: SKILL_NAME, version: VERSION, description: 'Annotations a person leaves on the running app, pushed into the session as they land (Marginalia)', author: { name: 'Marginalia contributors' } }), what),
     wholeFile(path.join(dir, 'monitors', 'monitors.json'), JSON.stringify([{ name: 'marginalia-inbox', command: `${node} ${bin} watch --as claude --if-present`, description: "New annotations from the person in the browser (Marginalia): one JSON line each, with a prompt to act on" }], null, 2) + '\n', what),
     wholeFile(path.join(dir, '.mcp.json'), pretty({ mcpServers: { marginalia: { command: process.execPath, args: [cli, 'mcp'] } } }), what),
     wholeFile(path.join(dir, 'SKILL.md'), skillMarkdown(), what),

@@ -1,7 +1,7 @@
 /**
  * What `init` writes, read by the agents' own command lines (installed from npm at pinned
  * versions, run without a login, in a project and a home directory of their own):
- * - Claude Code: `claude plugin validate` accepts the personal plugin, `claude plugin list` loads
+ * - Claude Code: `claude plugin validate --strict` accepts the personal plugin, `claude plugin list` loads
  *   it from the skills directory, `claude mcp list` connects the plugin's server and, once the
  *   person approves the project's `.mcp.json` server, `claude mcp get` connects that one too; the
  *   HTTP config the inbox's install links carry (this server's /health `mcp`) connects with the
@@ -125,7 +125,8 @@ describe('the agents’ own CLIs read what init writes', () => {
     const claudeRun = (...args: string[]): Promise<Run> => run(claude, args, p.root, env, 60_000)
 
     const plugin = path.join(p.home, '.claude', 'skills', 'marginalia')
-    const validate = await claudeRun('plugin', 'validate', plugin)
+    // --strict: a warning (a missing field the runtime tolerates) fails too.
+    const validate = await claudeRun('plugin', 'validate', '--strict', plugin)
     expect(validate.code, validate.stdout + validate.stderr).toBe(0)
     expect(validate.stdout).toMatch(/Validation passed/)
 

@@ -33,7 +33,7 @@ describe('doctor: each agent’s push path', () => {
     await annotate(p.store, 'The Buy button is grey')
 
     const { checks } = await doctor(p.root, p.home)
-    expect(checks.map((c) => [c.name, c.status])).toEqual([
+    expect(checks.map((c) => [c.name, c.status]), JSON.stringify(checks, null, 1)).toEqual([
       ['push: Claude Code', 'ok'],
       ['push: Cursor', 'ok'],
       ['push: Codex', 'ok'],

@@ -13,9 +13,17 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { openStore } from '../store/index.js'
 import { PROJECT_FILES } from './agent-configs.js'
-import type { Check } from './doctor.js'
 import { installedHooks, pluginMonitor, type InstalledHook } from './init/agents.js'
 import { HOOK_AGENTS } from './push/agents.js'
+
+export type CheckStatus = 'ok' | 'warn' | 'fail'
+/** One of doctor's checks: ✓/!/✗, what was found, and the fix. */
+export interface Check {
+  name: string
+  status: CheckStatus
+  detail: string
+  fix?: string
+}
 
 /** A hook or the monitor gets this long to answer (a hook gives up by itself at 1.8 s). */
 const RUN_MS = 5_000

@@ -18,17 +18,10 @@ import type { Framework } from './frameworks/types.js'
 import { defaultStoreFile, projectRoot } from './project.js'
 import { PROJECT_FILES } from './agent-configs.js'
 import { configuredPort } from './configured-port.js'
-import { pushChecks } from './doctor-push.js'
+import { pushChecks, type Check, type CheckStatus } from './doctor-push.js'
 import { readJsonc } from './jsonc.js'
 import { DEFAULT_PORT } from '../http/defaults.js'
 
-type CheckStatus = 'ok' | 'warn' | 'fail'
-export interface Check {
-  name: string
-  status: CheckStatus
-  detail: string
-  fix?: string
-}
 
 export const doctor: Command = {
   oneShot: true,

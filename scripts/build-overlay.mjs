@@ -1,17 +1,22 @@
 // Build the browser side into dist/overlay/ (what `marginalia serve` serves):
-//   overlay.js  — the drop-in overlay, one self-contained script (src/browser/overlay/main.ts)
+//   overlay.js  — the drop-in overlay's core (src/browser/overlay/main.ts): what a page needs before
+//                 the person annotates
+//   chunks/     — the rest of the overlay, ES modules fetched on first use (src/browser/overlay/chunks):
+//                 `<name>-<HASH>.js`, content-hashed, so the server lets browsers keep them a year
 //   inbox.js    — the inbox page's script (src/browser/inbox/inbox.ts)
 //   early.js    — the page log's recorder alone, run before the page's scripts (src/browser/early/main.ts)
 //   loader.js   — the head snippet's script: the recorder, then overlay.js (src/browser/early/loader.ts)
 //   index.html  — the inbox page (src/browser/inbox/index.html), served at /
 //   app.html    — the inbox as an MCP App (src/browser/app): one self-contained document, its
 //                 script inlined, that the MCP server hands to hosts that render apps
-// Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): no imports at run time,
-// nothing leaks into the page's globals but window.Marginalia.
+// Framework-free TypeScript bundled by esbuild as classic scripts (IIFE): nothing leaks into the
+// page's globals but window.Marginalia; overlay.js imports its chunks with import() by URL.
+// Every script and page gets its brotli and gzip siblings (x.js.br, x.js.gz), which the server sends.
 import { build, transform } from 'esbuild'
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const out = path.join(root, 'dist', 'overlay')
@@ -35,6 +40,59 @@ const minifiedCss = {
   },
 }
 
+/**
+ * The overlay's chunks: one ES module per entry of src/browser/overlay/chunks/table.ts (what they
+ * share goes into `shared-<HASH>.js`), written first so overlay.js can name their files.
+ */
+const CHUNK_ENTRIES = { extras: path.join(root, 'src/browser/overlay/chunks/extras.ts') }
+rmSync(path.join(out, 'chunks'), { recursive: true, force: true })
+const chunkBuild = await build({
+  entryPoints: CHUNK_ENTRIES,
+  outdir: path.join(out, 'chunks'),
+  entryNames: '[name]-[hash]',
+  chunkNames: 'shared-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'browser',
+  target: TARGET,
+  tsconfig: path.join(root, 'tsconfig.overlay.json'),
+  minify: true,
+  sourcemap: 'linked',
+  legalComments: 'none',
+  metafile: true,
+  define: { __MARGINALIA_VERSION__: JSON.stringify(version) },
+  plugins: [minifiedCss],
+  logLevel: 'warning',
+})
+/** Entry name → its file under chunks/, from what esbuild wrote. */
+const chunkFiles = {}
+for (const [file, meta] of Object.entries(chunkBuild.metafile.outputs)) {
+  const entry = meta.entryPoint && Object.entries(CHUNK_ENTRIES).find(([, p]) => path.resolve(root, meta.entryPoint) === p)
+  if (entry) chunkFiles[entry[0]] = path.relative(out, path.resolve(root, file)).split(path.sep).join('/')
+}
+const table = readFileSync(path.join(root, 'src/browser/overlay/chunks/table.ts'), 'utf8')
+for (const name of Object.keys(CHUNK_ENTRIES)) {
+  if (!chunkFiles[name]) throw new Error(`the chunk ${name} was not written`)
+  if (!table.includes(`${name}: () => import('./${name}.js')`)) throw new Error(`src/browser/overlay/chunks/table.ts does not load the chunk ${name} as scripts/build-overlay.mjs expects`)
+}
+
+/** In overlay.js, chunks/table.ts imports the chunk files by URL instead of bundling them in. */
+const chunksByUrl = {
+  name: 'chunks-by-url',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]overlay[\\/]chunks[\\/]table\.ts$/ }, () => ({
+      contents: `export function chunkLoaders(base) {
+  const at = (file, attempt) => import(new URL(attempt > 0 ? file + '?attempt=' + attempt : file, base).href)
+  return { ${Object.entries(chunkFiles)
+    .map(([name, file]) => `${name}: (attempt) => at(${JSON.stringify(file)}, attempt)`)
+    .join(', ')} }
+}`,
+      loader: 'js',
+    }))
+  },
+}
+
 await build({
   entryPoints: {
     overlay: path.join(root, 'src/browser/overlay/main.ts'),
@@ -54,7 +112,7 @@ await build({
   legalComments: 'none',
   define: { __MARGINALIA_VERSION__: JSON.stringify(version) },
   banner: { js: `/* Marginalia overlay ${version} */` },
-  plugins: [minifiedCss],
+  plugins: [minifiedCss, chunksByUrl],
   logLevel: 'warning',
 })
 copyFileSync(path.join(root, 'src/browser/inbox/index.html'), path.join(out, 'index.html'))
@@ -91,3 +149,17 @@ const appScript = appBuild.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1'
 const appPage = readFileSync(path.join(root, 'src/browser/app/index.html'), 'utf8')
 if (!appPage.includes('<!--APP_SCRIPT-->')) throw new Error('src/browser/app/index.html lost its <!--APP_SCRIPT--> placeholder')
 writeFileSync(path.join(out, 'app.html'), appPage.replace('<!--APP_SCRIPT-->', () => `<script>${appScript}</script>`))
+
+/**
+ * The brotli and gzip siblings of every file a page loads (the server sends them). Source maps are
+ * left out: only developer tools ask for them, and the server compresses one when it is asked.
+ */
+for (const dir of [out, path.join(out, 'chunks')]) {
+  for (const name of readdirSync(dir)) {
+    if (!/\.(js|html|css|json)$/.test(name)) continue
+    const file = path.join(dir, name)
+    const bytes = readFileSync(file)
+    writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }))
+    writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }))
+  }
+}

@@ -35,6 +35,7 @@ const SCRIPT_ATTRIBUTES: Readonly<Record<string, string>> = {
   store: 'The id of the store of the project this page belongs to (set by the build plugins): a server serving another store gets nothing; the overlay says so, naming both projects.',
   project: 'The name of the project this page belongs to (set by the build plugins and the head snippet `init` writes): a server of another project gets nothing.',
   screenshotBudget: 'Milliseconds an element screenshot may take, capture and upload together (200 to 60 000, default 1 000).',
+  prefetch: '`false`: the overlay\'s chunks (`chunks/<name>-<HASH>.js`: screenshots, source locations) are fetched only when first needed (Annotate, Send, an agent\'s capture request), not in the browser\'s idle time after the page has loaded (the default).',
   maskInputs: '`maskInputs`: `true` keeps no typed value in the steps to reproduce, `false` keeps them (never passwords, card, one-time-code or hidden fields, nor anything in `[data-marginalia-mask]`/`[data-private]`). Absent: masked except on local dev origins (localhost, `*.localhost`, 127.x, [::1]). On the head snippet\'s `loader.js` tag too; the browser extension has the same setting.',
 }
 
@@ -122,7 +123,7 @@ export function configurationPage(root: string, declarations: Declarations): Ref
       [
         '## The overlay\'s script tag',
         '',
-        '`<script src="http://127.0.0.1:4848/overlay.js" defer></script>` takes these attributes:',
+        '`<script src="http://127.0.0.1:4848/overlay.js" defer></script>` takes these attributes. `overlay.js` fetches its chunks from `chunks/` beside it (else from the server): a page that serves `overlay.js` from its own origin serves `dist/overlay/chunks/` with it.',
         '',
         table(['attribute', 'meaning'], attributes.map(([name, meaning]) => [code(kebab(name)), meaning])),
       ].join('\n'),

@@ -10,6 +10,7 @@
 import { Overlay } from './overlay.js'
 import { publicApi } from './public-api.js'
 import { maskInputsAttribute } from '../early/steps.js'
+import { setChunkBases } from './chunks/load.js'
 
 /** The server's base URL: `data-server` on the script tag, else the directory the script was loaded from. */
 function serverFromScript(script: HTMLScriptElement | null): string | undefined {
@@ -42,8 +43,11 @@ function boot(): void {
   // data-screenshot-budget="3000": how long a screenshot may take, in ms (a slow machine or a huge page).
   // data-mask-inputs="true": no typed value in the steps to reproduce (default: masked unless a local dev origin).
   // data-store / data-project: the project this page belongs to (the build plugins set them); another project's server gets nothing.
+  // data-prefetch="false": the chunks are fetched on first use only, not when the browser is idle after load.
+  // The chunks (chunks/<name>-<HASH>.js) sit beside this script, else on the server.
+  setChunkBases([...(script?.src ? [new URL('.', script.src).href] : []), `${server}/`])
   const expect = { ...(script?.dataset.store ? { store: script.dataset.store } : {}), ...(script?.dataset.project ? { project: script.dataset.project } : {}) }
-  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs), expect })
+  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs), prefetch: script?.dataset.prefetch !== 'false', expect })
   window.Marginalia = publicApi(overlay)
   const start = () => overlay.mount()
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

@@ -19,6 +19,7 @@ import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
 import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
 import { Composer } from './annotate/composer.js'
+import { load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
 import { describeElement } from './anchor/describe.js'
 import { Dock } from './views/dock.js'
@@ -58,6 +59,8 @@ export interface OverlayOptions {
   capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
   /** Typed values in the steps to reproduce: masked (true), kept (false), or by origin (undefined: masked unless a local dev origin). */
   maskInputs?: boolean | undefined
+  /** Fetch the chunks (chunks/load.ts) when the browser is idle after load (default), or only on first use (false). */
+  prefetch?: boolean | undefined
   /** The project this page belongs to (`data-store`, `data-project` on the script tag): a server of another project's store gets nothing. */
   expect?: ExpectedServer
 }
@@ -101,7 +104,7 @@ export class Overlay {
   readonly links: Links
   /** An agent's question the person answers by pointing at an element. */
   readonly pointing: Pointing
-  private readonly follower: Follower
+  readonly follower: Follower
   private readonly topLayer: TopLayer
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
@@ -139,6 +142,9 @@ export class Overlay {
       changed: (on) => {
         this.dock.setAnnotating(on)
         this.steps?.pause(on)
+        // What Send needs is fetched while the person picks, when the idle prefetch has not done it.
+        if (on) void load('extras').catch(() => {}) // fetched again at Send
+        this.render.pins()
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
       composing: () => this.composer.target !== undefined,
@@ -260,13 +266,15 @@ export class Overlay {
     onViewportChange(this.render.schedule, signal)
     window.addEventListener('online', this.onOnline, { signal })
     window.addEventListener('storage', this.onStorage, { signal })
-    // History changes are heard at once (the follower); this catches what no event announces.
-    this.locationTimer = setInterval(() => this.checkLocation(), 1_000)
+    // History changes are heard at once (the follower); without the Navigation API (which hears
+    // every same-document navigation), this catches what no event announces.
+    if (!('navigation' in window)) this.locationTimer = setInterval(() => this.checkLocation(), 1_000)
     this.follower.start()
     this.signIn.start(signal)
     this.render.all()
     this.sync.start()
     this.permissions = mountPermissionPrompts(this.api)
+    if (this.options.prefetch !== false) prefetchWhenIdle(signal)
   }
 
   destroy(): void {

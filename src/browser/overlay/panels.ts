@@ -47,13 +47,13 @@ export class Panels {
     if (fresh) this.focusBack.rememberActive(this.o.dock.annotateButton)
     composer.open(target)
     render.unhover()
-    render.position()
+    render.pins()
     composer.focus()
   }
 
   /** The comment box closed (sent, cancelled, or the page changed). */
   composerClosed(restoreFocus: boolean): void {
-    this.o.render.schedule()
+    this.o.render.pins()
     if (restoreFocus) this.focusBack.restore()
   }
 

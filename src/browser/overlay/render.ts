@@ -30,6 +30,8 @@ export interface DrawnParts {
   readonly list: ListPanel
   readonly dock: Dock
   readonly menu: SettingsMenu
+  /** Whether the page's changes are watched: only while something on it is followed (anchor/follow.ts). */
+  readonly follower: { watch(on: boolean): void }
 }
 
 export class Renderer {
@@ -94,7 +96,9 @@ export class Renderer {
   private drawPins(): void {
     const { pins, sync, outbox, thread } = this.o
     pins.element.hidden = this.o.menu.pinsHidden || this.o.dock.collapsed
-    pins.render(sync.ordered(), thread.openId, waitingOn(outbox, sync.pageKey))
+    const waiting = waitingOn(outbox, sync.pageKey)
+    pins.render(sync.ordered(), thread.openId, waiting)
+    this.o.follower.watch(sync.ordered().length + waiting.length > 0 || this.o.picker.active || this.o.composer.target !== undefined)
   }
 
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */

@@ -7,7 +7,8 @@
 import type { Api } from '../shared/api.js'
 import { agentState, squash } from '../shared/format.js'
 import type { NewAnnotation } from '../shared/types.js'
-import { gather, type Extras } from './capture/attach.js'
+import type { Extras } from './capture/attach.js'
+import { complete } from './chunks/load.js'
 import type { PageLogHandle } from '../early/page-log.js'
 import type { Composer } from './annotate/composer.js'
 import type { Dock } from './views/dock.js'
@@ -62,7 +63,7 @@ export function sending(o: SendingParts): Sending {
       const { screenshot, images } = extras
       const options = { api: o.api, screenshot, images, log: extras.pageLog ? o.pageLog : undefined, exclude: o.host, budgetMs: o.options.screenshotBudgetMs, capture: o.options.capture }
       // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
-      void gather(body, extras.target, { ...options, blocked: (why) => o.composer.setShotNote(why.message) }).then(({ body: full, note }) => queue(full, note))
+      void complete(body, extras.target, { ...options, blocked: (why) => o.composer.setShotNote(why.message) }).then(({ body: full, note }) => queue(full, note))
     },
     sent(item, annotation, sessionId) {
       const note = notes.get(item.id)

@@ -7,7 +7,7 @@
  */
 import type { Api } from '../shared/api.js'
 import type { Links } from '../shared/links.js'
-import { answerCapture } from './capture/requests.js'
+import { load } from './chunks/load.js'
 import type { Dock } from './views/dock.js'
 import type { Sender } from './sync/outbox.js'
 import type { PageSync, SyncEvents } from './sync/page-sync.js'
@@ -58,7 +58,8 @@ export function streamEvents(o: StreamParts): SyncEvents {
       o.dock.say(`That annotation was ${how}.`)
     },
     captureRequested: (e) =>
-      void answerCapture(e, {
+      void load('extras')
+        .then((chunk) => chunk.answerCapture(e, {
         api: o.api,
         host: o.host,
         get: (id) => o.sync.get(id),
@@ -67,6 +68,7 @@ export function streamEvents(o: StreamParts): SyncEvents {
           return o.pins.anchors.of(a)
         },
         looked: (a) => o.dock.say(e.attachTo === undefined ? `The agent looked at #${number(a.id)}.` : `#${number(a.id)} resolved: its "after" picture is in the thread.`),
-      }).catch(() => {}), // nothing to tell the person: the agent hears the timeout
+        }))
+        .catch(() => {}), // nothing to tell the person: the agent hears the timeout
   }
 }

@@ -5,8 +5,8 @@
  * page's origin but talking to the server on another port, it says which directive blocks it and
  * what to add — not "Server unreachable".
  */
-import { readFileSync, writeFileSync } from 'node:fs'
-import { createServer as createHttpServer, type Server } from 'node:http'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -24,7 +24,20 @@ const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'"
-const OVERLAY_JS = path.resolve(import.meta.dirname, '../../../dist/overlay/overlay.js')
+const OVERLAY_DIR = path.resolve(import.meta.dirname, '../../../dist/overlay')
+const OVERLAY_JS = path.join(OVERLAY_DIR, 'overlay.js')
+
+/** overlay.js and its chunks copied into the page's own origin ('self'), as a self-hosted page serves them; false for any other path. */
+function selfHosted(url: string | undefined, res: ServerResponse, overlay: Buffer): boolean {
+  if (url === '/overlay.js') {
+    res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(overlay)
+    return true
+  }
+  const chunk = /^\/chunks\/([\w-]+\.js)(?:\?.*)?$/.exec(url ?? '')?.[1]
+  if (!chunk || !existsSync(path.join(OVERLAY_DIR, 'chunks', chunk))) return false
+  res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(readFileSync(path.join(OVERLAY_DIR, 'chunks', chunk)))
+  return true
+}
 
 const body = (script: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Strict</title></head>
 <body><main><h1>Billing</h1><button id="pay" type="button">Pay now</button></main>${script}</body></html>`
@@ -53,8 +66,8 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     // The page's own server: the overlay script from its own origin ('self'), the API on the Marginalia port.
     const overlay = readFileSync(OVERLAY_JS)
     const server: Server = createHttpServer((req, res) => {
-      if (req.url === '/overlay.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(overlay)
-      else res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).end(body(`<script src="/overlay.js" data-server="${http.url}" data-screenshot-budget="10000" defer></script>`))
+      if (selfHosted(req.url, res, overlay)) return
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).end(body(`<script src="/overlay.js" data-server="${http.url}" data-screenshot-budget="10000" defer></script>`))
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))))
@@ -110,8 +123,8 @@ describe.skipIf(!enabled)('the overlay under a strict Content-Security-Policy', 
     const strict = `default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ${http.url}`
     const policies: Record<string, string | undefined> = { '/strict': strict, '/strict-data': `${strict}; img-src 'self' data:`, '/open': undefined }
     const server: Server = createHttpServer((req, res) => {
-      if (req.url === '/overlay.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(overlay)
-      else if (req.url === '/app.css') res.writeHead(200, { 'Content-Type': 'text/css' }).end('body{margin:0;padding:40px;background:#fff;font:16px sans-serif} #pay{display:block;width:220px;height:90px;border:0;background:rgb(0,200,100);color:#fff}')
+      if (selfHosted(req.url, res, overlay)) return
+      if (req.url === '/app.css') res.writeHead(200, { 'Content-Type': 'text/css' }).end('body{margin:0;padding:40px;background:#fff;font:16px sans-serif} #pay{display:block;width:220px;height:90px;border:0;background:rgb(0,200,100);color:#fff}')
       else {
         const policy = policies[req.url ?? '']
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...(policy ? { 'Content-Security-Policy': policy } : {}) })

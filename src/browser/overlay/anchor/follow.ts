@@ -2,7 +2,9 @@
  * Pins follow their elements at once, without polling: a MutationObserver on the page (and on
  * the shadow roots and frames annotated elements live in) says the page changed — look elements
  * up again; a ResizeObserver on those elements and scroll listeners on their scroll ancestors say
- * they moved; history changes (pushState, popstate) say this is another page.
+ * they moved; history changes (pushState, popstate) say this is another page. The page's changes
+ * are watched only while there is something to follow ({@link Follower.watch}): a page without
+ * pins pays nothing for its own DOM updates.
  */
 import { isShadowRoot } from './dom.js'
 
@@ -23,8 +25,11 @@ interface NavigationLike {
 export class Follower {
   private readonly mutations: MutationObserver
   private readonly sizes: ResizeObserver
-  private readonly observedRoots = new WeakSet<Node>()
-  private readonly sized = new WeakSet<Element>()
+  private observedRoots = new WeakSet<Node>()
+  /** Whether the page's changes are watched (there are pins, or the person is annotating). */
+  private watching = false
+  private started = false
+  private sized = new WeakSet<Element>()
   private readonly scrollers = new Set<EventTarget>()
   private readonly restore: (() => void)[] = []
 
@@ -48,8 +53,8 @@ export class Follower {
   }
 
   start(): void {
-    this.observeRoot(document)
-    this.sizes.observe(document.documentElement)
+    this.started = true
+    if (this.watching) this.watchPage()
     window.addEventListener('popstate', this.onNavigate)
     window.addEventListener('hashchange', this.onNavigate)
     const nav = (window as unknown as { navigation?: NavigationLike }).navigation
@@ -74,7 +79,29 @@ export class Follower {
     }
   }
 
+  /** Watch the page's changes (something on it is followed) or stop (nothing is: no observer runs for the page's own updates). */
+  watch(on: boolean): void {
+    if (on === this.watching) return
+    this.watching = on
+    if (!this.started) return
+    if (on) {
+      this.watchPage()
+      return
+    }
+    this.mutations.disconnect()
+    this.observedRoots = new WeakSet()
+    this.sizes.disconnect()
+    this.sized = new WeakSet()
+  }
+
+  /** The page's changes and its size (content growing above a pin moves it). */
+  private watchPage(): void {
+    this.observeRoot(document)
+    this.sizes.observe(document.documentElement)
+  }
+
   stop(): void {
+    this.started = false
     this.mutations.disconnect()
     this.sizes.disconnect()
     for (const s of this.scrollers) s.removeEventListener('scroll', this.onScroll)
@@ -119,7 +146,7 @@ export class Follower {
   }
 
   private observeRoot(root: Node): void {
-    if (this.observedRoots.has(root)) return
+    if (!this.watching || this.observedRoots.has(root)) return
     this.observedRoots.add(root)
     this.mutations.observe(root, { childList: true, subtree: true, characterData: true, attributes: true })
   }

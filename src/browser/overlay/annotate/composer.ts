@@ -7,7 +7,6 @@ import { INTENTS, LIMITS, SEVERITIES } from '../../../store/vocabulary.js'
 import { h, replace } from '../../shared/dom.js'
 import { clip } from '../../shared/format.js'
 import { submitOnCtrlEnter } from '../../shared/thread.js'
-import { findSource } from '../source/index.js'
 import type { Intent, NewAnnotation, Severity, Step } from '../../shared/types.js'
 import { StepList } from '../views/steps.js'
 import type { Target } from './picker.js'
@@ -223,8 +222,6 @@ export class Composer {
       severity: (data.get('severity') as Severity | null) ?? DEFAULT_SEVERITY,
       viewport: { width: Math.round(window.innerWidth), height: Math.round(window.innerHeight) },
     }
-    const source = findSource(target.element)
-    if (source) body.source = source
     if (target.selectedText) body.selectedText = clip(target.selectedText, LIMITS.selectedText)
     if (target.extra?.length) body.elements = target.extra.map((x) => x.info)
     if (target.area) body.area = target.area

@@ -6,7 +6,7 @@
  */
 import type { Api } from '../../shared/api.js'
 import type { Annotation, NewAnnotation, Reply } from '../../shared/types.js'
-import { gather } from '../capture/attach.js'
+import { complete } from '../chunks/load.js'
 import type { Target } from './picker.js'
 
 export interface PointDeps {
@@ -42,7 +42,7 @@ export class Pointing {
     if (!asked) return
     this.asked = undefined
     this.deps.say('Sending your answer…')
-    const { body: full } = await gather(body, target, { api: this.deps.api, screenshot: true, images: [], log: undefined, exclude: this.deps.host, budgetMs: this.deps.budgetMs, blocked: () => {} })
+    const { body: full } = await complete(body, target, { api: this.deps.api, screenshot: true, images: [], log: undefined, exclude: this.deps.host, budgetMs: this.deps.budgetMs, blocked: () => {} })
     const pointed = { ...(full.element ? { element: full.element } : {}), ...(full.source ? { source: full.source } : {}) }
     try {
       this.deps.answered(await this.deps.api.reply(asked.annotationId, body.comment, full.attachments, pointed))

@@ -15,7 +15,7 @@ import { captureBox } from './screenshot.js'
 import { describeElement, fitSelector, uniqueSelector } from '../anchor/describe.js'
 import { mayAgentSee } from './consent.js'
 
-export interface CaptureDeps {
+interface CaptureDeps {
   api: Api
   /** The overlay's host: never in the picture. */
   host: Element

@@ -1,0 +1,19 @@
+/**
+ * How each chunk of the overlay is loaded. As written here: a plain dynamic import, which a bundle
+ * without code splitting (the browser extension's page script, a test that bundles the sources)
+ * puts inline. scripts/build-overlay.mjs replaces this module in overlay.js with one that imports
+ * the content-hashed chunk files (`chunks/<name>-<HASH>.js`) from `base` (a folder URL).
+ */
+import type * as Extras from './extras.js'
+
+export interface Chunks {
+  extras: typeof Extras
+}
+
+/** Each chunk's loader; `attempt` (0 first) makes a retry's URL differ, as a browser remembers a module that failed to load. */
+export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => Promise<Chunks[K]> }
+
+export function chunkLoaders(base: string | undefined): ChunkLoaders {
+  void base // the chunks are inside this bundle
+  return { extras: () => import('./extras.js') }
+}

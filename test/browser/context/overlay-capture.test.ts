@@ -214,4 +214,38 @@ describe.skipIf(!enabled)('capture in Chromium', () => {
     await ui(page, '.lightbox').click()
     expect(await ui(page, '.lightbox').count()).toBe(0)
   })
+  it('on a long page the screenshot reads the styles of what is in view, not of the rows below it; the element is drawn', { timeout: 90_000 }, async () => {
+    const { store, http } = await startMarginalia(cleanups)
+    const rows = Array.from({ length: 3000 }, (_, i) => `<tr><td>${i}</td><td>Item ${i}</td><td>${i * 3} €</td></tr>`).join('')
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orders</title>
+<style>body { margin: 0; padding: 40px; background: #fff; font: 16px sans-serif; } #target { width: 220px; height: 120px; background: rgb(0, 200, 100); } td { padding: 2px 8px; }</style></head>
+<body><div id="target" role="note" aria-label="Green box">Green</div><table><tbody>${rows}</tbody></table>
+<script src="${http.url}/overlay.js" data-screenshot-budget="30000"></script></body></html>`
+    const pages = await servePages({ '/orders': html }, cleanups)
+    const { page } = await chromium.newPage({ viewport: { width: 1000, height: 700 } })
+    // Counts the page's style reads from the moment Send is pressed (window.__count set then).
+    await page.addInitScript(() => {
+      const w = window as unknown as { __styleReads?: number; __count?: boolean }
+      const original = window.getComputedStyle.bind(window)
+      window.getComputedStyle = (el: Element, pseudo?: string | null) => {
+        if (w.__count) w.__styleReads = (w.__styleReads ?? 0) + 1
+        return original(el, pseudo)
+      }
+    })
+    await page.goto(`${pages.origin}/orders`)
+    await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
+    await openComposer(page, '#target')
+    await ui(page, '.composer textarea').fill('Should be blue')
+    await page.evaluate(() => ((window as unknown as { __count: boolean }).__count = true))
+    await ui(page, '.composer button[type="submit"]').click()
+    await eventually(() => store.getAllPending().length, 60_000).toBe(1)
+    const shot = store.getAllPending()[0]!.attachments?.find((x) => x.kind === 'screenshot')
+    expect(shot, 'a screenshot attachment').toBeDefined()
+    const reads = await page.evaluate(() => (window as unknown as { __styleReads?: number }).__styleReads ?? 0)
+    // 3 000 rows of 4 elements are 12 000 elements; about 25 rows are in view.
+    expect(reads).toBeLessThan(2_000)
+    const img = decodePng(Buffer.from((await store.blobs.get(shot!.sha256))!.bytes))
+    const [r, g, b] = img.pixel(Math.floor(img.width / 2), Math.floor(img.height / 2) + Math.floor(img.height / 4))
+    expect([r, g, b]).toEqual([0, 200, 100])
+  })
 })

@@ -54,6 +54,30 @@ function crossOrigin(src: string): boolean {
   }
 }
 
+/** Whether any part of `el` or of what it holds (positioned descendants included) is drawn in the viewport's rows. */
+function reachesViewport(el: Element, bottom: number): boolean {
+  const hits = (e: Element): boolean => {
+    const r = e.getBoundingClientRect()
+    return r.top < bottom && r.bottom > 0 && r.width > 0 && r.height > 0
+  }
+  if (hits(el) || el.shadowRoot) return true
+  for (const d of el.getElementsByTagName('*')) if (hits(d) || d.shadowRoot) return true
+  return false
+}
+
+/**
+ * Whether the clone may leave `node` out: an element wholly below the viewport, with nothing of it
+ * in view. The clone copies every element's computed styles, a cost per element: on a long page
+ * (a 3 000-row table) that was seconds of the page's main thread, in one task the screenshot's
+ * time budget cannot cut, for rows the picture never shows. Leaving out what comes after the
+ * visible part does not move it; what is above the viewport stays, as it places what is in view.
+ */
+function belowView(node: Node, bottom: number): boolean {
+  if (!(node instanceof Element) || node === document.body || node === document.documentElement) return false
+  const r = node.getBoundingClientRect()
+  return r.top >= bottom && !reachesViewport(node, bottom)
+}
+
 /** The area to show: the box with a margin, cut to the viewport (page coordinates of the viewport). */
 function captureArea(box: DOMRect): { x: number; y: number; width: number; height: number } | undefined {
   const x0 = Math.max(0, box.left - MARGIN)
@@ -166,7 +190,7 @@ export async function captureBox(box: DOMRect, exclude: Element | undefined): Pr
     width: window.innerWidth,
     height: window.innerHeight,
     style: { transform: `translate(${-window.scrollX}px, ${-window.scrollY}px)`, transformOrigin: '0 0' },
-    filter: (node) => node !== exclude && !(node instanceof HTMLImageElement && crossOrigin(node.currentSrc || node.src)),
+    filter: (node) => node !== exclude && !(node instanceof HTMLImageElement && crossOrigin(node.currentSrc || node.src)) && !belowView(node, window.innerHeight),
     // Web fonts are embedded with a <style> element: where style-src blocks it, text keeps the fallback font.
     font: how.inlineStyles ? {} : false,
     timeout: 800,

@@ -436,16 +436,23 @@ export function installSteps(page: Window): StepsHandle {
       // bookkeeping never disturbs the page
     }
   }
-  const history = win.history
-  for (const method of ['pushState', 'replaceState'] as const) {
-    const original = history[method]
-    history[method] = function (this: History, ...args: Parameters<History['pushState']>) {
-      const result = original.apply(this, args)
-      routed()
-      return result
+  // Where the browser has the Navigation API, its event hears every one of them and the page's own
+  // history calls stay the browser's; elsewhere pushState and replaceState are wrapped.
+  const navigation = (win as { navigation?: EventTarget }).navigation
+  if (navigation && typeof navigation.addEventListener === 'function') {
+    navigation.addEventListener('currententrychange', routed)
+  } else {
+    const history = win.history
+    for (const method of ['pushState', 'replaceState'] as const) {
+      const original = history[method]
+      history[method] = function (this: History, ...args: Parameters<History['pushState']>) {
+        const result = original.apply(this, args)
+        routed()
+        return result
+      }
     }
+    win.addEventListener('popstate', routed)
   }
-  win.addEventListener('popstate', routed)
   win.addEventListener('hashchange', routed)
   win.addEventListener('pagehide', () => log.save())
   win.document.addEventListener('visibilitychange', () => {

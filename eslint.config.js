@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint'
 import globals from 'globals'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'scratch/**', '.marginalia/**', 'bench/results/**', 'test/fixtures/apps/**', 'test/fixtures/frameworks/**', 'test/helpers/.tmp/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'scratch/**', '.marginalia/**', 'bench/results/**', 'bench/.cache/**', 'test/fixtures/apps/**', 'test/fixtures/frameworks/**', 'test/helpers/.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

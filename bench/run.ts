@@ -17,6 +17,7 @@ import { webhookDelivery } from './webhook.js'
 import { pushBench } from './push.js'
 import { screenshotTimes } from './screenshot.js'
 import { captureTimes } from './capture.js'
+import { hostPage, VARIANT_NAMES, type Variant } from './host-page.js'
 import { agentSession } from './agent-session.js'
 import { channelLatencies } from './channel.js'
 import { nextDevStartup } from './next-dev.js'
@@ -423,6 +424,60 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'element screenshot (Chromium)', 'p50', r.p50, 'ms', { op: '<=', limit: 300 })
     record(opts, 'element screenshot (Chromium)', 'p95', r.p95, 'ms')
     record(opts, 'element screenshot (Chromium)', 'size', r.bytes / 1024, 'KB', { op: '<=', limit: 400 })
+  },
+  'host-page': async (opts) => {
+    // BENCH_HOST_ROUNDS (default 5); BENCH_HOST_PARTS=loads or recorder: one half of the scenario.
+    const parts = process.env.BENCH_HOST_PARTS
+    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined })
+    if (!r) return void process.stderr.write('  host-page: skipped (no Chromium)\n')
+    process.stderr.write(`  host-page: React Grab: ${r.reactGrab}\n`)
+    const tools: Variant[] = ['tag', 'snippet']
+    const hostLabel = { 'static-1k': opts.smoke ? 'static page, 100 rows' : 'static page, 1 000 rows', 'static-10k': 'static page, 10 000 rows', react: 'React dashboard (production)' } as const
+    for (const [host, byVariant] of Object.entries(r.loads) as [keyof typeof hostLabel, NonNullable<(typeof r.loads)['react']>][]) {
+      const base = byVariant.none
+      if (!base) continue
+      const label = `host page, ${hostLabel[host]}`
+      const isStatic = host !== 'react'
+      record(opts, label, 'no tool: main thread, load + 1.5 s', base.mainMs, 'ms')
+      record(opts, label, 'no tool: JS heap', base.heapMB, 'MB')
+      record(opts, label, 'no tool: idle main thread', base.idleMsPerS, 'ms/s')
+      record(opts, label, 'no tool: input + keydown + click', base.eventUs, 'µs')
+      record(opts, label, 'no tool: console.warn call', base.consoleUs, 'µs')
+      record(opts, label, 'no tool: fetch call', base.fetchUs, 'µs')
+      for (const [variant, f] of Object.entries(byVariant) as [Variant, NonNullable<(typeof byVariant)['none']>][]) {
+        if (variant === 'none') continue
+        const ours = tools.includes(variant)
+        const goal = (limit: number, when = true) => (ours && when ? { op: '<=' as const, limit } : undefined)
+        const name = VARIANT_NAMES[variant]
+        record(opts, label, `${name}: main thread, load + 1.5 s, added`, f.mainMs - base.mainMs, 'ms', goal(15, isStatic))
+        record(opts, label, `${name}: bytes fetched for the tool before Annotate (as transferred)`, f.toolKB, 'KB', goal(30))
+        record(opts, label, `${name}: requests for the tool before Annotate`, f.toolRequests, '')
+        record(opts, label, `${name}: JS heap, added`, f.heapMB - base.heapMB, 'MB', goal(1.5))
+        record(opts, label, `${name}: idle main thread, added`, f.idleMsPerS - base.idleMsPerS, 'ms/s', goal(0.5, isStatic))
+        record(opts, label, `${name}: input + keydown + click, added`, f.eventUs - base.eventUs, 'µs', goal(10))
+        record(opts, label, `${name}: console.warn call, added`, f.consoleUs - base.consoleUs, 'µs', goal(5))
+        record(opts, label, `${name}: fetch call, added`, f.fetchUs - base.fetchUs, 'µs', goal(20))
+      }
+    }
+    for (const [variant, a] of Object.entries(r.annotate) as [Variant, NonNullable<(typeof r.annotate)['tag']>][]) {
+      const label = `host page, ${hostLabel['static-1k']}, ${VARIANT_NAMES[variant]}`
+      record(opts, label, 'Annotate → picker ready, cold (fresh context)', a.pickerColdMs, 'ms', { op: '<=', limit: 100 })
+      record(opts, label, 'Annotate → picker ready, cached (after a reload)', a.pickerCachedMs, 'ms', { op: '<=', limit: 30 })
+      if (!opts.smoke) {
+        record(opts, label, 'Send → annotation.created in the store, Screenshot ticked', a.sendMs, 'ms')
+        record(opts, label, 'same: the page\'s long tasks meanwhile (the screenshot drawn on its main thread)', a.sendLongTasksMs, 'ms')
+        record(opts, label, 'same: the longest of them', a.sendLongestTaskMs, 'ms')
+      }
+      record(opts, label, 'Send → annotation.created in the store, Screenshot unticked', a.sendNoScreenshotMs, 'ms')
+    }
+    if (r.recorder) {
+      const label = 'steps recorder, React dashboard, scripted use'
+      record(opts, label, 'actions', r.recorder.actionsPerMin, '/min')
+      record(opts, label, 'recorder alone (steps.ts): own main-thread time', r.recorder.stepsSelfMsPerMin, 'ms/min', { op: '<=', limit: 1 })
+      record(opts, label, 'early.js (page log + recorder): own main-thread time', r.recorder.earlySelfMsPerMin, 'ms/min')
+      record(opts, label, 'recorder alone: TaskDuration with − without (noisy)', r.recorder.taskDeltaStepsMsPerMin, 'ms/min')
+      record(opts, label, 'early.js: TaskDuration with − without (noisy)', r.recorder.taskDeltaEarlyMsPerMin, 'ms/min')
+    }
   },
   capture: async (opts) => {
     const r = await captureTimes(opts.smoke ? 2 : 20)

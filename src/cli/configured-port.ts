@@ -3,7 +3,8 @@
  * the app: a port written in the integration's options (`marginalia({ port: 5123 })` in
  * vite.config.* or astro.config.*, `marginalia: { port }` in nuxt.config.*,
  * `withMarginalia(config, { port })` or its `server` URL in next.config.*), the port in a head
- * snippet (index.marginalia.html, an HTML page), else the project's own port (recorded in
+ * snippet (the development page init writes, index.marginalia.html; for set-ups where nothing
+ * starts the server, also an index.html), else the project's own port (recorded in
  * `.marginalia/port`, else derived from its path) for the integrations that start the server, and
  * `marginalia serve`'s for the rest. Only literal numbers are read: a port computed in the config
  * is not guessed (pass --port).
@@ -69,12 +70,13 @@ export function configuredPort(project: Project, framework: Framework): Configur
     const port = portIn(text, pattern)
     if (port !== undefined) return { port, from: file.slice(project.root.length + 1) }
   }
-  if (!framework.startsServer) {
-    const page = project.find('src/index.marginalia.html', 'index.marginalia.html', 'index.html', 'public/index.html')
-    const port = page === undefined ? undefined : snippetPort(project.read(page.slice(project.root.length + 1)) ?? '')
-    if (port !== undefined) return { port, from: page!.slice(project.root.length + 1) }
-    return { port: DEFAULT_PORT, from: '`marginalia serve`\'s default' }
-  }
+  // The development page init writes (Angular's) holds the port its server must answer on; a plain
+  // index.html counts only where nothing starts the project's own server.
+  const pages = ['src/index.marginalia.html', 'index.marginalia.html', ...(framework.startsServer ? [] : ['index.html', 'public/index.html'])]
+  const page = project.find(...pages)
+  const port = page === undefined ? undefined : snippetPort(project.read(page.slice(project.root.length + 1)) ?? '')
+  if (port !== undefined) return { port, from: page!.slice(project.root.length + 1) }
+  if (!framework.startsServer) return { port: DEFAULT_PORT, from: '`marginalia serve`\'s default' }
   const recorded = recordedPort(project.root)
   if (recorded !== undefined) return { port: recorded, from: '.marginalia/port (where the dev server last started it)' }
   return { port: derivedPort(project.root), from: 'this project\'s own port, derived from its path' }

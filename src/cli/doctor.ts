@@ -1,10 +1,12 @@
 /**
  * `marginalia doctor`: checks the set-up from where it is run, each with ✓/✗ and the fix: package
  * and Node version, the store this directory resolves to, the server on the configured port and the
- * store it serves, the overlay from the app's origin, the agent configs' store, a connected agent,
- * and a page's CSP (--url). Exit code 1 when something is wrong; --json for tools.
+ * store it serves, the overlay from the app's origin, the agent configs' store, each agent's push
+ * path (its installed hooks and the Claude Code plugin's monitor, run with a sample), a connected
+ * agent, and a page's CSP (--url). Exit code 1 when something is wrong; --json for tools.
  */
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
 import path from 'node:path'
 import { VERSION } from '../version.js'
 import { envPort, integerOption, isDatabaseUrl, storeFile, storeOption, STORE_USAGE } from './args.js'
@@ -16,28 +18,24 @@ import type { Framework } from './frameworks/types.js'
 import { defaultStoreFile, projectRoot } from './project.js'
 import { PROJECT_FILES } from './agent-configs.js'
 import { configuredPort } from './configured-port.js'
+import { pushChecks, type Check, type CheckStatus } from './doctor-push.js'
 import { readJsonc } from './jsonc.js'
 import { DEFAULT_PORT } from '../http/defaults.js'
 
-type CheckStatus = 'ok' | 'warn' | 'fail'
-export interface Check {
-  name: string
-  status: CheckStatus
-  detail: string
-  fix?: string
-}
 
 export const doctor: Command = {
   oneShot: true,
-  summary: 'Check the set-up here: store, server, overlay, agent configs (✓/✗ with the fix)',
+  summary: 'Check the set-up here: store, server, overlay, agent configs, each agent\'s push path (✓/✗ with the fix)',
   usage: [
     'marginalia doctor [--store FILE] [--port PORT] [--origin URL] [--url URL] [--json]',
     '',
     'Checks the package and Node version; the store this directory resolves to, whether it is',
     'writable and whether git tracks its folder (it should not); the server on the port and which',
     "store it serves; whether the overlay loads from your app's origin; whether the agent configs",
-    'in the project use the same store; whether an agent is connected; with --url, the page\'s',
-    'Content-Security-Policy. Exit code 1 when a check fails.',
+    'in the project use the same store; which way a new annotation reaches each agent set up here',
+    "(push, next turn or while it watches), running each hook init installed with the agent's own",
+    'input and the Claude Code plugin\'s monitor against a sample store; whether an agent is',
+    "connected; with --url, the page's Content-Security-Policy. Exit code 1 when a check fails.",
     '',
     'Options:',
     `  -s, --store FILE   ${STORE_USAGE}`,
@@ -81,6 +79,8 @@ export interface DoctorInput {
   /** The framework the project is built with: its dev server and whether that server starts ours. */
   framework?: Framework
   url?: string
+  /** Where the personal Claude Code plugin is looked for (default: the home directory). */
+  home?: string
 }
 
 export async function diagnose(input: DoctorInput): Promise<Check[]> {
@@ -137,6 +137,7 @@ export async function diagnose(input: DoctorInput): Promise<Check[]> {
   }
 
   checks.push(agentConfigCheck(input.root, input.store))
+  checks.push(...(await pushChecks(input.root, input.home ?? homedir())))
   if (health?.agent) {
     checks.push(
       health.agent.connected

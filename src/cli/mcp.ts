@@ -65,7 +65,7 @@ async function run(values: Values): Promise<void> {
   const tasks = new TaskTable({ waitOf: (name) => waitTaskOf(registry.tool(name)) })
   // Claude Code's channel: pushes and permission prompts, kept single across push paths by the told ledger beside the store.
   const channel = { ledger: presence === undefined ? undefined : openToldLedger(presence), countsAsTold: values.channel === true, log }
-  const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, channel, ...(values.lean === true ? { outputSchemas: false } : {}) }
+  const serverOptions = { registry: presence === undefined ? registry : announcingListening(registry, presence), tasks, channel, ...(channel.ledger ? { told: channel.ledger } : {}), ...(values.lean === true ? { outputSchemas: false } : {}) }
   let reason: string | undefined
   // Closed by an error (a message over the limit): exit non-zero; closed because stdin ended: exit 0.
   // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).

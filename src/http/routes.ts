@@ -92,12 +92,25 @@ function mayKnowPaths(ctx: RequestContext): boolean | Promise<boolean> {
   )
 }
 
+/**
+ * Where an agent reaches this server's MCP endpoint and what it must send: the URL people reach
+ * the server at (its public URL when one is set) and the kind of bearer secret, never a secret.
+ * The inbox builds its one-click install links from it.
+ */
+function mcpEndpoint(ctx: RequestContext): { url: string; auth: 'none' | 'server-token' | 'agent-token' } {
+  const { callers, security } = ctx.app
+  return {
+    url: `${ctx.app.publicUrl().replace(/\/+$/, '')}/mcp`,
+    auth: callers.active ? 'agent-token' : security.requiresToken ? 'server-token' : 'none',
+  }
+}
+
 const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/health',
     access: PUBLIC,
-    summary: 'Status, version, store rev, pending count, agent presence; whether sign-in is on; the store location and source root (with sign-in on: to admins only)',
+    summary: 'Status, version, store rev, pending count, agent presence; whether sign-in is on; the MCP endpoint (URL, which token it takes); the store location and source root (with sign-in on: to admins only)',
     handler: (ctx) => {
       const { store, callers, presence, storeInfo, sources } = ctx.app
       const answer = (paths: boolean): void =>
@@ -109,6 +122,7 @@ const ROUTES: readonly Route[] = [
           pending: store.countPending(),
           agent: presence.current(),
           ...(callers.active ? { signIn: true } : {}),
+          mcp: mcpEndpoint(ctx),
           ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id, ...(storeInfo.project !== undefined ? { project: storeInfo.project } : {}) } } : {}),
           ...(paths ? editorBase(sources) : {}),
         })

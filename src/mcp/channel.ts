@@ -14,9 +14,11 @@
  *   person's answer back as `notifications/claude/channel/permission` `{ request_id, behavior }`.
  *
  * The told ledger (`told.json`, src/store/told.ts) keeps pushes single across paths: an annotation
- * this agent was already told about (by a hook, the monitor, another channel) is not pushed, and,
- * when `countsAsTold` (the person said Claude Code listens to this channel), each push is recorded
- * so the hooks and the monitor do not push it again. An acknowledged annotation is never pushed.
+ * this agent was already handed (by a wait of any session, a hook, the monitor, another channel)
+ * is not pushed, and, when `countsAsTold` (the person said Claude Code listens to this channel),
+ * each push is recorded so the hooks and the monitor do not push it again. While a wait of this
+ * session runs, a push waits for it (the wait hands the annotation over; src/mcp/deliveries.ts).
+ * An annotation no longer pending (acknowledged, resolved, dismissed) is never pushed.
  */
 import { z } from 'zod'
 import type { McpServer } from '@modelcontextprotocol/server'
@@ -25,6 +27,7 @@ import type { Annotation, Reply } from '../store/model.js'
 import type { Store } from '../store/store.js'
 import type { StoreEvent } from '../store/events.js'
 import type { ToldLedger } from '../store/told.js'
+import { Deliveries } from './deliveries.js'
 import { PERMISSION_LIMITS } from '../store/permissions.js'
 
 const CHANNEL_METHOD = 'notifications/claude/channel'
@@ -45,6 +48,8 @@ export interface ChannelOptions {
   countsAsTold?: boolean
   /** Where failures to write or send go (stderr). */
   log?: (message: string) => void
+  /** This session's deliveries: pushes wait for its running waits and skip what was handed (src/mcp/deliveries.ts). */
+  deliveries?: Deliveries
 }
 
 /** The permission request as Claude Code sends it; longer texts are clipped, not refused (the prompt still counts). */
@@ -73,16 +78,17 @@ export function attachChannel(mcp: McpServer, store: Store, options: ChannelOpti
     server.notification({ method, params } as never).catch((error: unknown) => log(`channel: ${method} not sent: ${error instanceof Error ? error.message : String(error)}`))
   }
 
-  const pushAnnotation = (a: Annotation): void => {
-    if (a.status !== 'pending' || a.author === 'agent') return
-    const ledger = options.ledger
-    try {
-      if (ledger && ledger.untold(CHANNEL_LEDGER_KEY, [a.id]).length === 0) return
-      if (ledger && options.countsAsTold) ledger.markTold(CHANNEL_LEDGER_KEY, [a.id])
-    } catch (error) {
-      log(`channel: the told ledger: ${error instanceof Error ? error.message : String(error)}`)
-    }
-    send(CHANNEL_METHOD, { content: annotationContent(a), meta: metaOf(a) })
+  const deliveries = options.deliveries ?? new Deliveries(options.ledger, log)
+  const pushAnnotation = (created: Annotation): void => {
+    if (created.status !== 'pending' || created.author === 'agent') return
+    // While a wait of this session runs, it hands the annotation over itself: decide after it.
+    deliveries.whenNoWait(() => {
+      const a = current(store, created.id)
+      if (a?.status !== 'pending' || deliveries.told(CHANNEL_LEDGER_KEY, a.id)) return // taken, or handed by another path
+      // Recorded only when Claude Code listens (the flag): a push nobody hears must not silence the hooks.
+      if (options.countsAsTold) deliveries.record(CHANNEL_LEDGER_KEY, [a.id])
+      send(CHANNEL_METHOD, { content: annotationContent(a), meta: metaOf(a) })
+    })
   }
 
   const pushReply = (a: Annotation, reply: Reply): void => {

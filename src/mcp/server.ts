@@ -9,8 +9,8 @@
  */
 import { McpServer, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server'
 import type { Store } from '../store/store.js'
-import { titleFromName, type McpCallContext } from '../tools/define.js'
-import { createToolRegistry, type CallOutcome, type RegistryOptions, type ToolService } from '../tools/registry.js'
+import { titleFromName, waitTaskOf, type McpCallContext } from '../tools/define.js'
+import { createToolRegistry, ToolRegistry, type CallOutcome, type RegistryOptions, type ToolService } from '../tools/registry.js'
 import type { ToolError } from '../tools/result.js'
 import { clientCapabilitiesOf, offerInboxAppToAppsOnly, registerInboxApp, withInboxApp } from './app.js'
 import { instructionsFor } from './instructions.js'
@@ -18,6 +18,8 @@ import { registerPrompts } from './prompts.js'
 import { registerResources } from './resources.js'
 import { TASKS_CAPABILITY, type TaskTable } from './tasks.js'
 import { CHANNEL_CAPABILITIES, attachChannel, type ChannelOptions } from './channel.js'
+import { Deliveries } from './deliveries.js'
+import type { ToldLedger } from '../store/told.js'
 import { TASKS_EXTENSION_V2, createTaskV2, declaresTasksV2, registerTasksV2, runsAsTaskV2, storeTag, type TasksV2Host } from './tasks-v2.js'
 
 /** Where a failed call's `{ code, message, details? }` is, in the result's `_meta`. */
@@ -75,6 +77,12 @@ export interface ServerOptions extends RegistryOptions {
    * push the person's news and relay permission prompts. Off by default.
    */
   channel?: ChannelOptions
+  /**
+   * The told ledger beside the store (`.marginalia/told.json`): what this session's waits hand to
+   * its agent is recorded there, and its pushes skip what any path (a wait, a hook, the monitor,
+   * the channel) handed that agent already. Default: the channel's ledger, if any.
+   */
+  told?: ToldLedger
 }
 
 export function createServer(store: Store, options: ServerOptions = {}): McpServer {
@@ -106,6 +114,11 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
     },
   )
   const server = mcp.server
+  const deliveries = new Deliveries(options.told ?? channel?.ledger, channel?.log)
+  // The agent behind this client: on a 2025 session the name it gave on initialize, else the one in the request's _meta.
+  const agentKey = (ctx: ServerContext): string => Deliveries.keyOf(server.getClientVersion()?.name ?? clientNameIn(ctx))
+  // The waits: as the task table knows them, else as the registry's definitions declare them (`listening`).
+  const isWait = (name: string): boolean => (options.tasks ? options.tasks.supports(name) : base instanceof ToolRegistry && waitTaskOf(base.tool(name)) !== undefined)
   // The inbox as an MCP App, for clients that render apps (src/mcp/app.ts): its tools and resource.
   const registryFor = withInboxApp(base, store)
   const registryOf = (ctx: ServerContext): ToolService => registryFor(clientCapabilitiesOf(mcp, ctx))
@@ -162,7 +175,7 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
       return { content: [], ...created }
     }
     const progressToken = ctx.mcpReq._meta?.progressToken
-    const outcome = await registry.call(params.name, params.arguments ?? {}, {
+    const call = () => registry.call(params.name, params.arguments ?? {}, {
       signal: ctx.mcpReq.signal,
       mcp: mcpCallContext(ctx),
       onProgress:
@@ -175,10 +188,12 @@ export function createServer(store: Store, options: ServerOptions = {}): McpServ
                 .catch(() => {})
             },
     })
+    // A wait holds this session's pushes while it runs and records what it handed the agent.
+    const outcome = isWait(params.name) ? await deliveries.wait(agentKey(ctx), call) : await call()
     return server.projectCallToolResult(toCallToolResult(outcome), outputSchema)
   })
 
-  if (channel) attachChannel(mcp, store, channel)
+  if (channel) attachChannel(mcp, store, { ...channel, deliveries })
   tasks?.register(server, () => owner)
   if (waitTasks) registerTasksV2(server, host, (ctx) => declaresTasksV2(clientCapabilitiesOf(mcp, ctx)))
   return mcp
@@ -211,4 +226,10 @@ function toCallToolResult(outcome: CallOutcome): CallToolResult {
     return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], _meta: { [ERROR_META_KEY]: error } }
   }
   return { content: outcome.content ?? [{ type: 'text', text: outcome.text }], structuredContent: outcome.result }
+}
+
+/** The client's name as a 2026-07-28 request carries it in `_meta`. */
+function clientNameIn(ctx: ServerContext): string | undefined {
+  const info = (ctx.mcpReq._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown } | undefined
+  return typeof info?.name === 'string' ? info.name : undefined
 }

@@ -43,7 +43,10 @@ export function shardsFrom<T extends { id: string }>(records: Iterable<T>): Shar
 export function shardGet<T>(shards: Shards<T>, id: string): T | undefined {
   const [a, b] = slot(id)
   const bucket = shards[a]![b]!
-  return Object.hasOwn(bucket, id) ? bucket[id] : undefined
+  // The plain read first: a miss (most lookups of absent ids) costs one lookup, and a hit is
+  // confirmed as the bucket's own key so an id like `constructor` never reads the prototype.
+  const record = bucket[id]
+  return record !== undefined && Object.hasOwn(bucket, id) ? record : undefined
 }
 
 /** Mutating helpers for use inside an immer recipe. */

@@ -56,6 +56,32 @@ export interface ToldLedger {
   untold(agentSession: string, ids: readonly string[], options?: { agentWide?: boolean }): string[]
 }
 
+/**
+ * The ledger's agent name for an MCP client, from the name it gives in its `clientInfo`: the name
+ * the hooks use for the same agent (`claude-code` → `claude`, `codex-mcp-client` → `codex`,
+ * `Visual Studio Code` → `vscode` …), so what a wait handed to Claude Code counts as told for
+ * Claude Code's hooks, monitor and channel in this project; another client keeps its own name,
+ * lowercased to the ledger's alphabet (`mcp` when nothing of it is left).
+ */
+export function agentOfClient(clientName: string | undefined): string {
+  const name = (clientName ?? '').toLowerCase()
+  for (const [needle, agent] of CLIENT_AGENTS) if (name.includes(needle)) return agent
+  const own = name.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32)
+  return own === '' ? 'mcp' : own
+}
+
+/** Substrings of MCP client names → the agent names hooks are installed under (first match wins). */
+const CLIENT_AGENTS: readonly (readonly [string, string])[] = [
+  ['claude', 'claude'],
+  ['cursor', 'cursor'],
+  ['codex', 'codex'],
+  ['gemini', 'gemini'],
+  ['windsurf', 'windsurf'],
+  ['visual studio code', 'vscode'],
+  ['vscode', 'vscode'],
+  ['copilot', 'vscode'],
+]
+
 /** Throws on a key that is not `agent:session`. */
 export function checkAgentSession(agentSession: string): { agent: string; session: string } {
   const m = AGENT_SESSION.exec(agentSession)

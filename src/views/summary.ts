@@ -117,8 +117,13 @@ const lineCache = new WeakMap<object, string>()
 
 /** The line naming a summary's session and page, printed whenever it changes. */
 export function groupLine(s: AnnotationSummary): string {
-  return `session ${s.sessionId}${s.url ? ` at ${s.url}` : ''}`
+  let line = groupCache.get(s)
+  if (line === undefined) groupCache.set(s, (line = `session ${s.sessionId}${s.url ? ` at ${s.url}` : ''}`))
+  return line
 }
+
+/** Group lines, kept per summary object like its rendered line: a page asks for each one twice (sizing, then rendering). */
+const groupCache = new WeakMap<object, string>()
 
 /** One annotation as one line. */
 export function renderLine(s: AnnotationSummary): string {

@@ -25,6 +25,7 @@ describe('npm run bench (smoke)', () => {
       'capture',
       'element screenshot (Chromium)',
       'hook',
+      'host page',
       'memory',
       'person → channel notification (marginalia mcp --channel',
       'person → watch line',

@@ -1,13 +1,15 @@
 /**
  * Angular from `init` alone, on the app `ng new` made (test/fixtures/frameworks/angular, pinned by
  * its lockfile; `npm run fixtures angular` installs it), with a nested component and a known
- * button: `init --yes` adds the head snippet to a development-only index.html; `marginalia serve`
- * and `ng serve` run side by side; Chromium annotates the button by the keyboard; an MCP client
- * started from the .mcp.json init wrote gets the component, its chain and the file of its class
- * (Angular's dev debug info) with the source lines around it (`--root`). Nothing Marginalia adds
- * logs an error in the page; `doctor` knows Angular's dev server; `ng build` carries nothing of it.
+ * button: `init --yes` adds the head snippet to a development-only index.html and wires `npm start`
+ * to `marginalia dev -- ng serve`, run here as that script runs it (one command starts the project's
+ * server on the port the page loads from, and `ng serve`); Chromium annotates the button by the
+ * keyboard; an MCP client started from the .mcp.json init wrote gets the component, its chain and
+ * the file of its class (Angular's dev debug info) with the source lines around it (`--root`).
+ * Nothing Marginalia adds logs an error in the page; `doctor` knows Angular's dev server; `ng build`
+ * carries nothing of it.
  */
-import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -24,13 +26,16 @@ const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/frameworks/angula
 const installed = existsSync(path.join(FIXTURE, 'node_modules', '@angular', 'cli', 'bin', 'ng.js'))
 
 describe.skipIf(!enabled)('Angular, set up by init', () => {
-  it('init --yes, ng serve, a keyboard annotation on a nested component: the agent gets the component and its file', { timeout: 180_000 }, async () => {
+  it('init --yes, npm start (marginalia dev -- ng serve), a keyboard annotation on a nested component: the agent gets the component and its file', { timeout: 300_000 }, async () => {
     expect(installed, 'the Angular fixture is not installed: run `npm run fixtures angular`').toBe(true)
     const { dir } = testDir(cleanups, 'marginalia-angular-')
     cpSync(FIXTURE, dir, { recursive: true, filter: (src) => !/[\\/](node_modules|\.angular)$/.test(src) })
     symlinkSync(path.join(FIXTURE, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+    // The project's own port, as its dev server recorded it (a free one here); no MARGINALIA_PORT.
     const port = await freePort()
-    const env = { MARGINALIA_PORT: String(port), NG_CLI_ANALYTICS: 'false' }
+    mkdirSync(path.join(dir, '.marginalia'))
+    writeFileSync(path.join(dir, '.marginalia', 'port'), `${port}\n`)
+    const env = { MARGINALIA_PORT: '', NG_CLI_ANALYTICS: 'false' }
 
     const init = await runCli(['init', '--yes'], dir, env)
     expect(init.code, init.stderr).toBe(0)
@@ -44,10 +49,16 @@ describe.skipIf(!enabled)('Angular, set up by init', () => {
     // Running it again changes nothing.
     expect((await runCli(['init', '--yes'], dir, env)).stdout).toContain('nothing to change')
 
-    const serve = spawnNode(cleanups, [CLI, 'serve'], { cwd: dir, env: { ...env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
-    await serve.waitFor('stderr', 'Connect an agent', 20_000)
+    // `npm start`: `marginalia dev -- ng serve`, with `ng` as npm resolves it and a free port for ng serve.
+    expect((JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start).toBe('marginalia dev -- ng serve')
     const ngPort = await freePort()
-    const ng = spawnNode(cleanups, [path.join(dir, 'node_modules/@angular/cli/bin/ng.js'), 'serve', '--port', String(ngPort), '--host', '127.0.0.1'], { cwd: dir, env })
+    const ng = spawnNode(cleanups, [CLI, 'dev', '--', process.execPath, path.join(dir, 'node_modules/@angular/cli/bin/ng.js'), 'serve', '--port', String(ngPort), '--host', '127.0.0.1'], { cwd: dir, env: { ...env, MARGINALIA_STORE: '', MARGINALIA_TOKEN: '' } })
+    // Stopped as Ctrl+C in a terminal stops it: `marginalia dev` stops ng serve and its server with it.
+    cleanups.push(async () => {
+      ng.child.kill('SIGTERM')
+      await ng.exited(30_000)
+    })
+    await ng.waitFor('stderr', `inbox http://127.0.0.1:${port}/`, 20_000)
     await ng.waitFor('stdout', /Local:\s+http:\/\/127\.0\.0\.1:\d+/, 150_000)
 
     const { page } = await chromium.newPage()

@@ -1,7 +1,7 @@
 /** `marginalia init`, `marginalia doctor`, the per-project store and the two-store warning, as a person runs them (the built CLI). */
 import { describe, expect, it } from 'vitest'
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { once } from 'node:events'
 import { createMemoryStore, startHttpServer, type HttpServer } from '../../src/index.js'
@@ -119,8 +119,11 @@ describe('marginalia doctor', () => {
     expect(check(r, 'server')).toMatchObject({ status: 'fail', detail: expect.stringContaining('serves project "elsewhere" (/elsewhere/.marginalia/store.json)') as unknown })
 
     await cli(['init', '--yes'], p.dir, { HOME: p.home })
+    // Installed in the project, as init's hooks expect (they run node_modules/.bin/marginalia).
+    mkdirSync(path.join(p.dir, 'node_modules', '.bin'), { recursive: true })
+    symlinkSync(CLI, path.join(p.dir, 'node_modules', '.bin', 'marginalia'))
     const right = await serverFor(p.store)
-    const ok = await cli(['doctor', '--json', '--port', new URL(right.url).port], p.dir)
+    const ok = await cli(['doctor', '--json', '--port', new URL(right.url).port], p.dir, { HOME: p.home })
     const out = JSON.parse(ok.stdout) as DoctorJson
     expect(out.checks.map((c) => [c.name, c.status])).toEqual([
       ['package', 'ok'],
@@ -129,6 +132,9 @@ describe('marginalia doctor', () => {
       ['server', 'ok'],
       ['overlay', 'ok'],
       ['agent config', 'ok'],
+      ['push: Claude Code', 'ok'],
+      ['push: Cursor', 'ok'],
+      ['push: VS Code', 'ok'],
       ['agent', 'warn'], // nobody connected: a warning, not a failure
     ])
     expect(ok.code).toBe(0)

@@ -21,12 +21,24 @@ export interface SpawnOptions {
   cwd?: string
   /** Added to this process's environment. */
   env?: Record<string, string>
+  /** Its own process group, killed as a whole: for a command that starts children of its own (a shell line). */
+  group?: boolean
 }
 
 /** `node …args`, killed (SIGKILL) by `cleanups` after the test. */
 export function spawnNode(cleanups: Cleanups, args: readonly string[], options: SpawnOptions = {}): Spawned {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] })
-  cleanups.push(() => child.kill('SIGKILL'))
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: options.group === true })
+  cleanups.push(() => {
+    if (options.group && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+        return
+      } catch {
+        // The group is gone already: fall through to the child itself.
+      }
+    }
+    child.kill('SIGKILL')
+  })
   const text = { stdout: '', stderr: '' }
   child.stdout.on('data', (d: Buffer) => (text.stdout += d))
   child.stderr.on('data', (d: Buffer) => (text.stderr += d))

@@ -81,21 +81,29 @@ function stackOf(value: unknown): string | undefined {
 }
 
 type NewEntry = Omit<PageEntry, 'at' | 'message'> & { message: string }
+/** An entry as kept: `at` in ms since the epoch (the ISO string is made only when the log is read). */
+type Kept = NewEntry & { at: number }
 
 class PageLog implements PageLogHandle {
   readonly version = PAGE_LOG_VERSION
-  private readonly entries: PageEntry[] = []
+  /** Oldest first; trimmed to the newest KEPT once it holds twice as many (amortised O(1) per entry). */
+  private readonly entries: Kept[] = []
   private readonly ignored: ((url: string) => boolean)[] = []
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Keep `entry`, stamped `at` (ms since the epoch; default now), in time order. */
   add(entry: NewEntry, at = this.now()): void {
-    const e: PageEntry = { ...entry, message: clip(entry.message, LIMITS.pageEntryMessage), at: new Date(at).toISOString() }
-    let i = this.entries.length
-    while (i > 0 && this.entries[i - 1]!.at > e.at) i--
-    this.entries.splice(i, 0, e)
-    if (this.entries.length > KEPT) this.entries.splice(0, this.entries.length - KEPT)
+    const e = entry as Kept
+    e.message = clip(entry.message, LIMITS.pageEntryMessage)
+    e.at = at
+    const list = this.entries
+    let i = list.length
+    // Entries come in time order but for the Performance API's, which may be older: placed by time.
+    while (i > 0 && list[i - 1]!.at > at) i--
+    if (i === list.length) list.push(e)
+    else list.splice(i, 0, e)
+    if (list.length >= KEPT * 2) list.splice(0, list.length - KEPT)
   }
 
   /** True when a request to `url` (absolute) is not to be logged. */
@@ -120,7 +128,11 @@ class PageLog implements PageLogHandle {
   /** The entries of the last 60 s, at most 20 (the newest), oldest first. */
   recent(): PageEntry[] {
     const since = this.now() - WINDOW_MS
-    return this.entries.filter((e) => Date.parse(e.at) >= since).slice(-LIMITS.pageEntries)
+    return this.entries
+      .slice(-KEPT)
+      .filter((e) => e.at >= since)
+      .slice(-LIMITS.pageEntries)
+      .map((e) => ({ ...e, at: new Date(e.at).toISOString() }))
   }
 }
 
@@ -157,60 +169,96 @@ export function installPageLog(page: Window, ignore?: (url: string) => boolean):
     }
   }
 
+  // console.error and console.warn: the words kept; console.log, info and debug are not wrapped at all.
   for (const level of ['error', 'warn'] as const) {
     const original = win.console[level]
+    const kind = `console.${level}` as const
     win.console[level] = function (this: unknown, ...args: unknown[]) {
-      safe(() => log.add({ kind: `console.${level}`, message: args.map(text).join(' '), ...optional('stack', stackOf(args.find((a) => a instanceof Error))) }))
+      try {
+        let message = ''
+        let error: unknown
+        for (let i = 0; i < args.length; i++) {
+          const a = args[i]
+          if (error === undefined && a instanceof Error) error = a
+          message += i === 0 ? text(a) : ` ${text(a)}`
+        }
+        const stack = error === undefined ? undefined : stackOf(error)
+        log.add(stack === undefined ? { kind, message } : { kind, message, stack })
+      } catch {
+        // bookkeeping never disturbs the page
+      }
       return original.apply(this, args) as unknown
     } as Console['error']
   }
   win.addEventListener('error', (e: ErrorEvent) => safe(() => log.add({ kind: 'error', message: e.message || text(e.error), ...optional('stack', stackOf(e.error)) })))
   win.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => safe(() => log.add({ kind: 'unhandledrejection', message: text(e.reason), ...optional('stack', stackOf(e.reason)) })))
 
+  // fetch: a call costs a clock read and one branch on its promise; the URL is resolved, checked
+  // against the ignored ones and redacted only for a response to log (a failure).
   const originalFetch = win.fetch
   if (typeof originalFetch === 'function') {
-    win.fetch = function (this: unknown, ...args: Parameters<typeof fetch>) {
-      const started = Date.now()
-      const result = originalFetch.apply(this, args)
+    const failed = (input: Parameters<typeof fetch>[0], init: RequestInit | undefined, started: number, status: number, err: unknown): void =>
       safe(() => {
-        const [input, init] = args
-        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
-        if (log.skips(absolute(url))) return
-        const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
-        const entry = { kind: 'network' as const, method: clip(method, 16), url: redactUrl(url) }
+        const raw = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+        if (log.skips(absolute(raw))) return
+        const method = String(init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
+        const url = redactUrl(raw)
+        const message = status === 0 ? `${method} ${url} failed: ${text(err)}` : `${method} ${url} → ${status}`
+        log.add({ kind: 'network', method: clip(method, 16), url, status, durationMs: Date.now() - started, message })
+      })
+    win.fetch = function (this: unknown, input: Parameters<typeof fetch>[0], init?: RequestInit) {
+      const started = Date.now()
+      const result = originalFetch.call(this, input, init)
+      try {
         // A branch of its own: the page's promise is returned untouched, and this branch never rejects.
         result.then(
           (r) => {
-            if (!r.ok) safe(() => log.add({ ...entry, status: r.status, durationMs: Date.now() - started, message: `${method} ${entry.url} → ${r.status}` }))
+            if (!r.ok) failed(input, init, started, r.status, undefined)
           },
-          (err: unknown) => safe(() => log.add({ ...entry, status: 0, durationMs: Date.now() - started, message: `${method} ${entry.url} failed: ${text(err)}` })),
+          (err: unknown) => failed(input, init, started, 0, err),
         )
-      })
+      } catch {
+        // bookkeeping never disturbs the page
+      }
       return result
     } as typeof fetch
   }
 
+  // XHR: open notes the method and URL; send adds one shared listener. Only a failed request is
+  // resolved, checked against the ignored ones and redacted.
   const xhr = win.XMLHttpRequest?.prototype
   if (xhr) {
     const open = xhr.open
     const send = xhr.send
-    const meta = new WeakMap<XMLHttpRequest, { method: string; url: string }>()
+    const meta = new WeakMap<XMLHttpRequest, { method: unknown; url: unknown; started: number }>()
+    const loadend = function (this: XMLHttpRequest): void {
+      safe(() => {
+        const m = meta.get(this)
+        if (!m || (this.status !== 0 && this.status < 400)) return
+        const raw = String(m.url)
+        if (log.skips(absolute(raw))) return
+        const method = String(m.method).toUpperCase()
+        const url = redactUrl(raw)
+        log.add({ kind: 'network', method: clip(method, 16), url, status: this.status, durationMs: Date.now() - m.started, message: `${method} ${url} ${this.status === 0 ? 'failed' : `→ ${this.status}`}` })
+      })
+    }
     xhr.open = function (this: XMLHttpRequest, ...args: unknown[]) {
-      safe(() => meta.set(this, { method: String(args[0]).toUpperCase(), url: String(args[1]) }))
+      safe(() => {
+        const m = meta.get(this)
+        if (m) {
+          m.method = args[0]
+          m.url = args[1]
+        } else meta.set(this, { method: args[0], url: args[1], started: 0 })
+      })
       return (open as (...a: unknown[]) => void).apply(this, args)
     } as typeof xhr.open
     xhr.send = function (this: XMLHttpRequest, ...args: unknown[]) {
       safe(() => {
         const m = meta.get(this)
-        if (!m || log.skips(absolute(m.url))) return
-        const started = Date.now()
-        this.addEventListener('loadend', () =>
-          safe(() => {
-            if (this.status !== 0 && this.status < 400) return
-            const url = redactUrl(m.url)
-            log.add({ kind: 'network', method: clip(m.method, 16), url, status: this.status, durationMs: Date.now() - started, message: `${m.method} ${url} ${this.status === 0 ? 'failed' : `→ ${this.status}`}` })
-          }),
-        )
+        if (!m) return
+        m.started = Date.now()
+        // The same function each time: added once per request object, however often it is sent.
+        this.addEventListener('loadend', loadend)
       })
       return (send as (...a: unknown[]) => void).apply(this, args)
     } as typeof xhr.send

@@ -13,10 +13,12 @@
  * never by its text. With `maskInputs` on (the default on origins that are not local dev origins)
  * no typed value is kept at all.
  *
- * Cheap: one capture listener per event kind on the window, each a few property reads; the
- * element is described only for the events that make a step (a click, a change, a submit), scrolls
- * and resizes update the step they continue, and the record is written to sessionStorage only when
- * the page is hidden or left.
+ * Cheap: one capture listener per event kind on the window (passive), each a few property reads
+ * and no layout read; an event that makes a step (a click, a change, a submit) keeps only the
+ * element, which ./describe.ts names and locates when the steps are read or saved; a run of
+ * scrolls is one step, its position read when the scroll comes to rest (`scrollend`), a run of
+ * resizes one step, its size read when the next step comes; no timer runs;
+ * the record is written to sessionStorage only when the page is hidden or left.
  *
  * Who installs it, first one wins (as the page log, ./page-log.ts): the early recorder (`early.js`,
  * the head snippet's `loader.js`, the extension's page script), else the overlay when it mounts.
@@ -28,15 +30,15 @@
  * — while the person picks what to annotate, their clicks and keys are the overlay's, not steps.
  */
 import { LIMITS, STEP_KINDS } from '../../store/vocabulary.js'
-import type { Step, StepTarget } from '../shared/types.js'
-import { isMasked, isSensitiveElement, MASK_SELECTOR, redactUrl } from './redact.js'
+import type { Step } from '../shared/types.js'
+import { identify, locate, squash } from './describe.js'
+import { isSensitiveElement, redactUrl } from './redact.js'
 
 const KEPT = LIMITS.steps
 const WINDOW_MS = 5 * 60_000
 const STORAGE_KEY = 'marginalia:steps'
 const INSTALLED = Symbol.for('marginalia.steps')
 const STEPS_VERSION = 1
-const TEXT = 80
 const KEYS = new Set(['Enter', 'Escape', 'Tab'])
 
 export interface StepsHandle {
@@ -50,11 +52,6 @@ export interface StepsHandle {
 /** A step as kept: `at` in ms (an ISO string is made only when read), the element typed in while its focus lasts. */
 type Kept = Omit<Step, 'at'> & { at: number }
 
-const squash = (s: string | null | undefined, max = TEXT): string => {
-  const t = (s ?? '').replace(/\s+/g, ' ').trim()
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t
-}
-
 /** Loopback and `.localhost` hosts: where the app is being developed, typed values are kept unless `maskInputs` says otherwise. */
 function isLocalDevOrigin(url: string): boolean {
   try {
@@ -65,152 +62,8 @@ function isLocalDevOrigin(url: string): boolean {
   }
 }
 
-const IMPLICIT: Record<string, string> = { FORM: 'form', BUTTON: 'button', A: 'link', TEXTAREA: 'textbox', SELECT: 'combobox', SUMMARY: 'button', OPTION: 'option', LI: 'listitem', IMG: 'img', H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading', H6: 'heading' }
-const INPUT_ROLES: Record<string, string> = { checkbox: 'checkbox', radio: 'radio', range: 'slider', button: 'button', submit: 'button', reset: 'button', image: 'button', search: 'searchbox', number: 'spinbutton', email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox' }
-const NAMED_BY_CONTENT = new Set(['button', 'link', 'heading', 'checkbox', 'radio', 'option', 'tab', 'menuitem', 'listitem', 'cell', 'switch', 'treeitem'])
 /** What a click acts on: the nearest of these around the element clicked. */
 const ACTIONABLE = 'a[href],button,input,select,textarea,label,summary,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[role=treeitem],[onclick],[tabindex]:not([tabindex="-1"])'
-/** The row or card an element is in, to say which of many alike ("Add to cart" of the Chair). */
-const CONTAINER = 'li,tr,article,[role=row],[role=listitem],[role=article],[role=gridcell]'
-
-function roleOf(el: Element): string | undefined {
-  const explicit = el.getAttribute('role')?.trim().split(/\s+/)[0]
-  if (explicit) return explicit
-  if (el.tagName === 'A') return el.hasAttribute('href') ? 'link' : undefined
-  if (el.tagName === 'INPUT') {
-    const type = (el as HTMLInputElement).type
-    return type === 'password' || type === 'hidden' ? undefined : (INPUT_ROLES[type] ?? (/^(date|time|month|week|color|file)/.test(type) ? undefined : 'textbox'))
-  }
-  return IMPLICIT[el.tagName]
-}
-
-/** A label's own words: the text of the controls inside it (a select's options, a textarea's text) left out. */
-function labelText(label: HTMLLabelElement): string {
-  let out = ''
-  const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_TEXT)
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest('select,textarea,button,script,style')) out += n.textContent ?? ''
-  return out
-}
-
-function nameOf(el: Element, role: string | undefined, content: string | undefined): string {
-  const label = squash(el.getAttribute('aria-label'))
-  if (label) return label
-  const ids = el.getAttribute('aria-labelledby')
-  if (ids) {
-    const text = squash(ids.split(/\s+/).map((id) => el.ownerDocument.getElementById(id)?.textContent ?? '').join(' '))
-    if (text) return text
-  }
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
-    const text = squash([...(el.labels ?? [])].map((l) => labelText(l)).join(' '))
-    if (text) return text
-    if (el instanceof HTMLInputElement && /^(submit|button|reset)$/.test(el.type) && el.value) return squash(el.value)
-    const placeholder = squash(el.getAttribute('placeholder'))
-    if (placeholder) return placeholder
-  }
-  if (el instanceof HTMLImageElement && el.alt) return squash(el.alt)
-  if (role && NAMED_BY_CONTENT.has(role)) {
-    const text = content ?? squash(el.textContent)
-    if (text) return text
-  }
-  return squash(el.getAttribute('title'))
-}
-
-const cssEscape = (s: string): string => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(s) : s.replace(/[^\w-]/g, '\\$&'))
-
-/** A CSS selector that finds `el` again: an id, a test id or a name when one is unique, else a short nth-of-type path up to one. */
-function selectorOf(el: Element): string {
-  const doc = el.ownerDocument
-  const unique = (sel: string): boolean => {
-    try {
-      return doc.querySelectorAll(sel).length === 1
-    } catch {
-      return false
-    }
-  }
-  const own = (e: Element): string | undefined => {
-    const tag = e.tagName.toLowerCase()
-    if (e.id && !/\d{3,}|^[:_]|[:]/.test(e.id) && unique(`#${cssEscape(e.id)}`)) return `#${cssEscape(e.id)}`
-    const testId = e.getAttribute('data-testid')
-    if (testId && unique(`[data-testid="${cssEscape(testId)}"]`)) return `[data-testid="${cssEscape(testId)}"]`
-    const name = e.getAttribute('name')
-    if (name && unique(`${tag}[name="${cssEscape(name)}"]`)) return `${tag}[name="${cssEscape(name)}"]`
-    return undefined
-  }
-  const parts: string[] = []
-  let e: Element | null = el
-  for (let depth = 0; e && depth < 6; depth++) {
-    const found = own(e)
-    if (found) {
-      parts.unshift(found)
-      return parts.join(' > ')
-    }
-    const tag = e.tagName.toLowerCase()
-    const parent: Element | null = e.parentElement
-    if (!parent) {
-      parts.unshift(tag)
-      break
-    }
-    const same = [...parent.children].filter((c) => c.tagName === e!.tagName)
-    parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(e) + 1})` : tag)
-    e = parent
-  }
-  return parts.join(' > ')
-}
-
-/** The first text of the row or card `el` is in (a heading when it has one), masked parts left out. */
-function nearOf(el: Element, own: string | undefined): string | undefined {
-  const box = el.parentElement?.closest(CONTAINER)
-  if (!box) return undefined
-  const heading = box.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]')
-  if (heading && !heading.contains(el) && !isMasked(heading)) {
-    const t = squash(heading.textContent, 60)
-    if (t) return t
-  }
-  const walker = el.ownerDocument.createTreeWalker(box, NodeFilter.SHOW_TEXT)
-  for (let n = walker.nextNode(), i = 0; n && i < 20; n = walker.nextNode(), i++) {
-    const parent = n.parentElement
-    if (!parent || el.contains(parent) || isMasked(parent) || parent.closest('script,style,button,input,select,textarea')) continue
-    const t = squash(n.textContent, 60)
-    if (t && t !== own) return t
-  }
-  return undefined
-}
-
-/**
- * How a step names its element: role, tag, accessible name and text; `content`, its words when the
- * person acted (a button's words may change once pressed). In a masked region: role and tag only;
- * a form or an element holding a masked part has no text.
- */
-function identify(el: Element, content: string | undefined): StepTarget {
-  const role = roleOf(el)
-  const out: StepTarget = { tag: el.tagName.toLowerCase() }
-  if (role) out.role = role
-  if (isMasked(el)) return out
-  const name = nameOf(el, role, content)
-  if (name) out.name = name
-  const isField = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement
-  if (!isField && role !== 'form' && !el.querySelector(MASK_SELECTOR)) {
-    const text = content ?? squash(el.textContent)
-    if (text && text !== name) out.text = text
-  }
-  return out
-}
-
-/**
- * Where a step's element is, added only when the steps are read or saved (the costly part, never
- * on the person's click): a CSS selector, its test id, the row it is in. An element the page has
- * since removed is located in the part of the page it was removed with.
- */
-function locate(el: Element, target: StepTarget): void {
-  target.selector = selectorOf(el).slice(0, LIMITS.selector)
-  if (isMasked(el)) return
-  const testId = el.getAttribute('data-testid')
-  if (testId) target.testId = squash(testId)
-  const near = nearOf(el, target.name)
-  if (near) target.near = near
-}
-
-
 type TextField = HTMLInputElement | HTMLTextAreaElement
 const NOT_TYPED = /^(checkbox|radio|submit|button|reset|image|file)$/
 
@@ -250,6 +103,8 @@ class StepLog implements StepsHandle {
   private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
   /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
   private scrolling: Kept | undefined
+  /** The page scrolled since the scroll step's position was last read. */
+  private scrollMoved = false
   private resizing: Kept | undefined
   /** The field typed in during its current focus, and the step that says so once written. */
   private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
@@ -258,10 +113,15 @@ class StepLog implements StepsHandle {
     private readonly win: Window,
     private readonly href: () => string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.localOrigin = isLocalDevOrigin(win.location.href)
+  }
+
+  /** A document's origin never changes: whether it is a local dev origin is decided once. */
+  private readonly localOrigin: boolean
 
   private get masking(): boolean {
-    return this.maskSetting ?? !isLocalDevOrigin(this.win.location.href)
+    return this.maskSetting ?? !this.localOrigin
   }
 
   push(step: Omit<Kept, 'at'>, el?: Element, content?: string): Kept {
@@ -283,10 +143,21 @@ class StepLog implements StepsHandle {
 
   /** A scroll event: the first of a run adds its step, the rest cost nothing. */
   scrolled(): void {
+    this.scrollMoved = true
     if (this.scrolling) return
     this.scrolling = this.push({ kind: 'scroll' })
     this.scrolling.x = 0
     this.scrolling.y = 0
+    this.scrollMoved = true
+  }
+
+  /** The scroll came to rest (`scrollend`): its position is read now, not during the person's next event. */
+  scrollEnded(): void {
+    const s = this.scrolling
+    if (!s || !this.scrollMoved) return
+    this.scrollMoved = false
+    s.x = Math.max(0, Math.round(this.win.scrollX))
+    s.y = Math.max(0, Math.round(this.win.scrollY))
   }
 
   resized(): void {
@@ -300,7 +171,9 @@ class StepLog implements StepsHandle {
     const s = this.scrolling
     const r = this.resizing
     this.scrolling = this.resizing = undefined
-    if (s) {
+    // Read here only when the scroll has not come to rest yet (a browser without `scrollend`, or a step during the scroll).
+    if (s && this.scrollMoved) {
+      this.scrollMoved = false
       s.x = Math.max(0, Math.round(this.win.scrollX))
       s.y = Math.max(0, Math.round(this.win.scrollY))
     }
@@ -480,8 +353,8 @@ export function installSteps(page: Window): StepsHandle {
         // bookkeeping never disturbs the page
       }
     }
-  const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void, passive = false): void =>
-    win.addEventListener(type, safe(fn), { capture: true, passive })
+  // Passive: the recorder never cancels what the person does, so the browser need not wait on it.
+  const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void): void => win.addEventListener(type, safe(fn), { capture: true, passive: true })
 
   log.restore()
   log.push({ kind: 'navigate', url: href() })
@@ -542,14 +415,13 @@ export function installSteps(page: Window): StepsHandle {
     log.flush()
     log.act({ kind: 'submit' }, form)
   })
-  on(
-    'scroll',
-    (e) => {
-      if (e.target === win.document) log.scrolled()
-    },
-    true,
-  )
-  on('resize', () => log.resized(), true)
+  on('scroll', (e) => {
+    if (e.target === win.document) log.scrolled()
+  })
+  on('scrollend', (e) => {
+    if (e.target === win.document) log.scrollEnded()
+  })
+  on('resize', () => log.resized())
 
   // Route changes within the page: the history calls the app makes, and the browser's back/forward and hash changes.
   let url = win.location.href

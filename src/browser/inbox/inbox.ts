@@ -20,6 +20,7 @@ import { Toast } from '../shared/toast.js'
 import type { Annotation, BulkAction } from '../shared/types.js'
 import { BulkBar } from './bulk.js'
 import { Cards } from './cards.js'
+import { mountConnect } from './connect.js'
 import { InboxFeed, type LiveState } from './feed.js'
 import { mountInboxPermissions } from './permission.js'
 import { StatusTabs, Toolbar, readView, writeView, type View } from './filters.js'
@@ -81,8 +82,10 @@ class Inbox {
       stale: () => void this.refreshQuestions(),
       roster: () => this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster),
     })
-    // Editor links for source locations once the server says where the project is.
-    void this.api.health().then((health) => {
+    // Editor links for source locations once the server says where the project is; the install links once it says where its MCP endpoint is.
+    const health = this.api.health()
+    mountConnect(byId('connect'), health, copyText)
+    void health.then((health) => {
       this.links.editor = health
       if (health.sourceRoot) this.renderList()
     }, () => undefined)
@@ -228,15 +231,8 @@ class Inbox {
     const list = ids.map((id) => this.feed.annotations.get(id)).filter((a): a is Annotation => a !== undefined)
     const pages = new Set(list.map((a) => a.sessionId))
     const only = pages.size === 1 ? this.feed.sessions.get([...pages][0]!) : undefined
-    const markdown = annotationsToMarkdown(list, { title: only ? `Annotations on ${shortUrl(only.url)}` : `Annotations (${list.length})` })
-    try {
-      await navigator.clipboard.writeText(markdown)
-      this.toast.show(done)
-    } catch {
-      // No Clipboard API (a plain-http address other than localhost) or no permission: the old way, then give the focus back.
-      const ok = copyByCommand(markdown)
-      this.toast.show(ok ? done : "Can't write to the clipboard here: select the text in a card and copy it.", !ok)
-    }
+    const ok = await copyText(annotationsToMarkdown(list, { title: only ? `Annotations on ${shortUrl(only.url)}` : `Annotations (${list.length})` }))
+    this.toast.show(ok ? done : "Can't write to the clipboard here: select the text in a card and copy it.", !ok)
   }
 
   /** Drop annotations that are gone (deleted, archived) from the feed and the selection. */
@@ -350,6 +346,16 @@ class Inbox {
 
   private refreshTimes(): void {
     for (const t of document.querySelectorAll<HTMLTimeElement>('time[datetime]')) t.textContent = timeAgo(t.dateTime)
+  }
+}
+
+/** Put `text` on the clipboard: the Clipboard API, else (a plain-http address other than localhost, or no permission) the old way. */
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text)
+    return true
+  } catch {
+    return copyByCommand(text)
   }
 }
 

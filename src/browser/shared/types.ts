@@ -28,6 +28,8 @@ export interface Health {
   editor?: string
   /** The server asks people to sign in. */
   signIn?: boolean
+  /** Where an agent reaches the MCP endpoint, and which bearer secret it takes (none, the server's --token, an agent's own token). */
+  mcp?: { url: string; auth: 'none' | 'server-token' | 'agent-token' }
   /** The store it serves: its id, the project's name (its location only when paths may be named). */
   store?: { id: string; project?: string; location?: string }
 }

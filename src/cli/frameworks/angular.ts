@@ -12,7 +12,9 @@
 import path from 'node:path'
 import { SERVE_COMMAND, withHeadSnippet } from './head-snippet.js'
 import type { Framework, Project } from './types.js'
+import { envPort } from '../args.js'
 import { readJsonc, setJsonc } from '../jsonc.js'
+import { projectPort } from '../../http/project-port.js'
 
 /** Angular 17 made the application builder the default; older apps build with webpack. */
 const MIN_ANGULAR_MAJOR = 17
@@ -65,6 +67,14 @@ export const angular: Framework = {
       plan.note('angular.json is not plain JSON: add the head snippet to a development-only index.html yourself (see docs/guide/frameworks.md)')
       return
     }
+    // The page loads the overlay from the server `npm start` (`marginalia dev`) starts: the port
+    // `marginalia dev` takes ($MARGINALIA_PORT, else the project's own), and the note names `npm start`.
+    const scripts = p.read('package.json')
+    const start = scripts === undefined ? undefined : (readJsonc(scripts) as { value?: { scripts?: { start?: unknown } } }).value?.scripts?.start
+    const server = {
+      port: process.env.MARGINALIA_PORT?.trim() ? envPort() : projectPort(p.root),
+      command: typeof start === 'string' ? (p.packageManager === 'bun' ? 'bun run start' : `${p.packageManager} start`) : 'npx --no-install marginalia dev -- ng serve',
+    }
     let changed = false
     for (const [name, value] of Object.entries(object(workspace.projects) ?? {})) {
       const project = object(value)
@@ -80,7 +90,7 @@ export const angular: Framework = {
         plan.note(`project ${name}: ${source} not found; add the head snippet to its index.html for development yourself`)
         continue
       }
-      const withSnippet = withHeadSnippet(html, path.basename(p.root))
+      const withSnippet = withHeadSnippet(html, path.basename(p.root), server)
       if (withSnippet === undefined) {
         plan.note(`project ${name}: ${source} has no <head>; add the head snippet yourself`)
         continue
@@ -94,11 +104,9 @@ export const angular: Framework = {
     }
     if (changed) plan.change(file, `${JSON.stringify(workspace, null, 2)}\n`, 'ng serve (the development configuration) uses the index.html with the head snippet')
     // Angular's dev server offers no hook to start a server beside it: the start script runs both.
-    const scripts = p.read('package.json')
-    const start = scripts === undefined ? undefined : (readJsonc(scripts) as { value?: { scripts?: { start?: unknown } } }).value?.scripts?.start
     if (scripts !== undefined && typeof start === 'string' && !start.includes('marginalia dev')) {
       plan.change(path.join(p.root, 'package.json'), setJsonc(scripts, ['scripts', 'start'], `marginalia dev -- ${start}`), `\`npm start\` runs ${start} with the Marginalia server beside it, and stops both`)
-    } else if (typeof start !== 'string') plan.note(`no "start" script in package.json: run \`npx --no-install marginalia dev -- ng serve\` (or \`${SERVE_COMMAND}\` beside \`ng serve\`)`)
+    } else if (typeof start !== 'string') plan.note(`no "start" script in package.json: run \`npx --no-install marginalia dev -- ng serve\` (or \`${SERVE_COMMAND} --port ${server.port}\` beside \`ng serve\`)`)
     plan.note('Angular\'s builders take no plugins, so elements carry no file:line: annotations name the component (from Angular\'s dev mode) and its file when Angular tells it')
   },
 }

@@ -223,11 +223,55 @@ function pluginPieces(home: string, cli: string): Piece[] {
   const bin = JSON.stringify(cli)
   const what = 'the Claude Code plugin (personal: every project; its monitor pushes new annotations)'
   return [
-    wholeFile(path.join(dir, '.claude-plugin', 'plugin.json'), pretty({ name: SKILL_NAME, version: VERSION, description: 'Annotations a person leaves on the running app, pushed into the session as they land (Marginalia)' }), what),
+    wholeFile(path.join(dir, '.claude-plugin', 'plugin.json'), pretty({ name: SKILL_NAME, version: VERSION, description: 'Annotations a person leaves on the running app, pushed into the session as they land (Marginalia)', author: { name: 'Marginalia contributors' } }), what),
     wholeFile(path.join(dir, 'monitors', 'monitors.json'), JSON.stringify([{ name: 'marginalia-inbox', command: `${node} ${bin} watch --as claude --if-present`, description: "New annotations from the person in the browser (Marginalia): one JSON line each, with a prompt to act on" }], null, 2) + '\n', what),
     wholeFile(path.join(dir, '.mcp.json'), pretty({ mcpServers: { marginalia: { command: process.execPath, args: [cli, 'mcp'] } } }), what),
     wholeFile(path.join(dir, 'SKILL.md'), skillMarkdown(), what),
   ]
+}
+
+/** One hook of init's found in an agent's settings file, with the command as written there. */
+export interface InstalledHook {
+  agent: 'claude' | 'cursor' | 'codex' | 'gemini'
+  file: string
+  event: string
+  command: string
+}
+
+/** The hooks of init's in the project's settings files (read as untrusted input: a file that is not plain JSON has none), by agent and event. */
+export function installedHooks(root: string): InstalledHook[] {
+  const found: InstalledHook[] = []
+  for (const agent of ['claude', 'cursor', 'codex', 'gemini'] as const) {
+    const h = hooksOf(agent, root)!
+    if (!existsSync(h.file)) continue
+    let data: Json | undefined
+    try {
+      data = parseObject(readFileSync(h.file, 'utf8'))
+    } catch {
+      continue
+    }
+    const hooks = data?.hooks
+    if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) continue
+    for (const event of h.events) {
+      const list = (hooks as Json)[event]
+      if (!Array.isArray(list)) continue
+      const commands = h.shape === 'cursor' ? list.map((e) => (e as Json | null)?.command) : list.flatMap((g) => ((g as Json | null)?.hooks instanceof Array ? ((g as Json).hooks as unknown[]) : []).map((x) => (x as Json | null)?.command))
+      const command = commands.find((c): c is string => isOurHookCommand(c) && (c as string).includes(` hook ${agent} ${event}`))
+      if (command !== undefined) found.push({ agent, file: h.file, event, command })
+    }
+  }
+  return found
+}
+
+/** The personal Claude Code plugin's monitor command, when init installed it in `home`. */
+export function pluginMonitor(home: string): string | undefined {
+  try {
+    const list: unknown = JSON.parse(readFileSync(path.join(pluginDir(home), 'monitors', 'monitors.json'), 'utf8'))
+    const monitor = Array.isArray(list) ? (list as (Json | null)[]).find((m) => m?.name === 'marginalia-inbox') : undefined
+    return typeof monitor?.command === 'string' ? monitor.command : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** What `init` wrote, kept so `init --remove` knows which files it created (the rest it only edited). */

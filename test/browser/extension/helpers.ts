@@ -26,9 +26,10 @@ export interface Loaded {
  * Launch Chromium with the extension. `permitted`: host patterns the profile starts with granted —
  * headless Chromium cannot show the browser's "Allow this site?" question that
  * `chrome.permissions.request` asks (the request never settles), so the test's copy of the build
- * lists them as granted at install, the state a person's "Allow" leaves behind.
+ * lists them as granted at install, the state a person's "Allow" leaves behind. `args`: more
+ * Chromium switches (a host resolver rule that serves a named site from the loopback).
  */
-export async function launchWithExtension(cleanups: Cleanups, permitted: readonly string[]): Promise<Loaded> {
+export async function launchWithExtension(cleanups: Cleanups, permitted: readonly string[], args: readonly string[] = []): Promise<Loaded> {
   const dir = mkdtempSync(path.join(tmpdir(), 'marginalia-ext-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   const unpacked = path.join(dir, 'extension')
@@ -40,7 +41,7 @@ export async function launchWithExtension(cleanups: Cleanups, permitted: readonl
     executablePath: chromiumPath()!,
     headless: true,
     viewport: { width: 1100, height: 750 },
-    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${unpacked}`, `--load-extension=${unpacked}`],
+    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${unpacked}`, `--load-extension=${unpacked}`, ...args],
     timeout: 30_000,
   })
   cleanups.push(() => context.close())

@@ -102,7 +102,7 @@ describe('the Claude Code plugin monitor', () => {
     const plugin = JSON.parse(readFileSync(path.join(p.home, '.claude', 'skills', 'marginalia', '.claude-plugin', 'plugin.json'), 'utf8')) as { name: string }
     expect(plugin.name).toBe('marginalia')
     // The command as Claude Code runs it: through a shell, in the session's working directory.
-    const monitor = spawnNode(cleanups, ['-e', `require('node:child_process').spawn('sh', ['-c', ${JSON.stringify(monitors[0]!.command)}], { stdio: 'inherit' })`], { cwd: path.join(p.root), env: NO_ENV })
+    const monitor = spawnNode(cleanups, ['-e', `require('node:child_process').spawn('sh', ['-c', ${JSON.stringify(monitors[0]!.command)}], { stdio: 'inherit' })`], { cwd: path.join(p.root), env: NO_ENV, group: true })
     const id = await annotate(p.store, 'Spacing under the title')
     await monitor.waitFor('stdout', id, 20_000)
     const next = await annotate(p.store, 'Wrong icon')

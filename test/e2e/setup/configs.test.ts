@@ -6,11 +6,11 @@
  * `doctor` reads the port the app really uses from `marginalia({ port })` in vite.config.
  */
 import { describe, expect, it } from 'vitest'
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { derivedPort } from '../../../src/http/project-port.js'
 import { useCleanups } from '../../helpers/cleanup.js'
-import { runCli, startServeCli } from '../../helpers/cli.js'
+import { CLI, runCli, startServeCli } from '../../helpers/cli.js'
 import { testDir } from '../../helpers/store.js'
 
 const cleanups = useCleanups()
@@ -69,10 +69,12 @@ describe('configs people can commit', () => {
     const again = await runCli(['init', '--yes', '--agent', 'claude', '--agent', 'cursor', '--agent', 'vscode', '--agent', 'gemini'], dir, env(home), 60_000)
     expect(again.stdout).toContain('nothing to change')
 
-    // A teammate's clone, at another path (without the git-ignored .marginalia/), its server on its own port.
+    // A teammate's clone, at another path (without the git-ignored .marginalia/), installed (the hooks run its node_modules/.bin/marginalia), its server on its own port.
     const { dir: elsewhere } = testDir(cleanups, 'marginalia-clone-')
     const clone = path.join(elsewhere, 'shop')
     cpSync(dir, clone, { recursive: true, filter: (src) => path.basename(src) !== '.marginalia' })
+    mkdirSync(path.join(clone, 'node_modules', '.bin'), { recursive: true })
+    symlinkSync(CLI, path.join(clone, 'node_modules', '.bin', 'marginalia'))
     await startServeCli(cleanups, clone, ['--port', String(derivedPort(clone))], env(home))
     const doctor = await runCli(['doctor', '--json'], clone, env(home))
     const report = JSON.parse(doctor.stdout) as DoctorJson

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSy
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_IDS, MAX_SESSIONS, openToldLedger } from '../../../src/store/told.js'
+import { MAX_IDS, MAX_SESSIONS, agentOfClient, openToldLedger } from '../../../src/store/told.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -67,5 +67,29 @@ describe('the told ledger', () => {
     expect(() => ledger.markTold('Claude', ['a'])).toThrow(/AGENT:SESSION/)
     expect(() => ledger.untold('claude:has space', ['a'])).toThrow(/AGENT:SESSION/)
     expect(existsSync(ledger.file)).toBe(false)
+  })
+})
+
+describe('the agent of an MCP client', () => {
+  it('is the name its hooks use, so a wait and a hook of the same agent share what was told', () => {
+    expect(agentOfClient('claude-code')).toBe('claude')
+    expect(agentOfClient('codex-mcp-client')).toBe('codex')
+    expect(agentOfClient('cursor-vscode')).toBe('cursor')
+    expect(agentOfClient('gemini-cli-mcp-client')).toBe('gemini')
+    expect(agentOfClient('Visual Studio Code')).toBe('vscode')
+    // Any other client keeps its own name in the ledger's alphabet; a name with nothing left is `mcp`.
+    expect(agentOfClient('My Agent 2')).toBe('my-agent-2')
+    expect(agentOfClient('∅∅')).toBe('mcp')
+    expect(agentOfClient(undefined)).toBe('mcp')
+    expect(agentOfClient('x'.repeat(100))).toHaveLength(32)
+  })
+
+  it('makes a key the ledger accepts, for any name a client may send', () => {
+    const ledger = openToldLedger(tempDir())
+    for (const name of ['claude-code', '', ' -- ', 'a:b c/d', '\u0000', 'Ünïcödé']) {
+      const key = `${agentOfClient(name)}:*`
+      ledger.markTold(key, ['ann_1'])
+      expect(ledger.untold(`${agentOfClient(name)}:s1`, ['ann_1'])).toEqual([])
+    }
   })
 })

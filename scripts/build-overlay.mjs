@@ -44,7 +44,11 @@ const minifiedCss = {
  * The overlay's chunks: one ES module per entry of src/browser/overlay/chunks/table.ts (what they
  * share goes into `shared-<HASH>.js`), written first so overlay.js can name their files.
  */
-const CHUNK_ENTRIES = { extras: path.join(root, 'src/browser/overlay/chunks/extras.ts') }
+const CHUNK_ENTRIES = {
+  extras: path.join(root, 'src/browser/overlay/chunks/extras.ts'),
+  ui: path.join(root, 'src/browser/overlay/chunks/ui.ts'),
+  prompts: path.join(root, 'src/browser/overlay/chunks/prompts.ts'),
+}
 rmSync(path.join(out, 'chunks'), { recursive: true, force: true })
 const chunkBuild = await build({
   entryPoints: CHUNK_ENTRIES,

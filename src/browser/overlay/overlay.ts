@@ -28,7 +28,7 @@ import { coarsePointer, onViewportChange } from './views/layout.js'
 import { ListPanel } from './views/list-panel.js'
 import { Marks } from './views/marks.js'
 import { Outbox, Sender, isWaiting } from './sync/outbox.js'
-import { mountPermissionPrompts, type MountedPrompts } from './permission.js'
+import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
 import OVERLAY_CSS from './overlay.css'
 import { PageSync } from './sync/page-sync.js'
 import { Panels } from './panels.js'
@@ -109,8 +109,10 @@ export class Overlay {
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
-  /** The agent's permission prompts (permission.ts), once mounted. */
-  private permissions: MountedPrompts | undefined
+  /** The panels' stylesheet (chunks/ui.ts): asked for, or adopted. */
+  private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
+  /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
+  private permissions: PromptsWatch | undefined
   private readonly freezer: Freezer
   private readonly onKeyDown: (e: KeyboardEvent) => void
   private readonly frameKeys: FrameKeys
@@ -144,6 +146,7 @@ export class Overlay {
         this.steps?.pause(on)
         // What Send needs is fetched while the person picks, when the idle prefetch has not done it.
         if (on) void load('extras').catch(() => {}) // fetched again at Send
+        if (on) this.styleUi()
         this.render.pins()
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
@@ -222,6 +225,8 @@ export class Overlay {
       pageLog: (on) => this.startPageLog(on),
     }, root)
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
+    // The menu's looks come with the panels' (the click opens it at once; the sheet follows).
+    this.menu.button.addEventListener('click', () => this.styleUi())
     this.freezer = new Freezer(this.host)
     this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
     this.onKeyDown = overlayKeyListener(shortcut, {
@@ -246,6 +251,29 @@ export class Overlay {
         this.render.all()
       },
     })
+  }
+
+  /**
+   * The panels' stylesheet (ui.css, in the `ui` chunk), adopted after the core sheet once it has
+   * loaded: asked for when a panel, the menu or annotate mode opens and when the browser is idle.
+   * A panel opened before it arrives works at once and takes its looks a moment later; when the
+   * chunk cannot be fetched, the next opening asks again.
+   */
+  readonly styleUi = (): void => {
+    if (this.uiStyles !== 'none') return
+    this.uiStyles = 'asked'
+    load('ui').then(
+      (ui) => {
+        if (this.destroyed || this.uiStyles === 'adopted') return
+        this.uiStyles = 'adopted'
+        adoptStyles(this.shadow, ui.css)
+        // Panels opened before it came are laid out again at their styled size.
+        this.render.schedule()
+      },
+      () => {
+        this.uiStyles = 'none'
+      },
+    )
   }
 
   /** Turned on while off at load: the log starts now (it has nothing from before). */
@@ -273,8 +301,8 @@ export class Overlay {
     this.signIn.start(signal)
     this.render.all()
     this.sync.start()
-    this.permissions = mountPermissionPrompts(this.api)
-    if (this.options.prefetch !== false) prefetchWhenIdle(signal)
+    this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))
+    if (this.options.prefetch !== false) prefetchWhenIdle(signal, this.styleUi)
   }
 
   destroy(): void {

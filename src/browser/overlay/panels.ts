@@ -25,6 +25,8 @@ export interface PanelParts {
   readonly dock: Dock
   readonly menu: SettingsMenu
   readonly render: Renderer
+  /** The panels' stylesheet, fetched if it is not there yet (overlay.ts). */
+  readonly styleUi: () => void
 }
 
 export class Panels {
@@ -40,6 +42,7 @@ export class Panels {
 
   /** The comment box on `target` (the thread and the list close). */
   compose(target: Target): void {
+    this.o.styleUi()
     const { composer, render } = this.o
     const fresh = composer.target === undefined
     this.closeThread()
@@ -59,6 +62,7 @@ export class Panels {
 
   /** An annotation's thread, its element scrolled into view when it is off screen. */
   open(id: string): void {
+    this.o.styleUi()
     const { sync, thread, pins } = this.o
     const a = sync.get(id)
     if (!a) return
@@ -88,6 +92,7 @@ export class Panels {
     if (open === list.isOpen) return
     dock.setListOpen(open)
     if (open) {
+      this.o.styleUi()
       this.o.composer.close(false)
       this.closeThread()
       this.focusBack.remember(dock.countButton)

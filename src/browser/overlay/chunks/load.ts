@@ -47,11 +47,18 @@ export function load<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
   return started
 }
 
-/** Every chunk, once the page has loaded and the browser is idle (at most 5 s after load); stopped by `signal`. */
-export function prefetchWhenIdle(signal: AbortSignal): void {
+/** What the idle prefetch fetches: what Annotate and the panels need, not the prompts most pages never show. */
+const PREFETCHED: readonly (keyof Chunks)[] = ['extras', 'ui']
+
+/**
+ * Those chunks, once the page has loaded and the browser is idle (at most 5 s after load), then
+ * `fetched` (which puts what came to use); stopped by `signal`.
+ */
+export function prefetchWhenIdle(signal: AbortSignal, fetched: () => void): void {
   const fetchAll = (): void => {
     if (signal.aborted) return
-    for (const name of Object.keys(chunkLoaders(undefined)) as (keyof Chunks)[]) load(name).catch(() => {}) // fetched again on first use
+    for (const name of PREFETCHED) load(name).catch(() => {}) // fetched again on first use
+    fetched()
   }
   const whenIdle = (): void => {
     if (signal.aborted) return

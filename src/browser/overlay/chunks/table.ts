@@ -5,9 +5,13 @@
  * the content-hashed chunk files (`chunks/<name>-<HASH>.js`) from `base` (a folder URL).
  */
 import type * as Extras from './extras.js'
+import type * as Prompts from './prompts.js'
+import type * as Ui from './ui.js'
 
 export interface Chunks {
   extras: typeof Extras
+  ui: typeof Ui
+  prompts: typeof Prompts
 }
 
 /** Each chunk's loader; `attempt` (0 first) makes a retry's URL differ, as a browser remembers a module that failed to load. */
@@ -15,5 +19,5 @@ export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => 
 
 export function chunkLoaders(base: string | undefined): ChunkLoaders {
   void base // the chunks are inside this bundle
-  return { extras: () => import('./extras.js') }
+  return { extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js') }
 }

@@ -1,11 +1,12 @@
 /**
- * The agent's permission prompts on the annotated page (shared/permissions.ts draws them): a host
- * element of its own beside the overlay's, with its own shadow root and adopted styles, so the
- * page's CSS and the overlay's layout leave each other alone.
+ * The chunk of the agent's permission prompts on the annotated page (shared/permissions.ts draws
+ * them), fetched when the page has a request to show, which most pages never have
+ * (../permission-watch.ts): a host element of its own beside the overlay's, with its own shadow
+ * root and adopted styles, so the page's CSS and the overlay's layout leave each other alone.
  */
-import type { Api } from '../shared/api.js'
-import { PERMISSION_CSS, PermissionPrompts } from '../shared/permissions.js'
-import { adoptStyles } from './page/csp.js'
+import type { Api } from '../../shared/api.js'
+import { PERMISSION_CSS, PermissionPrompts } from '../../shared/permissions.js'
+import { adoptStyles } from '../page/csp.js'
 
 export interface MountedPrompts {
   readonly prompts: PermissionPrompts

@@ -238,6 +238,23 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     expect(store.getAllPending()).toHaveLength(1)
   })
 
+  it('server down before the overlay fetched its chunks (no panel styles, no screenshot code): the person still writes and sends into the outbox, sent once it is back', { timeout: 90_000 }, async () => {
+    const store = createMemoryStore()
+    cleanups.push(() => store.close())
+    const { page, http, pageUrl } = await setup({ store, open: false })
+    // The chunks never arrive: as when the server went away before the idle prefetch.
+    await page.route('**/chunks/**', (r) => r.abort())
+    await openPage(page, pageUrl)
+    const port = http.port
+    await http.close()
+    await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
+    await annotate(page, '#checkout', 'Written before any chunk came')
+    await eventually(() => ui(page, '.alert').textContent()).toContain('1 annotation is kept in this browser')
+    const again = await startHttpServer(store, { port, log: () => {} })
+    cleanups.push(() => again.close())
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Written before any chunk came'])
+  })
+
   it('an annotation kept while the server was down is sent by the next page load once it is back', { timeout: 90_000 }, async () => {
     const store = createMemoryStore()
     cleanups.push(() => store.close())

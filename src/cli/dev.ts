@@ -15,6 +15,7 @@ import { projectRoot } from './project.js'
 import { fetchHealth, servesStore } from '../http/health.js'
 import { closeStore } from './lifecycle.js'
 import { openStore } from '../store/index.js'
+import { openToldLedger } from '../store/told.js'
 
 export const dev: Command = {
   summary: 'Run your dev server with the Marginalia server beside it: one command starts and stops both',
@@ -54,7 +55,7 @@ async function run(values: Values, positionals: string[]): Promise<void> {
     const { startHttpServer } = await import('../http/app.js')
     const store = await openStore({ file })
     try {
-      const http = await startHttpServer(store, { port, storeLocation: file, sources: { root } })
+      const http = await startHttpServer(store, { port, storeLocation: file, sources: { root }, told: openToldLedger(path.dirname(file)) })
       log(`inbox ${http.url}/ · MCP ${http.mcpUrl} · store ${path.relative(root, file) || file}`)
       close = async () => {
         await http.close()

@@ -13,7 +13,9 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SSE_MAX_BUFFERED_BYTES,
 } from '../http/defaults.js'
+import path from 'node:path'
 import { openStore } from '../store/index.js'
+import { openToldLedger } from '../store/told.js'
 import { CONNECT_AGENT, remoteAgentLine } from '../http/connect.js'
 import { headSnippet } from '../integrations/shared/loader-script.js'
 import { envPort, integerOption, isDatabaseUrl, listOption, parseDuration, STORE_USAGE, storeFile, storeOption } from './args.js'
@@ -148,6 +150,7 @@ async function run(values: Values): Promise<void> {
       tools: { ...policy, ...parseWaitFlags(values) },
       log,
       storeLocation: store.location,
+      ...(isDatabaseUrl(file) ? {} : { told: openToldLedger(path.dirname(file)) }),
       webhooks: webhooks(values, file),
       team,
       ...(sources ? { sources } : {}),
@@ -233,7 +236,6 @@ async function sourceOptions(values: Values): Promise<import('../sources/index.j
   if (editor !== undefined && !(EDITORS as readonly string[]).includes(editor)) throw new UsageError(`--editor must be one of ${EDITORS.join(', ')} (got ${editor})`)
   if (root === undefined && manifestFile === undefined && editor === undefined) return undefined
   const { existsSync } = await import('node:fs')
-  const path = await import('node:path')
   if (root !== undefined && !existsSync(root)) throw new UsageError(`--root ${root}: no such directory; pass the app's project root`)
   let manifest: Record<string, string> | undefined
   if (manifestFile !== undefined) {

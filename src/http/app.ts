@@ -66,6 +66,7 @@ export async function startHttpServer(store: Store, options: HttpServerOptions =
     maxSessionsPerOwner: settings.maxMcpSessionsPerIdentity,
     waitOf: (name) => waitTaskOf(tools.tool(name)),
     extendServer: options.extendServer,
+    told: options.told,
     log,
   })
   const streams = new Set<EventStream>()

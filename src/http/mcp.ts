@@ -21,6 +21,7 @@ import { createServer } from '../mcp/server.js'
 import { TaskTable, type TaskTableOptions } from '../mcp/tasks.js'
 import { urisChangedBy } from '../mcp/resources.js'
 import type { Store } from '../store/store.js'
+import type { ToldLedger } from '../store/told.js'
 import type { ToolService } from '../tools/registry.js'
 import { BoundedEventStore } from './event-store.js'
 import { parseJson, readBody, requireJsonContentType } from './body.js'
@@ -50,6 +51,8 @@ export interface McpEndpointOptions {
   maxSessionsPerOwner: number
   /** The wait a tool is, as its definition declares it (it runs as a task for a client that asks for one). */
   waitOf?: TaskTableOptions['waitOf']
+  /** What the waits hand to an agent, recorded for its hooks and monitor (a file store's ledger). */
+  told?: ToldLedger | undefined
   /** Called with each server instance (a session's, or a stateless request's) before it connects. */
   extendServer?: (server: McpServer) => void
   log: (message: string) => void
@@ -217,7 +220,7 @@ export class McpEndpoint {
    */
   private instance(era: 'legacy' | 'modern', resourceEvents: boolean, taskOwner?: string): McpServer {
     const tasks = taskOwner !== undefined ? { tasks: this.tasks, taskOwner } : {}
-    const server = createServer(this.options.store, { registry: this.options.registry, era, resourceEvents, ...tasks })
+    const server = createServer(this.options.store, { registry: this.options.registry, era, resourceEvents, ...tasks, ...(this.options.told ? { told: this.options.told } : {}) })
     this.options.extendServer?.(server)
     return server
   }

@@ -7,6 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/server'
 import { DEFAULT_SESSION_TTL_MS } from '../auth/identities.js'
 import type { SourceOptions } from '../sources/index.js'
 import type { RegistryOptions } from '../tools/registry.js'
+import type { ToldLedger } from '../store/told.js'
 import { DEFAULT_AUTH_FAILURE_BURST, DEFAULT_MCP_IDLE_TIMEOUT_MS, DEFAULT_AUTH_FAILURES_PER_SECOND, DEFAULT_MAX_MCP_SESSIONS_PER_IDENTITY, DEFAULT_MAX_STREAMS_PER_IDENTITY, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MCP_SESSIONS, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SSE_MAX_BUFFERED_BYTES } from './defaults.js'
 import { DEFAULT_RATE_BURST, DEFAULT_RATE_PER_SECOND } from './rate-limit.js'
 import { isLoopbackHost, normalizeOrigin } from './security.js'
@@ -84,6 +85,11 @@ export interface HttpServerOptions {
   uploads?: UploadOptions
   /** Tool registry options for the MCP endpoint: permission profile, allow/deny, plugins, byte budget. */
   tools?: Omit<RegistryOptions, 'validateOutput'>
+  /**
+   * The told ledger beside a file store (`.marginalia/told.json`): what the MCP endpoint's waits hand
+   * to an agent is recorded there, so that agent's hooks and plugin monitor do not tell it again.
+   */
+  told?: ToldLedger
   /** Called with each MCP server instance before it connects (a 2025 session's, or a 2026-07-28 request's): add resources, prompts … */
   extendServer?: (server: McpServer) => void
   /** Where log lines go (default: stderr). */

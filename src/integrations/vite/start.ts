@@ -5,7 +5,9 @@
  * thread the dev server starts on.
  */
 import { startHttpServer } from '../../http/app.js'
+import path from 'node:path'
 import { openStore } from '../../store/open.js'
+import { openToldLedger } from '../../store/told.js'
 
 export interface ServerStart {
   /** The store file. */
@@ -27,7 +29,7 @@ export interface StartedServer {
 export async function startServer(options: ServerStart, log: (message: string) => void): Promise<StartedServer> {
   const store = await openStore({ file: options.file })
   try {
-    const http = await startHttpServer(store, { port: options.port, host: options.host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: options.file, log, sources: { root: options.root } })
+    const http = await startHttpServer(store, { port: options.port, host: options.host, ...(options.token !== undefined ? { token: options.token } : {}), storeLocation: options.file, ...(options.file.includes('://') ? {} : { told: openToldLedger(path.dirname(options.file)) }), log, sources: { root: options.root } })
     return {
       url: http.url,
       mcpUrl: http.mcpUrl,

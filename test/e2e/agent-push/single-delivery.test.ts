@@ -1,7 +1,8 @@
 /**
  * One annotation reaches one agent once, whichever path gets there first: what a wait of
  * `marginalia mcp` handed to Claude Code, its channel (same session) does not push, and its hooks
- * (another process, any session of that agent) do not tell again.
+ * (another process, any session of that agent) do not tell again; and what a wait of the server's
+ * /mcp endpoint handed it, its hooks do not tell again either.
  */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -11,7 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ChildTransport } from '../../helpers/child-transport.js'
 import { useCleanups } from '../../helpers/cleanup.js'
-import { CLI } from '../../helpers/cli.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { CLI, startServeCli } from '../../helpers/cli.js'
 import { until } from '../../helpers/eventually.js'
 import { spawnNode } from '../../helpers/process.js'
 import { annotate, makeProject, sh } from './lib.js'
@@ -67,5 +69,22 @@ describe('no double delivery across paths', () => {
     expect(hook.code, hook.stderr).toBe(0)
     expect(hook.stdout).toContain(fourth)
     for (const handed of [first, second, third]) expect(hook.stdout).not.toContain(handed)
+  })
+  it("what a wait of the server's /mcp endpoint handed Claude Code, its Stop hook does not tell again", { timeout: 90_000 }, async () => {
+    const p = makeProject(cleanups)
+    const first = await annotate(p.store, 'Spacing under the title')
+    const serve = await startServeCli(cleanups, p.root)
+    const client = new Client({ name: 'claude-code', version: '2.1.81' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`)))
+    cleanups.push(() => client.close())
+    const r = (await client.callTool({ name: 'watch_annotations', arguments: { timeoutMs: 30_000 } }, undefined, { timeout: 60_000 })) as CallToolResult
+    expect((r.structuredContent as { annotations: { id: string }[] }).annotations.map((a) => a.id)).toEqual([first])
+    await client.close()
+    const second = await annotate(p.store, 'Wrong icon')
+    const stop = { session_id: 's1', transcript_path: path.join(p.root, 't.jsonl'), cwd: p.root, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false }
+    const hook = await sh(`node ${JSON.stringify(CLI)} hook claude Stop`, p.root, JSON.stringify(stop))
+    expect(hook.code, hook.stderr).toBe(0)
+    expect(hook.stdout).toContain(second)
+    expect(hook.stdout).not.toContain(first)
   })
 })

@@ -12,7 +12,6 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -26,6 +25,7 @@ import { runCli } from '../helpers/cli.js'
 import { eventually } from '../helpers/eventually.js'
 import { connect } from '../helpers/mcp.js'
 import { testDir } from '../helpers/store.js'
+import { listenOnLoopback } from '../helpers/page.js'
 
 const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
@@ -138,15 +138,7 @@ async function serveApp(cleanups: Cleanups, snippet: string): Promise<App> {
       })
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, coupons }
+  return { origin: await listenOnLoopback(server, cleanups), coupons }
 }
 
 /** Every file under `dir`, read as text (binary bytes included: a secret would show in them too). */

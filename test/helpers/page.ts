@@ -16,6 +16,19 @@ export async function startMarginalia(cleanups: Cleanups, options: HttpServerOpt
   return { store, http }
 }
 
+/** Listen on a free loopback port; closed (its connections cut) by `cleanups`. Its origin. */
+export async function listenOnLoopback(server: Server, cleanups: Cleanups): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
 export interface PageServer {
   origin: string
   close(): Promise<void>

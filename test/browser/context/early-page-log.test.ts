@@ -19,7 +19,7 @@ import { headSnippet } from '../../../src/integrations/shared/loader-script.js'
 import { useChromium } from '../../helpers/chromium.js'
 import type { Cleanups } from '../../helpers/cleanup.js'
 import { eventually } from '../../helpers/eventually.js'
-import { startMarginalia } from '../../helpers/page.js'
+import { startMarginalia, listenOnLoopback } from '../../helpers/page.js'
 import { testDir } from '../../helpers/store.js'
 import { startVite } from '../../helpers/vite.js'
 import { annotateMode, clickAt, send, ui } from '../overlay-anchor/setup.js'
@@ -40,15 +40,7 @@ async function serveApp(cleanups: Cleanups, html: () => string): Promise<string>
     else if (pathname === '/api/cart') res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"error":"db down"}')
     else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return listenOnLoopback(server, cleanups)
 }
 
 /**

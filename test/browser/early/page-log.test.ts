@@ -6,12 +6,12 @@
  * is left as the browser made it; the page gets the originals' answers; the log reads the newest 20.
  */
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { PageEntry } from '../../../src/store/model.js'
 import { useChromium } from '../../helpers/chromium.js'
+import { listenOnLoopback } from '../../helpers/page.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -30,15 +30,7 @@ async function serve(): Promise<string> {
     if (pathname === '/ok') return void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('fine')
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('missing')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return listenOnLoopback(server, cleanups)
 }
 
 describe.skipIf(!enabled)('the page log from the early script', () => {

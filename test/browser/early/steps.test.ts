@@ -6,7 +6,6 @@
  * cost on the main thread over a minute of ordinary use.
  */
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -14,6 +13,7 @@ import type { Page } from 'playwright-core'
 import type { Step } from '../../../src/store/model.js'
 import { stepLines } from '../../../src/store/steps.js'
 import { useChromium } from '../../helpers/chromium.js'
+import { listenOnLoopback } from '../../helpers/page.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -73,15 +73,7 @@ document.getElementById('go').addEventListener('click', (e) => { e.preventDefaul
 /** Serve `html()` at every path of a loopback origin; `headers` on each answer. */
 async function serve(html: () => string, headers: Record<string, string> = {}): Promise<string> {
   const server: Server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers }).end(html()))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return listenOnLoopback(server, cleanups)
 }
 
 const recent = (p: Page): Promise<Step[]> => p.evaluate(() => (window as unknown as Record<symbol, { recent(): Step[] }>)[Symbol.for('marginalia.steps')]!.recent())

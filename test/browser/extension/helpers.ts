@@ -5,12 +5,12 @@
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type BrowserContext, type Worker } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '../../helpers/chromium.js'
 import type { Cleanups } from '../../helpers/cleanup.js'
+import { listenOnLoopback } from '../../helpers/page.js'
 
 const BUILT = path.resolve(import.meta.dirname, '../../../dist/extension/chromium')
 /** The ID the manifest's key gives the unpacked Chromium build. */
@@ -75,13 +75,5 @@ export async function serveSite(cleanups: Cleanups, routes: Record<string, [Outg
     if (!route) return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found')
     res.writeHead(200, { 'Cache-Control': 'no-store', ...route[0] }).end(route[1])
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
+  return { origin: await listenOnLoopback(server, cleanups), requests }
 }

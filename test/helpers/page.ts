@@ -4,6 +4,7 @@
  * real dev app).
  */
 import { createServer, type Server } from 'node:http'
+import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { createMemoryStore, startHttpServer, type HttpServer, type HttpServerOptions, type Store } from '../../src/index.js'
 import type { Cleanups } from './cleanup.js'
@@ -98,4 +99,11 @@ export function shopPage(serverUrl: string): string {
   </script>
   <script src="${serverUrl}/overlay.js" defer></script>
 </body></html>`
+}
+
+/** The early script (src/browser/early/main.ts: page log and steps recorder) bundled from the sources, as a page's first inline script. */
+export async function buildEarlyScript(): Promise<string> {
+  const { build } = await import('esbuild')
+  const out = await build({ entryPoints: [path.resolve(import.meta.dirname, '../../src/browser/early/main.ts')], bundle: true, minify: true, format: 'iife', write: false, target: 'es2022' })
+  return out.outputFiles[0]!.text
 }

@@ -6,20 +6,17 @@
  * is left as the browser made it; the page gets the originals' answers; the log reads the newest 20.
  */
 import { createServer, type Server } from 'node:http'
-import path from 'node:path'
-import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { PageEntry } from '../../../src/store/model.js'
 import { useChromium } from '../../helpers/chromium.js'
-import { listenOnLoopback } from '../../helpers/page.js'
+import { buildEarlyScript, listenOnLoopback } from '../../helpers/page.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
 let early = ''
 beforeAll(async () => {
-  const out = await build({ entryPoints: [path.resolve(import.meta.dirname, '../../../src/browser/early/main.ts')], bundle: true, minify: true, format: 'iife', write: false, target: 'es2022' })
-  early = out.outputFiles[0]!.text
+  early = await buildEarlyScript()
 })
 
 /** The page, `/ok` (200) and anything else 404. */

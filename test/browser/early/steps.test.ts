@@ -6,22 +6,19 @@
  * cost on the main thread over a minute of ordinary use.
  */
 import { createServer, type Server } from 'node:http'
-import path from 'node:path'
-import { build } from 'esbuild'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import type { Step } from '../../../src/store/model.js'
 import { stepLines } from '../../../src/store/steps.js'
 import { useChromium } from '../../helpers/chromium.js'
-import { listenOnLoopback } from '../../helpers/page.js'
+import { buildEarlyScript, listenOnLoopback } from '../../helpers/page.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
 
 let early = ''
 beforeAll(async () => {
-  const out = await build({ entryPoints: [path.resolve(import.meta.dirname, '../../../src/browser/early/main.ts')], bundle: true, minify: true, format: 'iife', write: false, target: 'es2022' })
-  early = out.outputFiles[0]!.text
+  early = await buildEarlyScript()
 })
 
 /**

@@ -34,6 +34,12 @@ function waiting(root: string, pid: number): boolean {
   }
 }
 
+/** Claude Code's Stop hook as init installs it, with the stdin Claude Code documents. */
+function claudeStop(root: string): ReturnType<typeof sh> {
+  const stop = { session_id: 's1', transcript_path: path.join(root, 't.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false }
+  return sh(`node ${JSON.stringify(CLI)} hook claude Stop`, root, JSON.stringify(stop))
+}
+
 describe('no double delivery across paths', () => {
   it('what a wait handed Claude Code is neither pushed by its channel nor told again by its Stop hook', { timeout: 90_000 }, async () => {
     const p = makeProject(cleanups)
@@ -64,8 +70,7 @@ describe('no double delivery across paths', () => {
     // The agent is gone; one more lands. Its Stop hook (any Claude Code session here) tells only that one.
     await client.close()
     const fourth = await annotate(p.store, 'Logo blurry')
-    const stop = { session_id: 's1', transcript_path: path.join(p.root, 't.jsonl'), cwd: p.root, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false }
-    const hook = await sh(`node ${JSON.stringify(CLI)} hook claude Stop`, p.root, JSON.stringify(stop))
+    const hook = await claudeStop(p.root)
     expect(hook.code, hook.stderr).toBe(0)
     expect(hook.stdout).toContain(fourth)
     for (const handed of [first, second, third]) expect(hook.stdout).not.toContain(handed)
@@ -81,8 +86,7 @@ describe('no double delivery across paths', () => {
     expect((r.structuredContent as { annotations: { id: string }[] }).annotations.map((a) => a.id)).toEqual([first])
     await client.close()
     const second = await annotate(p.store, 'Wrong icon')
-    const stop = { session_id: 's1', transcript_path: path.join(p.root, 't.jsonl'), cwd: p.root, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false }
-    const hook = await sh(`node ${JSON.stringify(CLI)} hook claude Stop`, p.root, JSON.stringify(stop))
+    const hook = await claudeStop(p.root)
     expect(hook.code, hook.stderr).toBe(0)
     expect(hook.stdout).toContain(second)
     expect(hook.stdout).not.toContain(first)

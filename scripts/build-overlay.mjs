@@ -45,6 +45,7 @@ const minifiedCss = {
  * share goes into `shared-<HASH>.js`), written first so overlay.js can name their files.
  */
 const CHUNK_ENTRIES = {
+  annotate: path.join(root, 'src/browser/overlay/chunks/annotate.ts'),
   extras: path.join(root, 'src/browser/overlay/chunks/extras.ts'),
   ui: path.join(root, 'src/browser/overlay/chunks/ui.ts'),
   prompts: path.join(root, 'src/browser/overlay/chunks/prompts.ts'),

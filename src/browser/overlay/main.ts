@@ -31,6 +31,11 @@ function screenshotBudget(raw: string | undefined): number | undefined {
   return undefined
 }
 
+/** `data-prefetch`: "idle", "false", or anything else (absent) for on intent. */
+function prefetchAttribute(raw: string | undefined): 'intent' | 'idle' | false {
+  return raw === 'false' ? false : raw === 'idle' ? 'idle' : 'intent'
+}
+
 function boot(): void {
   if (window.Marginalia) return
   const script = (document.currentScript as HTMLScriptElement | null) ?? document.querySelector<HTMLScriptElement>('script[src*="overlay.js"]')
@@ -43,11 +48,12 @@ function boot(): void {
   // data-screenshot-budget="3000": how long a screenshot may take, in ms (a slow machine or a huge page).
   // data-mask-inputs="true": no typed value in the steps to reproduce (default: masked unless a local dev origin).
   // data-store / data-project: the project this page belongs to (the build plugins set them); another project's server gets nothing.
-  // data-prefetch="false": the chunks are fetched on first use only, not when the browser is idle after load.
+  // data-prefetch: when the chunks are fetched — on intent (default: the pointer on the toolbar, Annotate focused or pressed),
+  // "idle" (when the browser is idle after load) or "false" (on first use only).
   // The chunks (chunks/<name>-<HASH>.js) sit beside this script, else on the server.
   setChunkBases([...(script?.src ? [new URL('.', script.src).href] : []), `${server}/`])
   const expect = { ...(script?.dataset.store ? { store: script.dataset.store } : {}), ...(script?.dataset.project ? { project: script.dataset.project } : {}) }
-  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs), prefetch: script?.dataset.prefetch !== 'false', expect })
+  const overlay = new Overlay(server, { shortcut: script?.dataset.shortcut, screenshotBudgetMs: screenshotBudget(script?.dataset.screenshotBudget), maskInputs: maskInputsAttribute(script?.dataset.maskInputs), prefetch: prefetchAttribute(script?.dataset.prefetch), expect })
   window.Marginalia = publicApi(overlay)
   const start = () => overlay.mount()
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true })

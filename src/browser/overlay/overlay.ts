@@ -1,7 +1,9 @@
 /**
- * The overlay's composition root. It builds the collaborators — page sync (the server side), the
- * outbox's sender, picker, composer, thread and list panels, pins, marks, the dock and its menu —
- * hands each the events it reports to, and mounts and removes the whole. What spans them lives in
+ * The overlay's composition root. It builds the collaborators a page needs before the person acts
+ * — page sync (the server side), the outbox's sender, pins, the dock and its menu — hands each the
+ * events it reports to, and mounts and removes the whole. Annotate mode and the panels (picker,
+ * marks, composer, pointing, thread and list panels) come in the `annotate` chunk
+ * (chunks/annotate.ts), fetched when the person shows the intent to act ({@link Overlay.withUi}). What spans them lives in
  * modules of its own: which panel is open and where focus goes back (`panels.ts`), drawing and
  * laying out in one frame (`render.ts`), where the live stream's reports go (`stream-events.ts`),
  * what the person does in a thread or the list (`actions.ts`), sending (`sending.ts`).
@@ -16,35 +18,28 @@ import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
 import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
 import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
-import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
-import { Composer } from './annotate/composer.js'
-import { load, prefetchWhenIdle } from './chunks/load.js'
+import { INTENDED, complete, load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
-import { describeElement } from './anchor/describe.js'
 import { Dock } from './views/dock.js'
 import { Freezer, freezeButton } from './page/freeze.js'
-import { coarsePointer, onViewportChange } from './views/layout.js'
-import { ListPanel } from './views/list-panel.js'
-import { Marks } from './views/marks.js'
+import { onViewportChange } from './views/layout.js'
 import { Outbox, Sender, isWaiting } from './sync/outbox.js'
 import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
 import OVERLAY_CSS from './overlay.css'
 import { PageSync } from './sync/page-sync.js'
-import { Panels } from './panels.js'
-import { Picker } from './annotate/picker.js'
 import { Pins } from './views/pins.js'
-import { Pointing } from './annotate/point.js'
 import { Renderer } from './render.js'
-import { sending } from './sending.js'
+import { selectedRange } from './page/selection.js'
+import { sending, type Sending } from './sending.js'
 import { PageSessions } from './sync/sessions.js'
 import { Settings, browserStorage } from './page/settings.js'
 import { SettingsMenu } from './views/settings-menu.js'
 import { DEFAULT_SHORTCUT, FrameKeys, PINS_SHORTCUT, overlayKeyListener, parseShortcut } from './page/shortcuts.js'
 import { SignIn } from './sync/sign-in.js'
 import { streamEvents } from './stream-events.js'
-import { ThreadPanel } from './views/thread-panel.js'
 import { TopLayer } from './page/top-layer.js'
+import type { UiParts } from './ui-parts.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -59,8 +54,12 @@ export interface OverlayOptions {
   capture?: ((box: DOMRect, exclude?: Element) => Promise<Blob | undefined>) | undefined
   /** Typed values in the steps to reproduce: masked (true), kept (false), or by origin (undefined: masked unless a local dev origin). */
   maskInputs?: boolean | undefined
-  /** Fetch the chunks (chunks/load.ts) when the browser is idle after load (default), or only on first use (false). */
-  prefetch?: boolean | undefined
+  /**
+   * When the chunks (chunks/load.ts) are fetched: on intent (the default: the pointer on the
+   * toolbar, Annotate focused or pressed), when the browser is idle after load (`'idle'`), or only
+   * on first use (`false`).
+   */
+  prefetch?: 'intent' | 'idle' | false | undefined
   /** The project this page belongs to (`data-store`, `data-project` on the script tag): a server of another project's store gets nothing. */
   expect?: ExpectedServer
 }
@@ -87,24 +86,29 @@ export class Overlay {
   /** The steps to reproduce (the early recorder's when it ran), unless turned off for this origin. */
   readonly steps: StepsHandle | undefined
   readonly shadow = this.host.attachShadow({ mode: 'open' })
-  readonly picker: Picker
-  readonly marks = new Marks()
+  /** Annotate mode and the panels, once the `annotate` chunk has come (withUi). */
+  ui: UiParts | undefined
   readonly pins: Pins
-  readonly composer: Composer
-  readonly thread: ThreadPanel
-  readonly list: ListPanel
   readonly dock: Dock
   /** The toolbar's settings: theme, resolved pins, all pins hidden, capture defaults. */
   readonly menu: SettingsMenu
   /** Pins, marks and panels drawn, and laid out at most once a frame. */
-  readonly render = new Renderer(this, () => this.panels.closeThread())
-  /** One panel open at a time, and where focus goes back to. */
-  readonly panels = new Panels(this, this.shadow)
+  readonly render = new Renderer(this, () => this.ui?.panels.closeThread())
   /** Where the thread's images and source links point. */
   readonly links: Links
-  /** An agent's question the person answers by pointing at an element. */
-  readonly pointing: Pointing
   readonly follower: Follower
+  /** Where Send goes (sending.ts). */
+  readonly outgoing: Sending
+  /** The annotation as sent, with its source and extras (the `extras` chunk). */
+  readonly complete = complete
+  /** The annotate shortcut as the list's hint writes it. */
+  readonly shortcutText: string
+  /** The overlay's root element in its shadow root (the chunk's parts go into it). */
+  private readonly root: HTMLElement
+  /** The annotate chunk asked for and its parts being built. */
+  private uiLoading: Promise<UiParts> | undefined
+  /** The page's selection as the Annotate button was pressed (the click clears it). */
+  private pressedRange: Range | undefined
   private readonly topLayer: TopLayer
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
@@ -137,25 +141,11 @@ export class Overlay {
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     this.sync = new PageSync(this.api, sessions, streamEvents(this))
-    this.picker = new Picker(this.host, {
-      pick: (target, add) => this.panels.compose(add ? this.composer.withMore(target) : target),
-      dragging: (rect) => this.marks.drag(rect),
-      hover: (element) => this.render.hover(element),
-      changed: (on) => {
-        this.dock.setAnnotating(on)
-        this.steps?.pause(on)
-        // What Send needs is fetched while the person picks, when the idle prefetch has not done it.
-        if (on) void load('extras').catch(() => {}) // fetched again at Send
-        if (on) this.styleUi()
-        this.render.pins()
-        if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
-      },
-      composing: () => this.composer.target !== undefined,
-    })
+    this.shortcutText = shortcut.text
     this.pins = new Pins(
       this.host,
       // A pin of an annotation still in the outbox opens the list, where it waits (retry, copy, discard).
-      (id) => (isWaiting(id) ? this.panels.toggleList(true) : this.thread.openId === id ? this.panels.closeThread() : this.panels.open(id)),
+      (id) => this.withUi((ui) => (isWaiting(id) ? ui.panels.toggleList(true) : ui.thread.openId === id ? ui.panels.closeThread() : ui.panels.open(id))),
       (anchor) => this.follower.track(anchor.element!, anchor.clip),
     )
     // Pins follow their elements at once: page changes, resizes, scrolls, client-side navigation.
@@ -172,22 +162,18 @@ export class Overlay {
     )
     // Above the page's modal dialogs, popovers and z-index 2147483647 furniture (the top layer).
     this.topLayer = new TopLayer(this.host, () => this.render.schedule())
-    this.composer = new Composer({
-      send: (body, extras) => {
-        if (this.pointing.active) return void this.pointing.answer(body, extras.target)
-        outgoing.send(body, extras)
-        this.steps?.mark()
-      },
-      steps: () => this.steps?.recent() ?? [],
-      pageLog: (on) => this.startPageLog(on),
-      closed: (restoreFocus) => this.panels.composerClosed(restoreFocus),
-    })
-    this.thread = new ThreadPanel(this.shadow, threadActions(this), this.api, this.links)
-    this.list = new ListPanel(server, listActions(this), shortcut.text)
     this.dock = new Dock(server, this.sync, () => this.outbox.list(), settings, {
-      annotatePress: () => this.picker.remember(),
-      annotateClick: () => this.picker.toggleRemembered(),
-      toggleList: (open) => this.panels.toggleList(open),
+      intent: () => this.intent(),
+      annotatePress: () => {
+        this.pressedRange = selectedRange()
+        this.intent()
+      },
+      annotateClick: () => {
+        const range = this.pressedRange
+        this.pressedRange = undefined
+        this.withUi((ui) => ui.picker.toggleFrom(range))
+      },
+      toggleList: (open) => this.withUi((ui) => ui.panels.toggleList(open)),
       retry: () => {
         this.sync.retry()
         this.sender.retrySoon()
@@ -199,8 +185,8 @@ export class Overlay {
     })
     this.dock.setShortcut(shortcut.text)
     // Sending says what happens in the toolbar: made once the dock is there.
-    const outgoing = sending(this)
-    this.sender = new Sender(this.api, this.outbox, sessions, outgoing, { lockName: `marginalia-outbox:${server}` })
+    this.outgoing = sending(this)
+    this.sender = new Sender(this.api, this.outbox, sessions, this.outgoing, { lockName: `marginalia-outbox:${server}` })
     this.signIn = new SignIn(server, this.api, auth, {
       say: (text) => this.dock.say(text),
       render: (needed, name) => this.dock.renderWho(needed, name),
@@ -215,7 +201,9 @@ export class Overlay {
     // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
     adoptStyles(this.shadow, OVERLAY_CSS)
     this.csp = new CspWatch(server, (message) => this.dock.setBlocked(message))
-    const root = h('div', { class: 'mg' }, this.marks.words, this.pins.element, this.marks.highlight, this.marks.outline, this.marks.band, this.picker.shields, this.composer.element, this.thread.element, this.list.element, this.dock.element)
+    // The annotate chunk puts its parts in: its marks under the pins, its panels under the dock.
+    const root = h('div', { class: 'mg' }, this.pins.element, this.dock.element)
+    this.root = root
     this.shadow.append(root)
     for (const type of CONTAINED) root.addEventListener(type, (e) => e.stopPropagation())
 
@@ -230,27 +218,50 @@ export class Overlay {
     this.freezer = new Freezer(this.host)
     this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
     this.onKeyDown = overlayKeyListener(shortcut, {
-      toggleAnnotate: () => this.picker.toggle(),
+      toggleAnnotate: () => {
+        const range = selectedRange()
+        this.withUi((ui) => ui.picker.toggleFrom(range))
+      },
       togglePins: () => {
         this.menu.setPinsHidden(!this.menu.pinsHidden)
         this.dock.say(this.menu.pinsHidden ? `Pins hidden (${PINS_SHORTCUT} shows them).` : 'Pins shown.')
       },
-      escape: () => this.panels.escape(),
-      pickFocused: (e) => this.picker.pickFocused(e),
+      escape: () => this.ui?.panels.escape() ?? false,
+      pickFocused: (e) => this.ui?.picker.pickFocused(e) ?? false,
     })
     this.frameKeys = new FrameKeys(this.onKeyDown)
-    this.pointing = new Pointing({
-      api: this.api,
-      host: this.host,
-      budgetMs: options.screenshotBudgetMs,
-      annotate: () => this.picker.set(true),
-      say: (text) => this.dock.say(text),
-      answered: (a) => {
-        this.picker.set(false)
-        this.sync.offer(a)
-        this.render.all()
-      },
+  }
+
+  /**
+   * Act with annotate mode and the panels: at once when their chunk is here, else once it has come
+   * (fetched now if the intent prefetch has not). When it cannot be fetched, the dock says so and
+   * the next use asks again.
+   */
+  withUi(act: (ui: UiParts) => void): void {
+    if (this.ui) return act(this.ui)
+    this.uiLoading ??= load('annotate').then((chunk) => {
+      if (this.destroyed) throw new Error('removed')
+      this.ui ??= chunk.createUi(this, this.root)
+      return this.ui
     })
+    this.uiLoading.then(
+      (ui) => act(ui),
+      () => {
+        this.uiLoading = undefined
+        if (!this.destroyed) this.dock.say('Could not load annotate mode from the Marginalia server: is it running? Try again.')
+      },
+    )
+  }
+
+  /** The person is about to act (the pointer on the toolbar, Annotate focused or pressed): what annotate mode needs is fetched now. */
+  private intent(): void {
+    if (this.options.prefetch === false) return
+    for (const name of INTENDED) load(name).catch(() => {}) // fetched again on use
+  }
+
+  /** Fetch what Send needs (annotate mode has started). */
+  warmExtras(): void {
+    void load('extras').catch(() => {}) // fetched again at Send
   }
 
   /**
@@ -277,7 +288,7 @@ export class Overlay {
   }
 
   /** Turned on while off at load: the log starts now (it has nothing from before). */
-  private startPageLog(on: boolean): void {
+  startPageLog(on: boolean): void {
     if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
   }
 
@@ -290,7 +301,6 @@ export class Overlay {
     this.topLayer.start()
     window.addEventListener('keydown', this.onKeyDown, { capture: true, signal })
     this.frameKeys.start()
-    this.picker.attach()
     onViewportChange(this.render.schedule, signal)
     window.addEventListener('online', this.onOnline, { signal })
     window.addEventListener('storage', this.onStorage, { signal })
@@ -302,14 +312,14 @@ export class Overlay {
     this.render.all()
     this.sync.start()
     this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))
-    if (this.options.prefetch !== false) prefetchWhenIdle(signal, this.styleUi)
+    if (this.options.prefetch === 'idle') prefetchWhenIdle(signal, this.styleUi)
   }
 
   destroy(): void {
     if (this.destroyed) return
     this.destroyed = true
     this.render.stop()
-    this.picker.detach()
+    this.ui?.stop()
     this.listening.abort()
     this.frameKeys.stop()
     this.freezer.unfreeze()
@@ -330,16 +340,18 @@ export class Overlay {
   }
 
   annotate(on?: boolean): void {
-    this.picker.set(on ?? !this.picker.active)
+    // Off with annotate mode never loaded: nothing to turn off.
+    if (on === false && !this.ui) return
+    this.withUi((ui) => ui.picker.set(on ?? !ui.picker.active))
   }
 
   comment(element: Element): void {
-    this.panels.compose({ element, info: describeElement(element) })
+    this.withUi((ui) => ui.comment(element))
   }
 
   /** Open an annotation's thread. */
   open(id: string): void {
-    this.panels.open(id)
+    this.withUi((ui) => ui.panels.open(id))
   }
 
   flush(): Promise<void> {
@@ -366,8 +378,8 @@ export class Overlay {
     if (key === this.sync.pageKey) return
     // Client-side navigation: another page, another session (and its own numbers: the toast goes).
     this.dock.quiet()
-    this.composer.close(false)
-    this.panels.closeThread()
+    this.ui?.composer.close(false)
+    this.ui?.panels.closeThread()
     this.pins.forget()
     this.sync.navigate(key)
     this.render.all()

@@ -5,17 +5,13 @@
  * panels beside what they belong to. Whoever changes something asks for a render; rendering twice
  * is harmless.
  */
-import type { Composer } from './annotate/composer.js'
 import type { Dock } from './views/dock.js'
 import { FrameLayout, placeDock, placePanel } from './views/layout.js'
-import type { ListPanel } from './views/list-panel.js'
-import type { Marks } from './views/marks.js'
 import { waitingOn, type Outbox } from './sync/outbox.js'
 import type { PageSync } from './sync/page-sync.js'
-import type { Picker } from './annotate/picker.js'
 import type { Pins } from './views/pins.js'
 import type { SettingsMenu } from './views/settings-menu.js'
-import type { ThreadPanel } from './views/thread-panel.js'
+import type { UiParts } from './ui-parts.js'
 
 /** What is drawn (the overlay itself is passed: its parts are read when drawn). */
 export interface DrawnParts {
@@ -23,12 +19,9 @@ export interface DrawnParts {
   readonly sync: PageSync
   readonly outbox: Outbox
   readonly pins: Pins
-  readonly marks: Marks
-  readonly picker: Picker
-  readonly composer: Composer
-  readonly thread: ThreadPanel
-  readonly list: ListPanel
   readonly dock: Dock
+  /** Annotate mode and the panels, once their chunk has come (chunks/annotate.ts). */
+  readonly ui: UiParts | undefined
   readonly menu: SettingsMenu
   /** Whether the page's changes are watched: only while something on it is followed (anchor/follow.ts). */
   readonly follower: { watch(on: boolean): void }
@@ -70,13 +63,13 @@ export class Renderer {
   }
 
   all(): void {
-    const { sync, dock, thread } = this.o
+    const { sync, dock, ui } = this.o
     this.drawPins()
     dock.renderCount(sync.ordered())
     dock.renderAgent()
-    const id = thread.openId
+    const id = ui?.thread.openId
     const a = id === undefined ? undefined : sync.get(id)
-    if (a) thread.render(a, sync.numberOf(a.id))
+    if (a) ui!.thread.render(a, sync.numberOf(a.id))
     else this.threadGone()
     this.list()
     dock.renderAlert()
@@ -88,26 +81,28 @@ export class Renderer {
   }
 
   list(): void {
-    const { list, sync, outbox } = this.o
-    if (list.isOpen) list.render(sync.ordered(), outbox.list())
+    const { ui, sync, outbox } = this.o
+    if (ui?.list.isOpen) ui.list.render(sync.ordered(), outbox.list())
     this.position()
   }
 
   private drawPins(): void {
-    const { pins, sync, outbox, thread } = this.o
+    const { pins, sync, outbox, ui } = this.o
     pins.element.hidden = this.o.menu.pinsHidden || this.o.dock.collapsed
     const waiting = waitingOn(outbox, sync.pageKey)
-    pins.render(sync.ordered(), thread.openId, waiting)
-    this.o.follower.watch(sync.ordered().length + waiting.length > 0 || this.o.picker.active || this.o.composer.target !== undefined)
+    pins.render(sync.ordered(), ui?.thread.openId, waiting)
+    this.o.follower.watch(sync.ordered().length + waiting.length > 0 || ui?.picker.active === true || ui?.composer.target !== undefined)
   }
 
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
   position(): void {
     if (this.stopped) return
-    const { sync, outbox, pins, picker, dock, marks, composer, thread, list } = this.o
-    const openPin = pins.position([...sync.ordered(), ...waitingOn(outbox, sync.pageKey)], thread.openId)
-    picker.layout()
+    const { sync, outbox, pins, dock, ui } = this.o
+    const openPin = pins.position([...sync.ordered(), ...waitingOn(outbox, sync.pageKey)], ui?.thread.openId)
     placeDock(dock.element, this.o.host)
+    if (!ui) return
+    const { picker, marks, composer, thread, list } = ui
+    picker.layout()
     marks.hover(picker.active && !composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
     const reserve = dock.reserve()
     // Dashed outlines on what the open box or thread is about; the selected words marked.

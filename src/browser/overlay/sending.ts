@@ -10,7 +10,7 @@ import type { NewAnnotation } from '../shared/types.js'
 import type { Extras } from './capture/attach.js'
 import { complete } from './chunks/load.js'
 import type { PageLogHandle } from '../early/page-log.js'
-import type { Composer } from './annotate/composer.js'
+import type { UiParts } from './ui-parts.js'
 import type { Dock } from './views/dock.js'
 import { outboxItem, type Outbox, type SenderEvents } from './sync/outbox.js'
 import type { PageSync } from './sync/page-sync.js'
@@ -23,7 +23,8 @@ export interface SendingParts {
   readonly outbox: Outbox
   readonly sync: PageSync
   readonly dock: Dock
-  readonly composer: Composer
+  /** The comment box's chunk (what is sent came from it). */
+  readonly ui: UiParts | undefined
   /** The overlay's host: left out of the screenshot. */
   readonly host: Element
   /** How long the screenshot may take (the script tag's data-screenshot-budget). */
@@ -63,7 +64,7 @@ export function sending(o: SendingParts): Sending {
       const { screenshot, images } = extras
       const options = { api: o.api, screenshot, images, log: extras.pageLog ? o.pageLog : undefined, exclude: o.host, budgetMs: o.options.screenshotBudgetMs, capture: o.options.capture }
       // A policy that blocks the screenshot is said with "Sent as #n", and in the box while Screenshot is ticked.
-      void complete(body, extras.target, { ...options, blocked: (why) => o.composer.setShotNote(why.message) }).then(({ body: full, note }) => queue(full, note))
+      void complete(body, extras.target, { ...options, blocked: (why) => o.ui?.composer.setShotNote(why.message) }).then(({ body: full, note }) => queue(full, note))
     },
     sent(item, annotation, sessionId) {
       const note = notes.get(item.id)

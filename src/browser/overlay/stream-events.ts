@@ -11,11 +11,9 @@ import { load } from './chunks/load.js'
 import type { Dock } from './views/dock.js'
 import type { Sender } from './sync/outbox.js'
 import type { PageSync, SyncEvents } from './sync/page-sync.js'
-import type { Panels } from './panels.js'
 import type { Pins } from './views/pins.js'
-import type { Pointing } from './annotate/point.js'
 import type { Renderer } from './render.js'
-import type { ThreadPanel } from './views/thread-panel.js'
+import type { UiParts } from './ui-parts.js'
 
 /** What the reports go to (the overlay itself is passed: its parts are read when a report comes). */
 export interface StreamParts {
@@ -26,9 +24,10 @@ export interface StreamParts {
   readonly sender: Sender
   readonly dock: Dock
   readonly pins: Pins
-  readonly thread: ThreadPanel
-  readonly pointing: Pointing
-  readonly panels: Panels
+  /** Annotate mode and the panels, once their chunk has come. */
+  readonly ui: UiParts | undefined
+  /** Fetch that chunk (when needed) and act with it. */
+  withUi(act: (ui: UiParts) => void): void
   readonly render: Renderer
   /** Where the thread's source links point: the editor, once the server says where the project is. */
   readonly links: Links
@@ -49,12 +48,12 @@ export function streamEvents(o: StreamParts): SyncEvents {
     loaded: () => void o.sender.flush(),
     back: () => o.sender.retrySoon(),
     agentReplied: (a, reply) => {
-      if (reply.kind === 'question' && reply.point) return o.pointing.start(a, reply)
-      if (o.thread.openId !== a.id) o.dock.say(reply.kind === 'question' ? `The agent asks about #${number(a.id)}` : `The agent replied on #${number(a.id)}`)
+      if (reply.kind === 'question' && reply.point) return o.withUi((ui) => ui.pointing.start(a, reply))
+      if (o.ui?.thread.openId !== a.id) o.dock.say(reply.kind === 'question' ? `The agent asks about #${number(a.id)}` : `The agent replied on #${number(a.id)}`)
     },
     removed: (id, how) => {
-      if (o.thread.openId !== id) return
-      o.panels.closeThread()
+      if (o.ui?.thread.openId !== id) return
+      o.ui.panels.closeThread()
       o.dock.say(`That annotation was ${how}.`)
     },
     captureRequested: (e) =>

@@ -18,6 +18,7 @@ import type { ElementInfo } from '../../shared/types.js'
 import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from '../anchor/dom.js'
 import { quoteOf } from '../anchor/quote.js'
 import { adoptStyles } from '../page/csp.js'
+import { selectedRange } from '../page/selection.js'
 import { coarsePointer } from '../views/layout.js'
 
 export interface Target {
@@ -80,7 +81,6 @@ export class Picker {
   readonly shields = h('div', { class: 'shields' })
   private readonly shieldFrames = new WeakMap<Element, Element>()
   private suppressClick = false
-  private remembered: Target | undefined
   /** Takes the crosshair cursor off the page again. */
   private dropCursor: (() => void) | undefined
   /** The element under the pointer, what it means, and where ↑ came from. */
@@ -173,15 +173,9 @@ export class Picker {
     else this.set(!this.active)
   }
 
-  /** Read the page's selection before a click on the toolbar can clear it; `toggleRemembered` uses it. */
-  remember(): void {
-    this.remembered = this.selection()
-  }
-
-  toggleRemembered(): void {
-    const selection = this.remembered
-    this.remembered = undefined
-    this.toggle(this.active ? undefined : selection)
+  /** As `toggle`, with the page's selection as it was read earlier (page/selection.ts: before a click on the toolbar cleared it). */
+  toggleFrom(range: Range | undefined): void {
+    this.toggle(this.active ? undefined : this.selection(range))
   }
 
   /** Enter in annotate mode picks the focused page element. True when it did. */
@@ -205,13 +199,11 @@ export class Picker {
     return e.composedPath().includes(this.host) && !this.shieldOf(e)
   }
 
-  /** The page's current text selection as a target (not one inside the overlay). */
-  private selection(): Target | undefined {
-    const selection = document.getSelection()
-    if (!selection || selection.isCollapsed || selection.rangeCount === 0) return undefined
-    const text = selection.toString().trim()
+  /** The page's text selection (now, or a range read earlier) as a target (not one inside the overlay). */
+  private selection(range: Range | undefined = selectedRange()): Target | undefined {
+    if (!range) return undefined
+    const text = range.toString().trim()
     if (text === '') return undefined
-    const range = selection.getRangeAt(0)
     const node = range.commonAncestorContainer
     const element = isElement(node) ? node : node.parentElement
     if (!element || element === this.host || this.host.contains(element)) return undefined

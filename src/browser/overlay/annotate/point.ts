@@ -6,13 +6,15 @@
  */
 import type { Api } from '../../shared/api.js'
 import type { Annotation, NewAnnotation, Reply } from '../../shared/types.js'
-import { complete } from '../chunks/load.js'
+import type { complete } from '../chunks/extras.js'
 import type { Target } from './picker.js'
 
 export interface PointDeps {
   api: Api
   host: Element
   budgetMs: number | undefined
+  /** The annotation with its source location and screenshot (chunks/load.ts: the `extras` chunk, fetched by the core). */
+  complete: typeof complete
   /** Turn annotate mode on. */
   annotate(): void
   say(text: string): void
@@ -42,7 +44,7 @@ export class Pointing {
     if (!asked) return
     this.asked = undefined
     this.deps.say('Sending your answer…')
-    const { body: full } = await complete(body, target, { api: this.deps.api, screenshot: true, images: [], log: undefined, exclude: this.deps.host, budgetMs: this.deps.budgetMs, blocked: () => {} })
+    const { body: full } = await this.deps.complete(body, target, { api: this.deps.api, screenshot: true, images: [], log: undefined, exclude: this.deps.host, budgetMs: this.deps.budgetMs, blocked: () => {} })
     const pointed = { ...(full.element ? { element: full.element } : {}), ...(full.source ? { source: full.source } : {}) }
     try {
       this.deps.answered(await this.deps.api.reply(asked.annotationId, body.comment, full.attachments, pointed))

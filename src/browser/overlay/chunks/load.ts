@@ -1,9 +1,10 @@
 /**
  * The overlay's chunks, fetched on first use: overlay.js itself holds what a page needs before the
- * person annotates (the dock, pins, the live connection, window.Marginalia); what Send needs is a
- * chunk (./extras.ts). Each chunk is fetched once (a failed fetch is tried again on next use), and
- * {@link prefetchWhenIdle} fetches them after the page's load, in the browser's idle time, so the
- * first annotation does not wait for the network.
+ * person annotates (the dock, pins, the live connection, window.Marginalia); annotate mode and the
+ * panels (./annotate.ts), their looks (./ui.ts) and what Send needs (./extras.ts) are chunks. Each
+ * chunk is fetched once (a failed fetch is tried again on next use). The overlay fetches
+ * {@link INTENDED} when the person shows the intent to annotate (overlay.ts), or, with
+ * `data-prefetch="idle"`, {@link prefetchWhenIdle} fetches them after the page's load.
  */
 import { chunkLoaders, type ChunkLoaders, type Chunks } from './table.js'
 
@@ -47,8 +48,11 @@ export function load<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
   return started
 }
 
-/** What the idle prefetch fetches: what Annotate and the panels need, not the prompts most pages never show. */
-const PREFETCHED: readonly (keyof Chunks)[] = ['extras', 'ui']
+/** What annotate mode and the panels need at once: fetched on intent (and, with the idle prefetch, after load). */
+export const INTENDED: readonly (keyof Chunks)[] = ['annotate', 'ui']
+
+/** What the idle prefetch fetches: what Annotate, the panels and Send need, not the prompts most pages never show. */
+const PREFETCHED: readonly (keyof Chunks)[] = [...INTENDED, 'extras']
 
 /**
  * Those chunks, once the page has loaded and the browser is idle (at most 5 s after load), then

@@ -14,6 +14,8 @@ import { screenBox } from './layout.js'
 
 export interface DockEvents {
   /** Annotate is being pressed: read the page's selection before the click clears it. */
+  /** The person may be about to annotate (the pointer entered the toolbar, Annotate got focus). */
+  intent(): void
   annotatePress(): void
   annotateClick(): void
   /** The count: open or close the list of the page's annotations. */
@@ -70,6 +72,7 @@ export class Dock {
         'aria-keyshortcuts': 'Alt+Shift+A',
         title: 'Annotate: click an element or select text (Alt+Shift+A)',
         onpointerdown: () => events.annotatePress(),
+        onfocus: () => events.intent(),
         onclick: () => events.annotateClick(),
       },
       h('span', { 'aria-hidden': 'true' }, '✎'),
@@ -80,7 +83,7 @@ export class Dock {
     const collapsed = settings.get(COLLAPSED) === '1'
     this.bar = h(
       'div',
-      { class: `bar${collapsed ? ' collapsed' : ''}`, role: 'toolbar', 'aria-label': 'Marginalia' },
+      { class: `bar${collapsed ? ' collapsed' : ''}`, role: 'toolbar', 'aria-label': 'Marginalia', onpointerenter: () => events.intent() },
       h('button', { type: 'button', class: 'brand', 'aria-label': 'Marginalia: show or hide the toolbar', 'aria-expanded': String(!collapsed), title: 'Marginalia', onclick: () => this.toggleCollapsed() }, 'M'),
       this.agent,
       this.who,

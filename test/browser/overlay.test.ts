@@ -242,9 +242,14 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const store = createMemoryStore()
     cleanups.push(() => store.close())
     const { page, http, pageUrl } = await setup({ store, open: false })
-    // The chunks never arrive: as when the server went away before the idle prefetch.
-    await page.route('**/chunks/**', (r) => r.abort())
+    // No chunk arrives but annotate mode's: as when the server went away just after the person first pressed Annotate.
+    await page.route('**/chunks/**', (r) => (/\/chunks\/(annotate|shared)-/.test(r.request().url()) ? r.continue() : r.abort()))
     await openPage(page, pageUrl)
+    // Annotate mode came (the picker turned on) and is turned off again.
+    await ui(page, '.annotate').click()
+    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
+    await ui(page, '.annotate').click()
+    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
     const port = http.port
     await http.close()
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
@@ -253,6 +258,19 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const again = await startHttpServer(store, { port, log: () => {} })
     cleanups.push(() => again.close())
     await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Written before any chunk came'])
+  })
+
+  it('annotate mode cannot be fetched (server gone before the person acted): the dock says so, and the next press fetches it again and annotates', { timeout: 90_000 }, async () => {
+    const { store, page, pageUrl } = await setup({ open: false })
+    let refuse = true
+    await page.route('**/chunks/**', (r) => (refuse ? r.abort() : r.continue()))
+    await openPage(page, pageUrl)
+    await ui(page, '.annotate').click()
+    await eventually(() => ui(page, '.toast').textContent()).toContain('Could not load annotate mode')
+    expect(await ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
+    refuse = false
+    await annotate(page, '#checkout', 'Once annotate mode came')
+    await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Once annotate mode came'])
   })
 
   it('an annotation kept while the server was down is sent by the next page load once it is back', { timeout: 90_000 }, async () => {

@@ -22,7 +22,7 @@ import { Follower } from './anchor/follow.js'
 import { INTENDED, complete, load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
 import { Dock } from './views/dock.js'
-import { Freezer, freezeButton } from './page/freeze.js'
+import { freezeButton } from './page/freeze-button.js'
 import { onViewportChange } from './views/layout.js'
 import { Outbox, Sender, isWaiting } from './sync/outbox.js'
 import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
@@ -117,7 +117,6 @@ export class Overlay {
   private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
   /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
   private permissions: PromptsWatch | undefined
-  private readonly freezer: Freezer
   private readonly onKeyDown: (e: KeyboardEvent) => void
   private readonly frameKeys: FrameKeys
 
@@ -215,8 +214,8 @@ export class Overlay {
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
     // The menu's looks come with the panels' (the click opens it at once; the sheet follows).
     this.menu.button.addEventListener('click', () => this.styleUi())
-    this.freezer = new Freezer(this.host)
-    this.dock.extend([freezeButton(this.freezer, (text) => this.dock.say(text)), this.menu.button], [this.menu.element])
+    const freeze = freezeButton((done) => this.withUi((ui) => done(ui.freezer.toggle())), (text) => this.dock.say(text))
+    this.dock.extend([freeze, this.menu.button], [this.menu.element])
     this.onKeyDown = overlayKeyListener(shortcut, {
       toggleAnnotate: () => {
         const range = selectedRange()
@@ -322,7 +321,7 @@ export class Overlay {
     this.ui?.stop()
     this.listening.abort()
     this.frameKeys.stop()
-    this.freezer.unfreeze()
+    this.ui?.freezer.unfreeze()
     this.menu.stop()
     clearInterval(this.locationTimer)
     this.follower.stop()

@@ -6,6 +6,7 @@
 import type { Composer } from './annotate/composer.js'
 import type { Picker, Target } from './annotate/picker.js'
 import type { Pointing } from './annotate/point.js'
+import type { Freezer } from './page/freeze.js'
 import type { ListPanel } from './views/list-panel.js'
 import type { Marks } from './views/marks.js'
 import type { ThreadPanel } from './views/thread-panel.js'
@@ -28,6 +29,8 @@ export interface UiParts {
   readonly list: ListPanel
   readonly pointing: Pointing
   readonly panels: PanelsFace
+  /** Freezing the page (the toolbar's ❄). */
+  readonly freezer: Freezer
   /** The comment box on `element` (as a click in annotate mode opens it). */
   comment(element: Element): void
   /** Take the picker's listeners off the page (the overlay is removed). */

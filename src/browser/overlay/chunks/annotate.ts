@@ -1,6 +1,6 @@
 /**
  * The chunk of what the person uses once they act: annotate mode (the picker, the hover and area
- * marks), the comment box, pointing for an agent's question, an annotation's thread, the list and
+ * marks), freezing the page, the comment box, pointing for an agent's question, an annotation's thread, the list and
  * the panels' focus handling, with what they do (../actions.ts). overlay.js fetches it on intent
  * (the pointer on the toolbar, Annotate focused or pressed, the shortcut, a pin, the public API)
  * and builds the parts once with {@link createUi}, into the overlay's shadow root.
@@ -13,6 +13,8 @@ import { describeElement } from '../anchor/describe.js'
 import { Composer, type ComposerEvents } from '../annotate/composer.js'
 import { Picker } from '../annotate/picker.js'
 import { Pointing } from '../annotate/point.js'
+import { adoptStyles } from '../page/csp.js'
+import { Freezer } from '../page/freeze.js'
 import { Panels } from '../panels.js'
 import type { Renderer } from '../render.js'
 import { coarsePointer } from '../views/layout.js'
@@ -25,6 +27,7 @@ import { ThreadPanel } from '../views/thread-panel.js'
 import type { UiParts } from '../ui-parts.js'
 import type { Outbox, Sender } from '../sync/outbox.js'
 import type { PageSync } from '../sync/page-sync.js'
+import ANNOTATE_CSS from './annotate.css'
 import type { complete } from './extras.js'
 
 /** What the parts need of the overlay's core (overlay.ts passes itself). */
@@ -57,10 +60,11 @@ export interface UiHost {
 }
 
 /**
- * The parts, their elements put into the overlay's root (`root`: the marks under the pins, the
+ * The parts, with their stylesheet (./annotate.css), their elements put into the overlay's root (`root`: the marks under the pins, the
  * panels under the dock) and the picker listening.
  */
 export function createUi(o: UiHost, root: HTMLElement): UiParts {
+  adoptStyles(o.shadow, ANNOTATE_CSS)
   const marks = new Marks()
   const picker: Picker = new Picker(o.host, {
     pick: (target, add) => panels.compose(add ? composer.withMore(target) : target),
@@ -118,6 +122,7 @@ export function createUi(o: UiHost, root: HTMLElement): UiParts {
     list,
     pointing,
     panels,
+    freezer: new Freezer(o.host),
     comment: (element) => panels.compose({ element, info: describeElement(element) }),
     stop: () => picker.detach(),
   }

@@ -6,24 +6,10 @@
  * starts. Unfreezing resumes exactly what freezing paused; the overlay's own animations never stop.
  */
 
-import { h } from '../../shared/dom.js'
-
 type Media = HTMLMediaElement
 
 /** What starts moving while the page is frozen (and is paused as it starts). */
 const STARTS = ['animationstart', 'transitionrun', 'transitionstart', 'play']
-
-/** The toolbar's ❄ button: freezes and unfreezes, says which it did. */
-export function freezeButton(freezer: Freezer, say: (text: string) => void): HTMLButtonElement {
-  const button = h('button', { type: 'button', class: 'tool freeze-btn', 'aria-pressed': 'false', 'aria-label': 'Freeze the page', title: 'Freeze the page: pause animations, transitions and videos' }, '❄')
-  button.addEventListener('click', () => {
-    const frozen = freezer.toggle()
-    button.setAttribute('aria-pressed', String(frozen))
-    button.setAttribute('aria-label', frozen ? 'Unfreeze the page' : 'Freeze the page')
-    say(frozen ? 'Page frozen: animations, transitions and videos paused.' : 'Page running again.')
-  })
-  return button
-}
 
 export class Freezer {
   private paused: Animation[] = []

@@ -5,7 +5,9 @@
 //                 `<name>-<HASH>.js`, content-hashed, so the server lets browsers keep them a year
 //   inbox.js    — the inbox page's script (src/browser/inbox/inbox.ts)
 //   early.js    — the page log's recorder alone, run before the page's scripts (src/browser/early/main.ts)
-//   loader.js   — the head snippet's script: the recorder, then overlay.js (src/browser/early/loader.ts)
+//   loader.js   — the head snippet's script: the recorder, then overlay-after-loader.js (src/browser/early/loader.ts)
+//   overlay-after-loader.js — overlay.js without the recorders, which loader.js has started
+//                 (src/browser/overlay/main-after-loader.ts)
 //   index.html  — the inbox page (src/browser/inbox/index.html), served at /
 //   app.html    — the inbox as an MCP App (src/browser/app): one self-contained document, its
 //                 script inlined, that the MCP server hands to hosts that render apps
@@ -101,6 +103,7 @@ const chunksByUrl = {
 await build({
   entryPoints: {
     overlay: path.join(root, 'src/browser/overlay/main.ts'),
+    'overlay-after-loader': path.join(root, 'src/browser/overlay/main-after-loader.ts'),
     inbox: path.join(root, 'src/browser/inbox/inbox.ts'),
     early: path.join(root, 'src/browser/early/main.ts'),
     loader: path.join(root, 'src/browser/early/loader.ts'),

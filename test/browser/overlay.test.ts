@@ -43,6 +43,18 @@ async function openPage(page: Page, url: string): Promise<void> {
 
 const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
+/**
+ * Annotate mode fetched (its chunk comes when the person first reaches for the toolbar): Annotate
+ * pressed, the picker on, and pressed again. A page whose server goes away before then cannot
+ * open annotate mode until it is back ("annotate mode cannot be fetched" below).
+ */
+async function fetchAnnotateMode(page: Page): Promise<void> {
+  await ui(page, '.annotate').click()
+  await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
+  await ui(page, '.annotate').click()
+  await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
+}
+
 async function annotate(page: Page, target: string, comment: string, choices: { intent?: string; severity?: string } = {}): Promise<void> {
   if ((await ui(page, '.annotate').getAttribute('aria-pressed')) !== 'true') await ui(page, '.annotate').click()
   await page.locator(target).first().click()
@@ -207,6 +219,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     cleanups.push(() => store.close())
     const first = await setup({ store })
     const { page, http } = first
+    await fetchAnnotateMode(page)
     const port = http.port
     await http.close()
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
@@ -245,11 +258,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     // No chunk arrives but annotate mode's: as when the server went away just after the person first pressed Annotate.
     await page.route('**/chunks/**', (r) => (/\/chunks\/(annotate|shared)-/.test(r.request().url()) ? r.continue() : r.abort()))
     await openPage(page, pageUrl)
-    // Annotate mode came (the picker turned on) and is turned off again.
-    await ui(page, '.annotate').click()
-    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
-    await ui(page, '.annotate').click()
-    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
+    await fetchAnnotateMode(page)
     const port = http.port
     await http.close()
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
@@ -277,6 +286,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const store = createMemoryStore()
     cleanups.push(() => store.close())
     const { page, http, pageUrl } = await setup({ store })
+    await fetchAnnotateMode(page)
     const port = http.port
     await http.close()
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
@@ -337,8 +347,9 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     })
     expect(shape).toEqual(['annotate:function', 'comment:function', 'destroy:function', 'flush:function', 'open:function', 'server:string', 'sessionId:undefined', 'version:string'])
     expect(await page.evaluate(() => window.Marginalia!.server)).toBe(http.url)
+    // Annotate mode comes in a chunk: the first call fetches it, then acts.
     await page.evaluate(() => window.Marginalia!.annotate(true))
-    expect(await ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
+    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
     await page.evaluate(() => window.Marginalia!.annotate())
     expect(await ui(page, '.annotate').getAttribute('aria-pressed')).toBe('false')
     await page.evaluate(() => window.Marginalia!.comment(document.querySelector('#checkout')!))

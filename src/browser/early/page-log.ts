@@ -147,6 +147,14 @@ function compatible(value: unknown): value is PageLogHandle {
 /** A resource timing entry with the status of its response (Chromium 109+, Firefox 113+); older browsers leave it out. */
 type TimedRequest = PerformanceResourceTiming & { responseStatus?: number }
 
+/** The compatible log already installed on `win` (by the early recorder), if any; `ignore(url)` as below. */
+export function runningPageLog(win: Window, ignore?: (url: string) => boolean): PageLogHandle | undefined {
+  const existing = (win as LoggedWindow)[INSTALLED]
+  if (!compatible(existing)) return undefined
+  if (ignore) existing.ignore(ignore)
+  return existing
+}
+
 /**
  * The log on `win`: the compatible one already installed (by the early recorder), or a new one
  * with its wrappers. `ignore(url)`: requests never logged (the overlay's own).

@@ -16,8 +16,8 @@ import { BrowserAuth, type Auth } from '../shared/auth.js'
 import { Api, type ExpectedServer, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
-import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
-import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
+import type { PageLogHandle } from '../early/page-log.js'
+import type { StepsHandle } from '../early/steps.js'
 import { Follower } from './anchor/follow.js'
 import { INTENDED, complete, load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
@@ -28,6 +28,7 @@ import { Outbox, Sender, isWaiting } from './sync/outbox.js'
 import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
 import OVERLAY_CSS from './overlay.css'
 import { PageSync } from './sync/page-sync.js'
+import type { Recorders } from './recorders.js'
 import { Pins } from './views/pins.js'
 import { Renderer } from './render.js'
 import { selectedRange } from './page/selection.js'
@@ -60,6 +61,8 @@ export interface OverlayOptions {
    * on first use (`false`).
    */
   prefetch?: 'intent' | 'idle' | false | undefined
+  /** Where the page log and the steps' recorder come from (recorders.ts): started here, or already running. */
+  recorders: Recorders
   /** The project this page belongs to (`data-store`, `data-project` on the script tag): a server of another project's store gets nothing. */
   expect?: ExpectedServer
 }
@@ -122,14 +125,14 @@ export class Overlay {
 
   constructor(
     readonly server: string,
-    readonly options: OverlayOptions = {},
+    readonly options: OverlayOptions,
   ) {
     const given = parseShortcut(options.shortcut)
     if (options.shortcut && !given) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
     const shortcut = given ?? parseShortcut(DEFAULT_SHORTCUT)!
     this.links = { attachments: server, editor: {} }
-    this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
-    this.steps = stepsEnabled() ? installSteps(window) : undefined
+    this.pageLog = options.recorders.pageLog((url) => url.startsWith(server))
+    this.steps = options.recorders.steps()
     if (options.maskInputs !== undefined) this.steps?.mask(options.maskInputs)
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
@@ -225,7 +228,13 @@ export class Overlay {
         this.menu.setPinsHidden(!this.menu.pinsHidden)
         this.dock.say(this.menu.pinsHidden ? `Pins hidden (${PINS_SHORTCUT} shows them).` : 'Pins shown.')
       },
-      escape: () => this.ui?.panels.escape() ?? false,
+      escape: () => {
+        // The settings menu is the core's; what else Esc closes is annotate mode's.
+        if (!this.menu.isOpen) return this.ui?.panels.escape() ?? false
+        this.menu.toggle(false)
+        this.menu.button.focus()
+        return true
+      },
       pickFocused: (e) => this.ui?.picker.pickFocused(e) ?? false,
     })
     this.frameKeys = new FrameKeys(this.onKeyDown)
@@ -288,7 +297,7 @@ export class Overlay {
 
   /** Turned on while off at load: the log starts now (it has nothing from before). */
   startPageLog(on: boolean): void {
-    if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
+    if (on && !this.pageLog) this.pageLog = this.options.recorders.pageLog((url) => url.startsWith(this.server), true)
   }
 
   // ------------------------------------------------------------------ life cycle and the public API

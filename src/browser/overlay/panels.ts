@@ -11,7 +11,6 @@ import type { PageSync } from './sync/page-sync.js'
 import type { Picker, Target } from './annotate/picker.js'
 import type { Pins } from './views/pins.js'
 import type { Renderer } from './render.js'
-import type { SettingsMenu } from './views/settings-menu.js'
 import type { ThreadPanel } from './views/thread-panel.js'
 
 /** What the panels are (the overlay itself is passed: its parts are read when used). */
@@ -23,7 +22,6 @@ export interface PanelParts {
   readonly thread: ThreadPanel
   readonly list: ListPanel
   readonly dock: Dock
-  readonly menu: SettingsMenu
   readonly render: Renderer
   /** The panels' stylesheet, fetched if it is not there yet (overlay.ts). */
   readonly styleUi: () => void
@@ -104,13 +102,10 @@ export class Panels {
     }
   }
 
-  /** Close the innermost open thing; false when nothing was open. */
+  /** Close the innermost open thing (the settings menu aside: the core closes it); false when nothing was open. */
   escape(): boolean {
-    const { menu, composer, picker } = this.o
-    if (menu.isOpen) {
-      menu.toggle(false)
-      menu.button.focus()
-    } else if (composer.target) composer.escape()
+    const { composer, picker } = this.o
+    if (composer.target) composer.escape()
     else if (this.o.thread.openId !== undefined) this.closeThread()
     else if (this.o.list.isOpen) this.toggleList(false)
     else if (picker.active) picker.set(false)

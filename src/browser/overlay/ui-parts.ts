@@ -17,7 +17,7 @@ export interface PanelsFace {
   open(id: string): void
   closeThread(): void
   toggleList(open?: boolean): void
-  /** Close the innermost open thing; false when nothing was open. */
+  /** Close the innermost open panel or annotate mode; false when nothing was open. */
   escape(): boolean
 }
 

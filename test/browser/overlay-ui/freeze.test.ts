@@ -73,7 +73,8 @@ describe.skipIf(!enabled)('freeze the page', () => {
     await pass(page, 100)
 
     await ui(page, '.freeze-btn').click()
-    expect(await ui(page, '.freeze-btn').getAttribute('aria-pressed')).toBe('true')
+    // The freezer comes with annotate mode's chunk: the first press fetches it, then freezes.
+    await eventually(() => ui(page, '.freeze-btn').getAttribute('aria-pressed')).toBe('true')
     // pause() settles on the next frame: read the times once every page animation says paused.
     await eventually(allPaused(page)).toBe(true)
     const frozen = await times(page)

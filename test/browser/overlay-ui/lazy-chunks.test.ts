@@ -1,8 +1,10 @@
 /**
  * What a page fetches for the overlay before the person annotates: overlay.js alone, compressed;
- * the chunk Send needs (screenshots, sources) comes on first use — or when the browser is idle
- * after load — and a second page takes it from the browser's cache without asking the server.
- * Pressing Annotate then picks and sends an annotation with its screenshot, end to end.
+ * annotate mode and the panels' styles come when the person reaches for the toolbar (or on first
+ * use), the chunk Send needs (screenshots, sources) when annotate mode starts — or all of them when
+ * the browser is idle after load, with data-prefetch="idle" — and a second page takes them from the
+ * browser's cache without asking the server. Pressing Annotate then picks and sends an annotation
+ * with its screenshot, end to end.
  */
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -106,6 +108,7 @@ describe.skipIf(!enabled)('the overlay loads in parts', () => {
     expect(sent!.comment).toBe('Buy is hard to see')
     expect(sent!.attachments?.some((a) => a.kind === 'screenshot')).toBe(true)
     const after = await settled()
+    expect(after.find((s) => s.path.startsWith('/chunks/annotate-'))).toMatchObject({ status: 200, encoding: 'br' })
     const chunk = after.find((s) => s.path.startsWith('/chunks/extras-'))
     expect(chunk).toMatchObject({ status: 200, encoding: 'br' })
     const ui = after.find((s) => s.path.startsWith('/chunks/ui-'))
@@ -119,17 +122,36 @@ describe.skipIf(!enabled)('the overlay loads in parts', () => {
     const second = await settled()
     expect(second.find((s) => s.path === '/overlay.js')).toMatchObject({ cached: true })
     const secondChunks = second.filter((s) => s.path.startsWith('/chunks/'))
-    expect(secondChunks.map((s) => s.path.replace(/-[^/]*$/, ''))).toEqual(expect.arrayContaining(['/chunks/extras', '/chunks/ui']))
+    expect(secondChunks.map((s) => s.path.replace(/-[^/]*$/, ''))).toEqual(expect.arrayContaining(['/chunks/annotate', '/chunks/extras', '/chunks/ui']))
     expect(secondChunks.map((s) => s.path)).not.toContainEqual(expect.stringMatching(/^\/chunks\/prompts-/))
     for (const s of secondChunks) expect({ cached: s.cached, wire: s.wire }).toEqual({ cached: true, wire: 0 })
     console.log(`Annotate → picker ready: ${cold.picker.toFixed(1)} ms cold, ${cached.picker.toFixed(1)} ms cached; → chunk fetched: ${cold.chunk.toFixed(1)} ms cold, ${cached.chunk.toFixed(1)} ms cached`)
     expect(cold.picker).toBeLessThan(1_000)
   })
 
-  it('fetches the chunk by itself once the page has loaded and the browser is idle', { timeout: 30_000 }, async () => {
-    const { origin, tab, scripts } = await setup('')
+  it('data-prefetch="idle": fetches the chunks by itself once the page has loaded and the browser is idle', { timeout: 30_000 }, async () => {
+    const { origin, tab, scripts } = await setup('data-prefetch="idle"')
     await open(tab, `${origin}/a`)
-    await eventually(() => [...scripts.values()].some((s) => s.path.startsWith('/chunks/extras-') && s.done), 10_000).toBe(true)
+    for (const name of ['annotate', 'ui', 'extras']) await eventually(() => [...scripts.values()].some((s) => s.path.startsWith(`/chunks/${name}-`) && s.done), 10_000).toBe(true)
+  })
+
+  it('by default fetches nothing more at load; the pointer on the toolbar fetches annotate mode and its looks once, the press finds them there, and annotate mode fetches what Send needs', { timeout: 60_000 }, async () => {
+    const { origin, tab, settled } = await setup('')
+    await open(tab, `${origin}/a`)
+    // Idle for a while after load: still overlay.js alone.
+    await tab.evaluate(() => new Promise((r) => requestIdleCallback(() => r(undefined), { timeout: 3_000 })))
+    expect((await settled()).map((s) => s.path)).toEqual(['/overlay.js'])
+    await tab.locator('marginalia-overlay .bar').hover()
+    await eventually(async () => (await settled()).filter((s) => s.path.startsWith('/chunks/')).map((s) => s.path.replace(/-[^/-]*$/, '')).sort()).toEqual(expect.arrayContaining(['/chunks/annotate', '/chunks/ui']))
+    const intent = await settled()
+    expect(intent.some((s) => s.path.startsWith('/chunks/extras-'))).toBe(false)
+    const picked = await annotateTimes(tab)
+    const after = await settled()
+    // Each chunk asked for once: the press used what the hover fetched.
+    const paths = after.map((s) => s.path)
+    expect(paths.length).toBe(new Set(paths).size)
+    expect(paths.some((p) => p.startsWith('/chunks/extras-'))).toBe(true)
+    console.log(`Annotate → picker ready after the hover fetched annotate mode: ${picked.picker.toFixed(1)} ms`)
   })
 })
 

@@ -35,7 +35,8 @@ describe.skipIf(!enabled)('shortcuts', () => {
     expect(await ui(page, '.annotate').getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+A')
     await page.locator('#save').focus()
     await page.keyboard.press('Alt+Shift+A')
-    expect(await annotating(page)).toBe('true')
+    // Annotate mode comes in a chunk: the first press fetches it, then turns it on.
+    await eventually(() => annotating(page)).toBe('true')
     await page.keyboard.press('Escape')
     expect(await annotating(page)).toBe('false')
 

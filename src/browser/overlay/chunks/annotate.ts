@@ -22,7 +22,6 @@ import type { Dock } from '../views/dock.js'
 import { ListPanel } from '../views/list-panel.js'
 import { Marks } from '../views/marks.js'
 import type { Pins } from '../views/pins.js'
-import type { SettingsMenu } from '../views/settings-menu.js'
 import { ThreadPanel } from '../views/thread-panel.js'
 import type { UiParts } from '../ui-parts.js'
 import type { Outbox, Sender } from '../sync/outbox.js'
@@ -41,7 +40,6 @@ export interface UiHost {
   readonly sender: Sender
   readonly dock: Dock
   readonly pins: Pins
-  readonly menu: SettingsMenu
   readonly render: Renderer
   readonly links: Links
   readonly steps: StepsHandle | undefined
@@ -130,6 +128,6 @@ export function createUi(o: UiHost, root: HTMLElement): UiParts {
 
 /** The core's parts the panels and the actions read (plain fields, read once: they never change). */
 function pick(o: UiHost) {
-  const { api, sync, outbox, sender, dock, pins, menu, render, styleUi } = o
-  return { api, sync, outbox, sender, dock, pins, menu, render, styleUi }
+  const { api, sync, outbox, sender, dock, pins, render, styleUi } = o
+  return { api, sync, outbox, sender, dock, pins, render, styleUi }
 }

@@ -31,6 +31,7 @@ import { PageSync } from './sync/page-sync.js'
 import type { Recorders } from './recorders.js'
 import { Pins } from './views/pins.js'
 import { Renderer } from './render.js'
+import { Hold } from './page/hold.js'
 import { selectedRange } from './page/selection.js'
 import { sending, type Sending } from './sending.js'
 import { PageSessions } from './sync/sessions.js'
@@ -112,6 +113,8 @@ export class Overlay {
   private uiLoading: Promise<UiParts> | undefined
   /** The page's selection as the Annotate button was pressed (the click clears it). */
   private pressedRange: Range | undefined
+  /** Annotate mode turned on with its chunk on the way: the page's clicks held until it comes. */
+  private hold: Hold | undefined
   private readonly topLayer: TopLayer
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
@@ -173,7 +176,7 @@ export class Overlay {
       annotateClick: () => {
         const range = this.pressedRange
         this.pressedRange = undefined
-        this.withUi((ui) => ui.picker.toggleFrom(range))
+        this.turnOn((ui) => ui.picker.toggleFrom(range))
       },
       toggleList: (open) => this.withUi((ui) => ui.panels.toggleList(open)),
       retry: () => {
@@ -222,20 +225,22 @@ export class Overlay {
     this.onKeyDown = overlayKeyListener(shortcut, {
       toggleAnnotate: () => {
         const range = selectedRange()
-        this.withUi((ui) => ui.picker.toggleFrom(range))
+        this.turnOn((ui) => ui.picker.toggleFrom(range))
       },
       togglePins: () => {
         this.menu.setPinsHidden(!this.menu.pinsHidden)
         this.dock.say(this.menu.pinsHidden ? `Pins hidden (${PINS_SHORTCUT} shows them).` : 'Pins shown.')
       },
       escape: () => {
+        // Annotate mode still coming: it does not turn on.
+        if (this.hold) return this.cancelTurnOn()
         // The settings menu is the core's; what else Esc closes is annotate mode's.
         if (!this.menu.isOpen) return this.ui?.panels.escape() ?? false
         this.menu.toggle(false)
         this.menu.button.focus()
         return true
       },
-      pickFocused: (e) => this.ui?.picker.pickFocused(e) ?? false,
+      pickFocused: (e) => (this.ui ? this.ui.picker.pickFocused(e) : (this.hold?.enter(e) ?? false)),
     })
     this.frameKeys = new FrameKeys(this.onKeyDown)
   }
@@ -256,9 +261,34 @@ export class Overlay {
       (ui) => act(ui),
       () => {
         this.uiLoading = undefined
+        this.cancelTurnOn()
         if (!this.destroyed) this.dock.say('Could not load annotate mode from the Marginalia server: is it running? Try again.')
       },
     )
+  }
+
+  /**
+   * Turn annotate mode on (`act`): at once when it is here; else the page's clicks are held until
+   * it comes (page/hold.ts), and what the person clicked meanwhile is picked then.
+   */
+  private turnOn(act: (ui: UiParts) => void): void {
+    if (this.ui) return act(this.ui)
+    const hold = (this.hold ??= new Hold(this.host))
+    this.withUi((ui) => {
+      if (this.hold !== hold) return // Esc, or removed, meanwhile
+      this.hold = undefined
+      const held = hold.release()
+      act(ui)
+      if (held && ui.composer.target === undefined) ui.picker.pickHeld(held)
+    })
+  }
+
+  /** Annotate mode asked for and still coming: not turned on after all (true when it was coming). */
+  private cancelTurnOn(): boolean {
+    const hold = this.hold
+    this.hold = undefined
+    hold?.release()
+    return hold !== undefined
   }
 
   /** The person is about to act (the pointer on the toolbar, Annotate focused or pressed): what annotate mode needs is fetched now. */
@@ -327,6 +357,7 @@ export class Overlay {
     if (this.destroyed) return
     this.destroyed = true
     this.render.stop()
+    this.cancelTurnOn()
     this.ui?.stop()
     this.listening.abort()
     this.frameKeys.stop()
@@ -350,7 +381,7 @@ export class Overlay {
   annotate(on?: boolean): void {
     // Off with annotate mode never loaded: nothing to turn off.
     if (on === false && !this.ui) return
-    this.withUi((ui) => ui.picker.set(on ?? !ui.picker.active))
+    this.turnOn((ui) => ui.picker.set(on ?? !ui.picker.active))
   }
 
   comment(element: Element): void {

@@ -18,6 +18,7 @@ import type { ElementInfo } from '../../shared/types.js'
 import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from '../anchor/dom.js'
 import { quoteOf } from '../anchor/quote.js'
 import { adoptStyles } from '../page/csp.js'
+import type { HeldPick } from '../page/hold.js'
 import { selectedRange } from '../page/selection.js'
 import { coarsePointer } from '../views/layout.js'
 
@@ -176,6 +177,13 @@ export class Picker {
   /** As `toggle`, with the page's selection as it was read earlier (page/selection.ts: before a click on the toolbar cleared it). */
   toggleFrom(range: Range | undefined): void {
     this.toggle(this.active ? undefined : this.selection(range))
+  }
+
+  /** What the person pointed at while annotate mode was on its way (page/hold.ts), picked now. */
+  pickHeld(held: HeldPick): void {
+    if (!this.active || !held.element.isConnected) return
+    const target = held.at ? meaningful(held.element) : held.element
+    this.events.pick({ element: target, info: describeElement(target, held.at) }, held.shift)
   }
 
   /** Enter in annotate mode picks the focused page element. True when it did. */

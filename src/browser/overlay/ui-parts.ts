@@ -12,7 +12,7 @@ import type { Marks } from './views/marks.js'
 import type { ThreadPanel } from './views/thread-panel.js'
 
 /** One panel open at a time (panels.ts). */
-export interface PanelsFace {
+interface PanelsFace {
   compose(target: Target): void
   open(id: string): void
   closeThread(): void

@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { build } from 'esbuild'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { expect } from 'vitest'
 import { type HttpServer, type Store } from '../../../src/index.js'
 import { servePages, type PageServer, startMarginalia } from '../../helpers/page.js'
 import { type Cleanups } from '../../helpers/cleanup.js'
@@ -39,8 +40,10 @@ export async function openPage(page: Page, url: string): Promise<void> {
 export const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
 /** Annotate mode on (idempotent). */
+/** Annotate mode on, as the person sees it (the button pressed): its chunk may take a round trip to come. */
 export async function annotateMode(page: Page): Promise<void> {
   if ((await ui(page, '.annotate').getAttribute('aria-pressed')) !== 'true') await ui(page, '.annotate').click()
+  await expect.poll(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
 }
 
 type BoxLike = { x: number; y: number; width: number; height: number } | null

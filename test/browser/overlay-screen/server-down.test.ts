@@ -69,6 +69,9 @@ describe.skipIf(!enabled)('with the server down', () => {
     const page0 = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Down</title></head><body style="margin:0;padding:20px;font:16px sans-serif">
 <button id="save" type="button">Save</button>{{overlay}}</body></html>`
     const { page, http } = await setup(chromium.browser, cleanups, { '/down': page0 }, '/down')
+    // Annotate mode fetched before the server goes: its chunk comes when the person first reaches for it.
+    await annotateMode(page)
+    await page.keyboard.press('Escape')
     await http.close()
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
     // An annotation kept while down: a toast says so, under the alert.

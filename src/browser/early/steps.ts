@@ -336,6 +336,12 @@ function compatible(value: unknown): value is StepsHandle {
   return v.version === STEPS_VERSION && typeof v.recent === 'function' && typeof v.mark === 'function' && typeof v.mask === 'function' && typeof v.pause === 'function'
 }
 
+/** The compatible recorder an early script installed on `page`, if any (nothing is installed here). */
+export function installedSteps(page: Window): StepsHandle | undefined {
+  const existing = (page as StepsWindow)[INSTALLED]
+  return compatible(existing) ? existing : undefined
+}
+
 /** The recorder on `page`: the compatible one already installed, or a new one with its listeners. */
 export function installSteps(page: Window): StepsHandle {
   const win = page as StepsWindow

@@ -22,11 +22,18 @@ function tablePage(head: string): string {
 <body><h1>Orders</h1><table><tbody>${rows.join('')}</tbody></table></body></html>`
 }
 
+interface Frame {
+  url?: string
+  functionName?: string
+  lineNumber?: number
+  columnNumber?: number
+}
+
 interface TraceEvent {
   name: string
   ph: string
   ts: number
-  args?: { beginData?: { stackTrace?: { url?: string; functionName?: string }[] }; data?: { stackTrace?: { url?: string; functionName?: string }[] } }
+  args?: { beginData?: { stackTrace?: Frame[] }; data?: { stackTrace?: Frame[] } }
 }
 
 /** Load `path`, tracing; until the overlay is connected and its permission watch has asked for its stream. */
@@ -43,7 +50,7 @@ async function load(serverUrl: string, origin: string, path: string) {
   await cdp.send('Network.enable')
   await cdp.send('Page.enable')
   const events: TraceEvent[] = []
-  cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as TraceEvent[])))
+  cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])))
   const traced = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve))
   await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline.stack', transferMode: 'ReportEvents' })
   await page.goto(origin + path, { waitUntil: 'load' })
@@ -55,7 +62,10 @@ async function load(serverUrl: string, origin: string, path: string) {
   const forced = events
     .filter((e) => (e.name === 'Layout' || e.name === 'UpdateLayoutTree') && e.ph !== 'E')
     .filter((e) => (e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace ?? []).some((f) => f.url?.startsWith(serverUrl)))
-    .map((e) => { const f = (e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace)![0]! as { url?: string; functionName?: string; lineNumber?: number; columnNumber?: number }; return `${e.name} <- ${f.functionName}@${f.url?.slice(serverUrl.length)}:${f.lineNumber}:${f.columnNumber}` })
+    .map((e) => {
+      const f = (e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace)![0]!
+      return `${e.name} <- ${f.functionName}@${f.url?.slice(serverUrl.length)}:${f.lineNumber}:${f.columnNumber}`
+    })
   const inPage = await page.evaluate(() => ({
     popover: document.querySelector('marginalia-overlay')!.hasAttribute('popover'),
     log: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.pageLog')]),

@@ -85,8 +85,8 @@ export function placePanel(panel: HTMLElement, anchor: Box | undefined, reserve:
 
 /**
  * Whether the visual viewport has resized or panned (a pinch zoom, an on-screen keyboard, a
- * window resized) since the overlay started: until then, at scale 1, the dock stays where CSS
- * puts it and placeDock reads nothing.
+ * window resized) since the overlay started: until then, on a desktop at scale 1, the dock stays
+ * where CSS puts it and placeDock reads nothing.
  */
 let visualViewportChanged = false
 
@@ -98,8 +98,9 @@ let visualViewportChanged = false
 export function placeDock(dock: HTMLElement, host: Element): void {
   const vv = window.visualViewport
   if (!vv) return
-  // Unzoomed and unmoved since the overlay started: where CSS puts it, with no layout read.
-  if (!visualViewportChanged && dock.dataset.placed === undefined && Math.abs(vv.scale - 1) <= 0.01) return
+  // A desktop page unzoomed and unmoved since the overlay started: where CSS puts it, with no
+  // layout read. A phone is measured (its page may be wider than the screen at scale 1).
+  if (!visualViewportChanged && dock.dataset.placed === undefined && Math.abs(vv.scale - 1) <= 0.01 && !coarsePointer()) return
   const frame = host.getBoundingClientRect()
   if (frame.width === 0) return
   const zoomed = Math.abs(vv.scale - 1) > 0.01

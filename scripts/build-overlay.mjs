@@ -5,9 +5,7 @@
 //                 `<name>-<HASH>.js`, content-hashed, so the server lets browsers keep them a year
 //   inbox.js    — the inbox page's script (src/browser/inbox/inbox.ts)
 //   early.js    — the page log's recorder alone, run before the page's scripts (src/browser/early/main.ts)
-//   loader.js   — the head snippet's script: the recorder, then overlay-after-loader.js (src/browser/early/loader.ts)
-//   overlay-after-loader.js — overlay.js without the recorders, which loader.js has started
-//                 (src/browser/overlay/main-after-loader.ts)
+//   loader.js   — the head snippet's script: the recorder, then overlay.js (src/browser/early/loader.ts)
 //   index.html  — the inbox page (src/browser/inbox/index.html), served at /
 //   app.html    — the inbox as an MCP App (src/browser/app): one self-contained document, its
 //                 script inlined, that the MCP server hands to hosts that render apps
@@ -52,14 +50,21 @@ const CHUNK_ENTRIES = {
   ui: path.join(root, 'src/browser/overlay/chunks/ui.ts'),
   prompts: path.join(root, 'src/browser/overlay/chunks/prompts.ts'),
 }
+/**
+ * Chunks built alone, sharing nothing: `early` (the recorders, fetched as a page with the tag alone
+ * loads) is one request, not three.
+ */
+const ALONE_ENTRIES = {
+  early: path.join(root, 'src/browser/overlay/chunks/early.ts'),
+}
 rmSync(path.join(out, 'chunks'), { recursive: true, force: true })
-const chunkBuild = await build({
-  entryPoints: CHUNK_ENTRIES,
+const chunkOptions = (entryPoints, splitting) => ({
+  entryPoints,
   outdir: path.join(out, 'chunks'),
   entryNames: '[name]-[hash]',
   chunkNames: 'shared-[hash]',
   bundle: true,
-  splitting: true,
+  splitting,
   format: 'esm',
   platform: 'browser',
   target: TARGET,
@@ -72,14 +77,16 @@ const chunkBuild = await build({
   plugins: [minifiedCss],
   logLevel: 'warning',
 })
+const chunkBuilds = [await build(chunkOptions(CHUNK_ENTRIES, true)), await build(chunkOptions(ALONE_ENTRIES, false))]
+const ALL_CHUNKS = { ...CHUNK_ENTRIES, ...ALONE_ENTRIES }
 /** Entry name → its file under chunks/, from what esbuild wrote. */
 const chunkFiles = {}
-for (const [file, meta] of Object.entries(chunkBuild.metafile.outputs)) {
-  const entry = meta.entryPoint && Object.entries(CHUNK_ENTRIES).find(([, p]) => path.resolve(root, meta.entryPoint) === p)
+for (const [file, meta] of chunkBuilds.flatMap((b) => Object.entries(b.metafile.outputs))) {
+  const entry = meta.entryPoint && Object.entries(ALL_CHUNKS).find(([, p]) => path.resolve(root, meta.entryPoint) === p)
   if (entry) chunkFiles[entry[0]] = path.relative(out, path.resolve(root, file)).split(path.sep).join('/')
 }
 const table = readFileSync(path.join(root, 'src/browser/overlay/chunks/table.ts'), 'utf8')
-for (const name of Object.keys(CHUNK_ENTRIES)) {
+for (const name of Object.keys(ALL_CHUNKS)) {
   if (!chunkFiles[name]) throw new Error(`the chunk ${name} was not written`)
   if (!table.includes(`${name}: () => import('./${name}.js')`)) throw new Error(`src/browser/overlay/chunks/table.ts does not load the chunk ${name} as scripts/build-overlay.mjs expects`)
 }
@@ -103,7 +110,6 @@ const chunksByUrl = {
 await build({
   entryPoints: {
     overlay: path.join(root, 'src/browser/overlay/main.ts'),
-    'overlay-after-loader': path.join(root, 'src/browser/overlay/main-after-loader.ts'),
     inbox: path.join(root, 'src/browser/inbox/inbox.ts'),
     early: path.join(root, 'src/browser/early/main.ts'),
     loader: path.join(root, 'src/browser/early/loader.ts'),

@@ -2,8 +2,7 @@
  * `loader.js`: the script a page without a build plugin puts first in its <head> (the head
  * snippet, `headSnippet` in src/integrations/shared/loader-script.ts). It starts the page log and
  * the steps' recorder from that line (./page-log.ts, ./steps.ts; `data-mask-inputs` on its tag is
- * the `maskInputs` setting) and then loads the overlay from the same server — as
- * `overlay-after-loader.js`, overlay.js without the recorders' code, which runs already — handing it the `data-*`
+ * the `maskInputs` setting) and then loads `overlay.js` from the same server, handing it the `data-*`
  * attributes of its own tag (data-shortcut, data-screenshot-budget, data-server …). It marks the
  * page at `window[Symbol.for('marginalia.loader')]`: the snippet's inline part, which runs next,
  * shows the "server not running" note when that mark is missing.
@@ -27,7 +26,7 @@ function load(): void {
   }
   if (!self?.src || window.Marginalia) return
   const overlay = document.createElement('script')
-  overlay.src = new URL('overlay-after-loader.js', self.src).href
+  overlay.src = new URL('overlay.js', self.src).href
   for (const { name, value } of Array.from(self.attributes)) if (name.startsWith('data-') && name !== 'data-marginalia-loader') overlay.setAttribute(name, value)
   overlay.setAttribute('data-marginalia', '')
   ;(document.head ?? document.documentElement).appendChild(overlay)

@@ -147,12 +147,10 @@ function compatible(value: unknown): value is PageLogHandle {
 /** A resource timing entry with the status of its response (Chromium 109+, Firefox 113+); older browsers leave it out. */
 type TimedRequest = PerformanceResourceTiming & { responseStatus?: number }
 
-/** The compatible log already installed on `win` (by the early recorder), if any; `ignore(url)` as below. */
-export function runningPageLog(win: Window, ignore?: (url: string) => boolean): PageLogHandle | undefined {
-  const existing = (win as LoggedWindow)[INSTALLED]
-  if (!compatible(existing)) return undefined
-  if (ignore) existing.ignore(ignore)
-  return existing
+/** The compatible log an early recorder installed on `page`, if any (nothing is installed here). */
+export function installedPageLog(page: Window): PageLogHandle | undefined {
+  const existing = (page as LoggedWindow)[INSTALLED]
+  return compatible(existing) ? existing : undefined
 }
 
 /**

@@ -6,7 +6,6 @@
 import './early.js'
 import type { Auth, SignedIn } from '../shared/auth.js'
 import { Overlay } from '../overlay/overlay.js'
-import { installRecorders } from '../overlay/recorders.js'
 import { publicApi } from '../overlay/public-api.js'
 import { ask, bridgeTransport, listen } from './bridge.js'
 import { maskRects } from '../early/redact.js'
@@ -85,7 +84,6 @@ function start(port: MessagePort): void {
           openSignIn: () => void ask(port, { type: 'openSignIn' }),
           capture: (box, exclude) => capture(port, box, exclude),
           maskInputs: m.maskInputs,
-          recorders: installRecorders,
         })
         window.Marginalia = publicApi(overlay)
         overlay.mount()

@@ -16,8 +16,8 @@ import { BrowserAuth, type Auth } from '../shared/auth.js'
 import { Api, type ExpectedServer, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
-import type { PageLogHandle } from '../early/page-log.js'
-import type { StepsHandle } from '../early/steps.js'
+import { installedPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
+import { installedSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
 import { Follower } from './anchor/follow.js'
 import { INTENDED, complete, load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
@@ -28,7 +28,6 @@ import { Outbox, Sender, isWaiting } from './sync/outbox.js'
 import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
 import OVERLAY_CSS from './overlay.css'
 import { PageSync } from './sync/page-sync.js'
-import type { Recorders } from './recorders.js'
 import { Pins } from './views/pins.js'
 import { Renderer } from './render.js'
 import { Hold } from './page/hold.js'
@@ -42,6 +41,7 @@ import { SignIn } from './sync/sign-in.js'
 import { streamEvents } from './stream-events.js'
 import { TopLayer } from './page/top-layer.js'
 import type { UiParts } from './ui-parts.js'
+import { whenLoadedAndIdle } from './page/after-load.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -62,8 +62,6 @@ export interface OverlayOptions {
    * on first use (`false`).
    */
   prefetch?: 'intent' | 'idle' | false | undefined
-  /** Where the page log and the steps' recorder come from (recorders.ts): started here, or already running. */
-  recorders: Recorders
   /** The project this page belongs to (`data-store`, `data-project` on the script tag): a server of another project's store gets nothing. */
   expect?: ExpectedServer
 }
@@ -88,7 +86,7 @@ export class Overlay {
   /** What the page logged (console errors, failed requests), unless turned off for this origin. */
   pageLog: PageLogHandle | undefined
   /** The steps to reproduce (the early recorder's when it ran), unless turned off for this origin. */
-  readonly steps: StepsHandle | undefined
+  steps: StepsHandle | undefined
   readonly shadow = this.host.attachShadow({ mode: 'open' })
   /** Annotate mode and the panels, once the `annotate` chunk has come (withUi). */
   ui: UiParts | undefined
@@ -128,15 +126,13 @@ export class Overlay {
 
   constructor(
     readonly server: string,
-    readonly options: OverlayOptions,
+    readonly options: OverlayOptions = {},
   ) {
     const given = parseShortcut(options.shortcut)
     if (options.shortcut && !given) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
     const shortcut = given ?? parseShortcut(DEFAULT_SHORTCUT)!
     this.links = { attachments: server, editor: {} }
-    this.pageLog = options.recorders.pageLog((url) => url.startsWith(server))
-    this.steps = options.recorders.steps()
-    if (options.maskInputs !== undefined) this.steps?.mask(options.maskInputs)
+    this.takeRecorders()
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
@@ -145,7 +141,15 @@ export class Overlay {
     if (options.expect) this.api.expectServer(options.expect)
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
-    this.sync = new PageSync(this.api, sessions, streamEvents(this))
+    const events = streamEvents(this)
+    // The server's /health, asked once by the page sync, also says whether sign-in is offered.
+    this.sync = new PageSync(this.api, sessions, {
+      ...events,
+      health: (health) => {
+        events.health(health)
+        this.signIn.heard(health)
+      },
+    })
     this.shortcutText = shortcut.text
     this.pins = new Pins(
       this.host,
@@ -297,6 +301,11 @@ export class Overlay {
     for (const name of INTENDED) load(name).catch(() => {}) // fetched again on use
   }
 
+  /** Above the page's top layer again (annotate mode has started: a dialog or popover may have opened since). */
+  raiseTopLayer(): void {
+    this.topLayer.raise()
+  }
+
   /** Fetch what Send needs (annotate mode has started). */
   warmExtras(): void {
     void load('extras').catch(() => {}) // fetched again at Send
@@ -325,9 +334,44 @@ export class Overlay {
     )
   }
 
+  /** Requests to the overlay's own server are never in the page log. */
+  private readonly ownRequest = (url: string): boolean => url.startsWith(this.server)
+
+  /**
+   * The page log and the steps' recorder: the early script's, taken over, when it ran (the head
+   * snippet's loader.js, the Vite loader, the extension); otherwise installed as overlay.js
+   * starts, from the `early` chunk (overlay.js does not carry a second copy of the recorders).
+   */
+  private takeRecorders(): void {
+    const wantLog = pageLogEnabled()
+    const wantSteps = stepsEnabled()
+    this.pageLog = wantLog ? installedPageLog(window) : undefined
+    this.pageLog?.ignore(this.ownRequest)
+    this.steps = wantSteps ? installedSteps(window) : undefined
+    if (this.options.maskInputs !== undefined) this.steps?.mask(this.options.maskInputs)
+    if ((!wantLog || this.pageLog) && (!wantSteps || this.steps)) return
+    load('early').then(
+      (early) => {
+        if (this.destroyed) return
+        if (wantLog && !this.pageLog) this.pageLog = early.installPageLog(window, this.ownRequest)
+        if (wantSteps && !this.steps) {
+          this.steps = early.installSteps(window)
+          if (this.options.maskInputs !== undefined) this.steps.mask(this.options.maskInputs)
+        }
+      },
+      () => {}, // the chunk cannot be fetched: annotations go without the page log and the steps
+    )
+  }
+
   /** Turned on while off at load: the log starts now (it has nothing from before). */
   startPageLog(on: boolean): void {
-    if (on && !this.pageLog) this.pageLog = this.options.recorders.pageLog((url) => url.startsWith(this.server), true)
+    if (!on || this.pageLog) return
+    load('early').then(
+      (early) => {
+        if (!this.destroyed && !this.pageLog) this.pageLog = early.installPageLog(window, this.ownRequest)
+      },
+      () => {}, // asked again the next time it is turned on
+    )
   }
 
   // ------------------------------------------------------------------ life cycle and the public API
@@ -348,8 +392,13 @@ export class Overlay {
     this.follower.start()
     this.signIn.start(signal)
     this.render.all()
-    this.sync.start()
-    this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))
+    // The live connection, then the watch for the agent's permission requests, once the page has
+    // loaded and the browser is idle: the page's load is not slowed by the overlay's requests.
+    // Nothing is missed meanwhile: the annotations are loaded first, the stream resumes from there.
+    whenLoadedAndIdle(() => {
+      this.sync.start()
+      whenLoadedAndIdle(() => (this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))), signal)
+    }, signal)
     if (this.options.prefetch === 'idle') prefetchWhenIdle(signal, this.styleUi)
   }
 

@@ -50,6 +50,8 @@ export interface UiHost {
   readonly outgoing: { send: ComposerEvents['send'] }
   /** The panels' stylesheet, fetched if it is not there yet. */
   readonly styleUi: () => void
+  /** Above the page's top layer again. */
+  raiseTopLayer(): void
   /** Fetch the `extras` chunk now (Send will need it). */
   warmExtras(): void
   /** The annotation as sent (chunks/load.ts), for pointing's answers. */
@@ -75,6 +77,7 @@ export function createUi(o: UiHost, root: HTMLElement): UiParts {
         // What Send needs is fetched while the person picks.
         o.warmExtras()
         o.styleUi()
+        o.raiseTopLayer()
       }
       o.render.pins()
       if (on) o.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')

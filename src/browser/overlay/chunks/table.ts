@@ -5,12 +5,14 @@
  * the content-hashed chunk files (`chunks/<name>-<HASH>.js`) from `base` (a folder URL).
  */
 import type * as Annotate from './annotate.js'
+import type * as Early from './early.js'
 import type * as Extras from './extras.js'
 import type * as Prompts from './prompts.js'
 import type * as Ui from './ui.js'
 
 export interface Chunks {
   annotate: typeof Annotate
+  early: typeof Early
   extras: typeof Extras
   ui: typeof Ui
   prompts: typeof Prompts
@@ -21,5 +23,5 @@ export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => 
 
 export function chunkLoaders(base: string | undefined): ChunkLoaders {
   void base // the chunks are inside this bundle
-  return { annotate: () => import('./annotate.js'), extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js') }
+  return { annotate: () => import('./annotate.js'), early: () => import('./early.js'), extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js') }
 }

@@ -17,7 +17,7 @@
  * step (a click, a change, a submit) keeps only the element, which ./describe.ts names and locates
  * when the steps are read or saved. Typing is heard by the keys that edit a field (no `input`
  * listener: a keystroke costs one `keydown` call) and by the field's `change` (paste, autofill),
- * its value read once, when its step is written (the next step, leaving the field, its change).
+ * its value read when its step is written (the next step, leaving the field, its change).
  * The first scroll of the document opens a scroll step and `scroll` goes unheard until the next
  * step closes it, the position read then, once; a run of resizes is one step, its size read when
  * the next step comes; no timer runs; the record is written to sessionStorage only when the page
@@ -439,7 +439,8 @@ export function installSteps(page: Window): StepsHandle {
     const hit = pageElement(e)
     if (!hit) return
     log.flush()
-    const el = hit.closest(ACTIONABLE) ?? hit
+    const actionable = hit.closest(ACTIONABLE)
+    const el = actionable ?? hit
     const implicit = entered && e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
     entered = undefined
     if (implicit) return
@@ -447,7 +448,7 @@ export function installSteps(page: Window): StepsHandle {
     if (el instanceof HTMLInputElement && !/^(submit|button|reset|image)$/.test(el.type)) return
     if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
     if (el instanceof HTMLLabelElement && el.control) return
-    log.act({ kind: 'click' }, el, el !== hit || hit.matches(ACTIONABLE))
+    log.act({ kind: 'click' }, el, actionable !== null)
   })
   on('keydown', (e) => {
     if (!KEYS.has(e.key)) {

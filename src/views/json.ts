@@ -26,7 +26,7 @@ export function jsonBody(text: string): string {
  * joined by newlines), until newer ones replace them: the server sends a page right after making
  * it. Looked up by equality with the text, so a hit is always right.
  */
-const recentTexts: { text: string; json: string }[] = []
+const recentTexts: { text: string; bodies: readonly string[]; json?: string }[] = []
 const RECENT_TEXTS = 8
 /** Shorter strings are stringified as they come: looking them up would cost as much. */
 const MIN_RECENT_TEXT = 1024
@@ -40,13 +40,17 @@ export function joinLines(pieces: readonly string[], bodies: readonly string[]):
   const text = pieces.join('\n')
   if (text.length >= MIN_RECENT_TEXT) {
     if (recentTexts.length >= RECENT_TEXTS) recentTexts.shift()
-    recentTexts.push({ text, json: `"${bodies.join('\\n')}"` })
+    recentTexts.push({ text, bodies })
   }
   return text
 }
 
+/** The JSON of a recent text, joined from its bodies when first asked for (callers other than the stdio server never ask). */
 function recentJson(text: string): string | undefined {
-  for (let i = recentTexts.length - 1; i >= 0; i--) if (recentTexts[i]!.text === text) return recentTexts[i]!.json
+  for (let i = recentTexts.length - 1; i >= 0; i--) {
+    const recent = recentTexts[i]!
+    if (recent.text === text) return (recent.json ??= `"${recent.bodies.join('\\n')}"`)
+  }
   return undefined
 }
 

@@ -49,14 +49,21 @@ const CHUNK_ENTRIES = {
   ui: path.join(root, 'src/browser/overlay/chunks/ui.ts'),
   prompts: path.join(root, 'src/browser/overlay/chunks/prompts.ts'),
 }
+/**
+ * Chunks built alone, sharing nothing: `early` (the recorders, fetched as a page with the tag alone
+ * loads) is one request, not three.
+ */
+const ALONE_ENTRIES = {
+  early: path.join(root, 'src/browser/overlay/chunks/early.ts'),
+}
 rmSync(path.join(out, 'chunks'), { recursive: true, force: true })
-const chunkBuild = await build({
-  entryPoints: CHUNK_ENTRIES,
+const chunkOptions = (entryPoints, splitting) => ({
+  entryPoints,
   outdir: path.join(out, 'chunks'),
   entryNames: '[name]-[hash]',
   chunkNames: 'shared-[hash]',
   bundle: true,
-  splitting: true,
+  splitting,
   format: 'esm',
   platform: 'browser',
   target: TARGET,
@@ -69,14 +76,16 @@ const chunkBuild = await build({
   plugins: [minifiedCss],
   logLevel: 'warning',
 })
+const chunkBuilds = [await build(chunkOptions(CHUNK_ENTRIES, true)), await build(chunkOptions(ALONE_ENTRIES, false))]
+const ALL_CHUNKS = { ...CHUNK_ENTRIES, ...ALONE_ENTRIES }
 /** Entry name → its file under chunks/, from what esbuild wrote. */
 const chunkFiles = {}
-for (const [file, meta] of Object.entries(chunkBuild.metafile.outputs)) {
-  const entry = meta.entryPoint && Object.entries(CHUNK_ENTRIES).find(([, p]) => path.resolve(root, meta.entryPoint) === p)
+for (const [file, meta] of chunkBuilds.flatMap((b) => Object.entries(b.metafile.outputs))) {
+  const entry = meta.entryPoint && Object.entries(ALL_CHUNKS).find(([, p]) => path.resolve(root, meta.entryPoint) === p)
   if (entry) chunkFiles[entry[0]] = path.relative(out, path.resolve(root, file)).split(path.sep).join('/')
 }
 const table = readFileSync(path.join(root, 'src/browser/overlay/chunks/table.ts'), 'utf8')
-for (const name of Object.keys(CHUNK_ENTRIES)) {
+for (const name of Object.keys(ALL_CHUNKS)) {
   if (!chunkFiles[name]) throw new Error(`the chunk ${name} was not written`)
   if (!table.includes(`${name}: () => import('./${name}.js')`)) throw new Error(`src/browser/overlay/chunks/table.ts does not load the chunk ${name} as scripts/build-overlay.mjs expects`)
 }

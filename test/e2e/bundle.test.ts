@@ -5,7 +5,7 @@
  * eslint.config.js stops such an import where it is written; these tests catch it in what is
  * actually built (test/global-setup.ts builds dist/ when it is stale).
  */
-import { readdirSync, statSync } from 'node:fs'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { build, type Plugin } from 'esbuild'
 import { describe, expect, it } from 'vitest'
@@ -51,6 +51,8 @@ const CHUNK_BUDGETS: Record<string, { raw: number; brotli: number }> = {
   extras: { raw: 56 * 1024, brotli: 19 * 1024 },
   ui: { raw: 11 * 1024, brotli: 3 * 1024 },
   prompts: { raw: 12 * 1024, brotli: 4 * 1024 },
+  // The page log's and the steps' recorders with the redaction they use, for a page without an early script: 15 126 and 5 939 bytes when this was set.
+  early: { raw: 18 * 1024, brotli: 7 * 1024 },
 }
 /** inbox.js, minified: 41 892 with the triage (search, filters, bulk actions, Markdown, pasted images); more with the admins' webhooks panel and the permission prompts. */
 const INBOX_BUDGET = 64 * 1024
@@ -128,6 +130,13 @@ describe('browser bundles', () => {
     const inputs = await bundledInputs('src/browser/overlay/main.ts')
     expect(inputs.filter((p) => p.includes('node_modules/') || p.startsWith('src/browser/overlay/capture/') || p.startsWith('src/browser/overlay/source/'))).toEqual([])
     expect(inputs).toContain('src/browser/overlay/chunks/load.ts')
+  })
+
+  it('overlay.js carries no copy of the recorders (with the head snippet they already run; the tag alone fetches the early chunk)', () => {
+    const core = readFileSync(path.join(root, 'dist', 'overlay', 'overlay.js'), 'utf8')
+    const early = readFileSync(path.join(root, 'dist', 'overlay', 'chunks', readdirSync(path.join(root, 'dist', 'overlay', 'chunks')).find((f) => /^early-[A-Z0-9]{8}\.js$/.test(f))!), 'utf8')
+    // What only the recorders listen for: the page's unhandled rejections and XHRs (page log), its scroll's end and its leaving (steps).
+    for (const word of ['unhandledrejection', 'XMLHttpRequest', 'scrollend', 'pagehide']) expect({ word, core: core.includes(word), early: early.includes(word) }).toEqual({ word, core: false, early: true })
   })
 
   it(`inbox.js stays within its budget (${INBOX_BUDGET} bytes)`, () => {

@@ -208,6 +208,12 @@ function compatible(value: unknown): value is PageLogHandle {
 /** A resource timing entry with the status of its response (Chromium 109+, Firefox 113+); older browsers leave it out. */
 type TimedRequest = PerformanceResourceTiming & { responseStatus?: number }
 
+/** The compatible log an early recorder installed on `page`, if any (nothing is installed here). */
+export function installedPageLog(page: Window): PageLogHandle | undefined {
+  const existing = (page as LoggedWindow)[INSTALLED]
+  return compatible(existing) ? existing : undefined
+}
+
 /**
  * The log on `win`: the compatible one already installed (by the early recorder), or a new one
  * with its wrappers. `ignore(url)`: requests never logged (the overlay's own).

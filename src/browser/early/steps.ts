@@ -20,8 +20,9 @@
  * its value read when its step is written (the next step, leaving the field, its change).
  * The first scroll of the document opens a scroll step and `scroll` goes unheard until the next
  * step closes it, the position read then, once; a run of resizes is one step, its size read when
- * the next step comes; no timer runs; the record is written to sessionStorage only when the page
- * is hidden or left.
+ * the next step comes (the viewport's size at load too: the recorder starts without laying the
+ * page out); no timer runs; the record is written to sessionStorage only when the page is hidden
+ * or left.
  *
  * Who installs it, first one wins (as the page log, ./page-log.ts): the early recorder (`early.js`,
  * the head snippet's `loader.js`, the extension's page script), else the overlay when it mounts.
@@ -132,6 +133,11 @@ class StepLog implements StepsHandle {
   /** The page scrolled since the scroll step's position was last read. */
   private scrollMoved = false
   private resizing: Kept | undefined
+  /**
+   * The viewport's size at this load is still to be read: it is read when the next step comes or
+   * the steps are read, never as the recorder starts (reading it then lays the page out).
+   */
+  private viewportUnread = false
   /** The field typed in during its current focus, and the step that says so once written. */
   private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
 
@@ -198,8 +204,20 @@ class StepLog implements StepsHandle {
     this.resizing = l ?? this.push({ kind: 'viewport' })
   }
 
+  /** The viewport once, read when first needed, and again only when a load finds it another size. */
+  expectViewport(): void {
+    this.viewportUnread = true
+  }
+
   /** The runs of scrolling and resizing end here (the next step, or the steps read): their steps take the position and size of now. */
   private settle(): void {
+    if (this.viewportUnread) {
+      this.viewportUnread = false
+      const seen = this.lastOf('viewport')
+      const { innerWidth: width, innerHeight: height } = this.win
+      // After the load's step (the last one: this runs before any other is added).
+      if (seen?.width !== width || seen.height !== height) this.steps.push({ kind: 'viewport', width, height, at: this.steps[this.steps.length - 1]?.at ?? this.now() } as Kept)
+    }
     this.readScroll()
     const s = this.scrolling
     const r = this.resizing
@@ -367,6 +385,12 @@ function compatible(value: unknown): value is StepsHandle {
   return v.version === STEPS_VERSION && typeof v.recent === 'function' && typeof v.mark === 'function' && typeof v.mask === 'function' && typeof v.pause === 'function'
 }
 
+/** The compatible recorder an early script installed on `page`, if any (nothing is installed here). */
+export function installedSteps(page: Window): StepsHandle | undefined {
+  const existing = (page as StepsWindow)[INSTALLED]
+  return compatible(existing) ? existing : undefined
+}
+
 /** The recorder on `page`: the compatible one already installed, or a new one with its listeners. */
 export function installSteps(page: Window): StepsHandle {
   const win = page as StepsWindow
@@ -409,9 +433,7 @@ export function installSteps(page: Window): StepsHandle {
 
   log.restore()
   log.push({ kind: 'navigate', url: href() })
-  // The viewport once, and again only when a load finds it another size.
-  const seen = log.lastOf('viewport')
-  if (seen?.width !== win.innerWidth || seen.height !== win.innerHeight) log.push({ kind: 'viewport', width: win.innerWidth, height: win.innerHeight })
+  log.expectViewport()
 
   on('focusout', (e) => {
     const el = pageElement(e)

@@ -14,8 +14,8 @@ import { BrowserAuth, type Auth } from '../shared/auth.js'
 import { Api, type ExpectedServer, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
-import { installPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
-import { installSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
+import { installedPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
+import { installedSteps, stepsEnabled, type StepsHandle } from '../early/steps.js'
 import { listActions, threadActions } from './actions.js'
 import { Follower } from './anchor/follow.js'
 import { Composer } from './annotate/composer.js'
@@ -45,6 +45,7 @@ import { SignIn } from './sync/sign-in.js'
 import { streamEvents } from './stream-events.js'
 import { ThreadPanel } from './views/thread-panel.js'
 import { TopLayer } from './page/top-layer.js'
+import { whenLoadedAndIdle } from './page/after-load.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -85,7 +86,7 @@ export class Overlay {
   /** What the page logged (console errors, failed requests), unless turned off for this origin. */
   pageLog: PageLogHandle | undefined
   /** The steps to reproduce (the early recorder's when it ran), unless turned off for this origin. */
-  readonly steps: StepsHandle | undefined
+  steps: StepsHandle | undefined
   readonly shadow = this.host.attachShadow({ mode: 'open' })
   readonly picker: Picker
   readonly marks = new Marks()
@@ -125,9 +126,7 @@ export class Overlay {
     if (options.shortcut && !given) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
     const shortcut = given ?? parseShortcut(DEFAULT_SHORTCUT)!
     this.links = { attachments: server, editor: {} }
-    this.pageLog = pageLogEnabled() ? installPageLog(window, (url) => url.startsWith(server)) : undefined
-    this.steps = stepsEnabled() ? installSteps(window) : undefined
-    if (options.maskInputs !== undefined) this.steps?.mask(options.maskInputs)
+    this.takeRecorders()
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
@@ -136,7 +135,15 @@ export class Overlay {
     if (options.expect) this.api.expectServer(options.expect)
     this.outbox = new Outbox(storage, `marginalia:outbox:${server}`)
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
-    this.sync = new PageSync(this.api, sessions, streamEvents(this))
+    const events = streamEvents(this)
+    // The server's /health, asked once by the page sync, also says whether sign-in is offered.
+    this.sync = new PageSync(this.api, sessions, {
+      ...events,
+      health: (health) => {
+        events.health(health)
+        this.signIn.heard(health)
+      },
+    })
     this.picker = new Picker(this.host, {
       pick: (target, add) => this.panels.compose(add ? this.composer.withMore(target) : target),
       dragging: (rect) => this.marks.drag(rect),
@@ -147,6 +154,7 @@ export class Overlay {
         // What Send needs is fetched while the person picks, when the idle prefetch has not done it.
         if (on) void load('extras').catch(() => {}) // fetched again at Send
         if (on) this.styleUi()
+        if (on) this.topLayer.raise()
         this.render.pins()
         if (on) this.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
       },
@@ -276,9 +284,44 @@ export class Overlay {
     )
   }
 
+  /** Requests to the overlay's own server are never in the page log. */
+  private readonly ownRequest = (url: string): boolean => url.startsWith(this.server)
+
+  /**
+   * The page log and the steps' recorder: the early script's, taken over, when it ran (the head
+   * snippet's loader.js, the Vite loader, the extension); otherwise installed as overlay.js
+   * starts, from the `early` chunk (overlay.js does not carry a second copy of the recorders).
+   */
+  private takeRecorders(): void {
+    const wantLog = pageLogEnabled()
+    const wantSteps = stepsEnabled()
+    this.pageLog = wantLog ? installedPageLog(window) : undefined
+    this.pageLog?.ignore(this.ownRequest)
+    this.steps = wantSteps ? installedSteps(window) : undefined
+    if (this.options.maskInputs !== undefined) this.steps?.mask(this.options.maskInputs)
+    if ((!wantLog || this.pageLog) && (!wantSteps || this.steps)) return
+    load('early').then(
+      (early) => {
+        if (this.destroyed) return
+        if (wantLog && !this.pageLog) this.pageLog = early.installPageLog(window, this.ownRequest)
+        if (wantSteps && !this.steps) {
+          this.steps = early.installSteps(window)
+          if (this.options.maskInputs !== undefined) this.steps.mask(this.options.maskInputs)
+        }
+      },
+      () => {}, // the chunk cannot be fetched: annotations go without the page log and the steps
+    )
+  }
+
   /** Turned on while off at load: the log starts now (it has nothing from before). */
   private startPageLog(on: boolean): void {
-    if (on && !this.pageLog) this.pageLog = installPageLog(window, (url) => url.startsWith(this.server))
+    if (!on || this.pageLog) return
+    load('early').then(
+      (early) => {
+        if (!this.destroyed && !this.pageLog) this.pageLog = early.installPageLog(window, this.ownRequest)
+      },
+      () => {}, // asked again the next time it is turned on
+    )
   }
 
   // ------------------------------------------------------------------ life cycle and the public API
@@ -300,8 +343,13 @@ export class Overlay {
     this.follower.start()
     this.signIn.start(signal)
     this.render.all()
-    this.sync.start()
-    this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))
+    // The live connection, then the watch for the agent's permission requests, once the page has
+    // loaded and the browser is idle: the page's load is not slowed by the overlay's requests.
+    // Nothing is missed meanwhile: the annotations are loaded first, the stream resumes from there.
+    whenLoadedAndIdle(() => {
+      this.sync.start()
+      whenLoadedAndIdle(() => (this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))), signal)
+    }, signal)
     if (this.options.prefetch !== false) prefetchWhenIdle(signal, this.styleUi)
   }
 

@@ -109,7 +109,8 @@ export class Renderer {
     picker.layout()
     placeDock(dock.element, this.o.host)
     marks.hover(picker.active && !composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
-    const reserve = dock.reserve()
+    // The toolbar's height matters only to a panel placed above it: unread otherwise (reading lays the page out).
+    const reserve = composer.target !== undefined || thread.openId !== undefined || list.isOpen ? dock.reserve() : 0
     // Dashed outlines on what the open box or thread is about; the selected words marked.
     const outlined = composer.place(reserve)
     let words: DOMRect[] = []

@@ -4,11 +4,13 @@
  * puts inline. scripts/build-overlay.mjs replaces this module in overlay.js with one that imports
  * the content-hashed chunk files (`chunks/<name>-<HASH>.js`) from `base` (a folder URL).
  */
+import type * as Early from './early.js'
 import type * as Extras from './extras.js'
 import type * as Prompts from './prompts.js'
 import type * as Ui from './ui.js'
 
 export interface Chunks {
+  early: typeof Early
   extras: typeof Extras
   ui: typeof Ui
   prompts: typeof Prompts
@@ -19,5 +21,5 @@ export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => 
 
 export function chunkLoaders(base: string | undefined): ChunkLoaders {
   void base // the chunks are inside this bundle
-  return { extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js') }
+  return { early: () => import('./early.js'), extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js') }
 }

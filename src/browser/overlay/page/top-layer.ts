@@ -1,8 +1,12 @@
 /**
- * Always on top: the overlay's host is a `popover="manual"` element shown in the
- * browser's top layer, above any `z-index` the page uses. The top layer stacks in the order
- * things enter it, so whenever the page opens a dialog, a popover or goes fullscreen the host is
- * shown again, last. A modal `<dialog>` makes everything outside it inert (a popover above it
+ * Always on top. Until something needs more, the host is a fixed element at the highest
+ * `z-index`, the last child of the document's root: above the page's furniture at that z-index
+ * (equal z-indexes stack in tree order). It enters the browser's top layer — a `popover="manual"`
+ * shown, above anything in the page's stacking — only when the page puts something there (a modal
+ * dialog, a popover, fullscreen) or the person starts annotating (`raise`): showing a popover
+ * costs the page a style recalculation, which a page that never uses the top layer does not pay.
+ * Once there it stays there; the top layer stacks in the order things enter it, so whenever the
+ * page opens a dialog, a popover or goes fullscreen the host is shown again, last. A modal `<dialog>` makes everything outside it inert (a popover above it
  * but outside it cannot be clicked or typed into), so while one is open the host lives inside
  * the topmost modal dialog, and goes back to the root when it closes.
  *
@@ -31,13 +35,14 @@ export class TopLayer {
   /** Open shadow roots observed, nested ones too (not the overlay's own). */
   private readonly roots = new Set<ShadowRoot>()
   private stopFinding: () => void = () => {}
+  /** Whether the host is a popover in the top layer (from the first time it had to be, on). */
+  private promoted = false
 
   constructor(
     private readonly host: HTMLElement,
     /** The host moved or was shown again: positions may need a look. */
     private readonly moved: () => void = () => {},
   ) {
-    if (supported) host.setAttribute('popover', 'manual')
     this.observer = new MutationObserver((records) => {
       // Shadow roots of what was added (custom elements attach theirs when created or connected).
       for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1 && n !== host) this.scan(n as Element)
@@ -50,7 +55,7 @@ export class TopLayer {
     this.running = true
     this.observer.observe(document, OBSERVED)
     this.scan(document.documentElement)
-    this.place(true)
+    this.place(false)
     document.addEventListener('toggle', this.onToggle, true)
     document.addEventListener('fullscreenchange', this.onFullscreen)
     for (const type of COMPOSED) document.addEventListener(type, this.onComposed, { capture: true, passive: true })
@@ -66,8 +71,29 @@ export class TopLayer {
     for (const root of this.roots) root.removeEventListener('toggle', this.onToggle, true)
     this.roots.clear()
     this.stopFinding()
-    if (supported && this.host.matches(':popover-open')) this.host.hidePopover()
+    if (this.promoted && this.host.matches(':popover-open')) this.host.hidePopover()
     this.host.remove()
+  }
+
+  /** Into the top layer now (the person annotates: nothing of the page may cover the picker's marks). */
+  raise(): void {
+    if (this.promoted || !this.running) return
+    this.promote()
+    this.place(true)
+  }
+
+  /** The host becomes a popover: shown by place(), from now on. */
+  private promote(): void {
+    if (!supported) return
+    this.promoted = true
+    this.host.setAttribute('popover', 'manual')
+  }
+
+  /** Whether the page has something in the top layer: a modal dialog (the host goes into it), an open popover, a fullscreen element. */
+  private pageInTopLayer(parent: Element): boolean {
+    if (parent !== document.documentElement || document.fullscreenElement) return true
+    for (const root of [document, ...this.roots]) if (root.querySelector(':popover-open')) return true
+    return false
   }
 
   /** Observe an open shadow root (and those inside it); a modal dialog already open in it is taken at once. */
@@ -131,7 +157,8 @@ export class TopLayer {
       parent.appendChild(this.host)
       changed = true
     }
-    if (supported) {
+    if (!this.promoted && supported && this.pageInTopLayer(parent)) this.promote()
+    if (this.promoted) {
       try {
         const open = this.host.matches(':popover-open')
         if (open && (reshow || changed)) this.host.hidePopover()

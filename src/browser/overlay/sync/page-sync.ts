@@ -92,6 +92,7 @@ export class PageSync implements ConnectionState {
   }
 
   start(): void {
+    clearInterval(this.healthTimer)
     this.healthTimer = setInterval(() => void this.pollHealth(), HEALTH_POLL_MS)
     void this.load()
   }

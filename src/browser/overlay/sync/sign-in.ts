@@ -1,10 +1,11 @@
 /**
  * Signing in to a team server from the app's own site: the server's sign-in popup hands
  * a session token for this exact origin back by postMessage; signing out forgets it here and ends
- * it on the server. Whether sign-in is offered at all, the server's /health says.
+ * it on the server. Whether sign-in is offered at all, the server's /health says (the page sync asks it).
  */
 import type { Api } from '../../shared/api.js'
 import type { Auth } from '../../shared/auth.js'
+import type { Health } from '../../shared/types.js'
 
 export interface SignInHooks {
   /** One line for the person (the dock's status). */
@@ -32,16 +33,15 @@ export class SignIn {
     auth.onChange(() => this.render())
   }
 
-  /** Listen for the popup's answer and ask the server whether sign-in is needed. */
+  /** Listen for the popup's answer. */
   start(signal: AbortSignal): void {
     window.addEventListener('message', this.onMessage, { signal })
-    void this.api.health().then(
-      (health) => {
-        this.needed = health.signIn === true
-        this.render()
-      },
-      () => {},
-    )
+  }
+
+  /** The server's /health (the page sync asks it): whether sign-in is needed. */
+  heard(health: Health): void {
+    this.needed = health.signIn === true
+    this.render()
   }
 
   /** The server's sign-in popup (a window the person sees, on the server's origin). */

@@ -84,14 +84,25 @@ export function placePanel(panel: HTMLElement, anchor: Box | undefined, reserve:
 }
 
 /**
+ * Whether the visual viewport has resized or panned (a pinch zoom, an on-screen keyboard, a
+ * window resized) since the overlay started: until then, on a desktop at scale 1, the dock stays
+ * where CSS puts it and placeDock reads nothing.
+ */
+let visualViewportChanged = false
+
+/**
  * The dock (toolbar, alert, toast) at the bottom right of what is on screen. On a desktop that is
  * where CSS puts it; on a phone it follows the visual viewport (a page wider than the phone, a
  * pinch zoom) and keeps its size on screen.
  */
 export function placeDock(dock: HTMLElement, host: Element): void {
   const vv = window.visualViewport
+  if (!vv) return
+  // A desktop page unzoomed and unmoved since the overlay started: where CSS puts it, with no
+  // layout read. A phone is measured (its page may be wider than the screen at scale 1).
+  if (!visualViewportChanged && dock.dataset.placed === undefined && Math.abs(vv.scale - 1) <= 0.01 && !coarsePointer()) return
   const frame = host.getBoundingClientRect()
-  if (!vv || frame.width === 0) return
+  if (frame.width === 0) return
   const zoomed = Math.abs(vv.scale - 1) > 0.01
   const moved = vv.offsetLeft !== 0 || vv.offsetTop !== 0 || Math.abs(vv.width - frame.width) > 1 || Math.abs(vv.height - frame.height) > 1
   if (!zoomed && !moved) {
@@ -151,6 +162,10 @@ export class FrameLayout {
 export function onViewportChange(listener: () => void, signal: AbortSignal): void {
   window.addEventListener('scroll', listener, { capture: true, passive: true, signal })
   window.addEventListener('resize', listener, { passive: true, signal })
-  window.visualViewport?.addEventListener('resize', listener, { passive: true, signal })
-  window.visualViewport?.addEventListener('scroll', listener, { passive: true, signal })
+  const visual = (): void => {
+    visualViewportChanged = true
+    listener()
+  }
+  window.visualViewport?.addEventListener('resize', visual, { passive: true, signal })
+  window.visualViewport?.addEventListener('scroll', visual, { passive: true, signal })
 }

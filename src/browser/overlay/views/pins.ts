@@ -76,6 +76,8 @@ export class Pins {
 
   /** Pins on their elements now. Returns the box of `openId`'s pin when it shows. */
   position(ordered: readonly Annotation[], openId: string | undefined): Box | undefined {
+    // Read once, and only with a pin to place: reading it lays the page out.
+    if (ordered.length === 0) return undefined
     const vp = viewport()
     const placed: { x: number; y: number }[] = []
     let lost = 0

@@ -1,0 +1,105 @@
+/**
+ * What the overlay costs the load of a page with no annotations (a 1 000-row table), with its
+ * script tag and with the head snippet: no layout or style recalculation forced by its scripts,
+ * no request to its server before the page's load event, /health asked once, a handful of
+ * requests in all until it is connected; with the snippet, the recorders the loader started are
+ * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them.
+ */
+import { describe, expect, it } from 'vitest'
+import { headSnippet } from '../../../src/integrations/shared/loader-script.js'
+import { useChromium } from '../../helpers/chromium.js'
+import { eventually } from '../../helpers/eventually.js'
+import { servePages, startMarginalia } from '../../helpers/page.js'
+
+const chromium = useChromium()
+const { enabled, cleanups } = chromium
+
+function tablePage(head: string): string {
+  const rows: string[] = []
+  for (let i = 0; i < 1000; i++) rows.push(`<tr><td>${i + 1}</td><td>Item ${i + 1}</td><td>${(i * 37) % 1000}</td><td>${['open', 'paid', 'sent'][i % 3]}</td></tr>`)
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orders</title>${head}
+<style>body{font:14px sans-serif;margin:16px}td{border-bottom:1px solid #ddd;padding:4px 10px}</style></head>
+<body><h1>Orders</h1><table><tbody>${rows.join('')}</tbody></table></body></html>`
+}
+
+interface Frame {
+  url?: string
+  functionName?: string
+  lineNumber?: number
+  columnNumber?: number
+}
+
+interface TraceEvent {
+  name: string
+  ph: string
+  ts: number
+  args?: { beginData?: { stackTrace?: Frame[] }; data?: { stackTrace?: Frame[] } }
+}
+
+/** Load `path`, tracing; until the overlay is connected and its permission watch has asked for its stream. */
+async function load(serverUrl: string, origin: string, path: string) {
+  const { context, page } = await chromium.newPage()
+  const cdp = await context.newCDPSession(page)
+  const requests: { path: string; at: number }[] = []
+  let loadedAt = Infinity
+  cdp.on('Network.requestWillBeSent', (e) => {
+    const url = new URL(e.request.url)
+    if (url.origin === serverUrl) requests.push({ path: url.pathname, at: e.timestamp })
+  })
+  cdp.on('Page.loadEventFired', (e) => void (loadedAt = Math.min(loadedAt, e.timestamp)))
+  await cdp.send('Network.enable')
+  await cdp.send('Page.enable')
+  const events: TraceEvent[] = []
+  cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])))
+  const traced = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve))
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline.stack', transferMode: 'ReportEvents' })
+  await page.goto(origin + path, { waitUntil: 'load' })
+  await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
+  await eventually(() => requests.some((r) => r.path === '/api/permissions/events'), 10_000).toBe(true)
+  await cdp.send('Tracing.end')
+  await traced
+  /** Layouts and style recalculations with a script of the overlay's server on their stack: forced by it. */
+  const forced = events
+    .filter((e) => (e.name === 'Layout' || e.name === 'UpdateLayoutTree') && e.ph !== 'E')
+    .filter((e) => (e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace ?? []).some((f) => f.url?.startsWith(serverUrl)))
+    .map((e) => {
+      const f = (e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace)![0]!
+      return `${e.name} <- ${f.functionName}@${f.url?.slice(serverUrl.length)}:${f.lineNumber}:${f.columnNumber}`
+    })
+  const inPage = await page.evaluate(() => ({
+    popover: document.querySelector('marginalia-overlay')!.hasAttribute('popover'),
+    log: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.pageLog')]),
+    steps: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.steps')]),
+  }))
+  return { requests, loadedAt, forced, inPage }
+}
+
+describe.skipIf(!enabled)('the overlay at load', () => {
+  it('with the tag: no forced layout, nothing before the load event, /health once, the recorders from the early chunk', { timeout: 60_000 }, async () => {
+    const { http } = await startMarginalia(cleanups)
+    const pages = await servePages({ '/orders': tablePage(`<script src="${http.url}/overlay.js" data-prefetch="false" defer></script>`) }, cleanups)
+    const { requests, loadedAt, forced, inPage } = await load(http.url, pages.origin, '/orders')
+    expect(forced).toEqual([])
+    expect(inPage).toEqual({ popover: false, log: true, steps: true })
+    const scripts = requests.filter((r) => r.path.endsWith('.js')).map((r) => r.path.replace(/-[^/]*$/, ''))
+    expect(scripts).toEqual(['/overlay.js', '/chunks/early'])
+    const api = requests.filter((r) => !r.path.endsWith('.js'))
+    for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
+    expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
+    expect(requests.length).toBeLessThanOrEqual(7)
+  })
+
+  it('with the head snippet: the loader\'s recorders taken over (no early chunk), no forced layout, nothing before the load event', { timeout: 60_000 }, async () => {
+    const { http } = await startMarginalia(cleanups)
+    const head = headSnippet({ server: http.url, command: 'npx marginalia serve' }).replace('<script src=', '<script data-prefetch="false" src=')
+    const pages = await servePages({ '/orders': tablePage(head) }, cleanups)
+    const { requests, loadedAt, forced, inPage } = await load(http.url, pages.origin, '/orders')
+    expect(forced).toEqual([])
+    expect(inPage).toEqual({ popover: false, log: true, steps: true })
+    expect(requests.filter((r) => r.path.endsWith('.js')).map((r) => r.path)).toEqual(['/loader.js', '/overlay.js'])
+    const api = requests.filter((r) => !r.path.endsWith('.js'))
+    for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
+    expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
+    expect(requests.length).toBeLessThanOrEqual(7)
+  })
+})

@@ -90,9 +90,18 @@ export async function spawnMcp(dir: string, extraArgs: readonly string[] = [], c
       const t0 = performance.now()
       const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })) as CallToolResult
       const ms = performance.now() - t0
-      // Bytes of the response line on the wire (JSON-RPC envelope + newline).
-      const bytes = Buffer.byteLength(JSON.stringify({ result, jsonrpc: '2.0', id: ++id })) + 1
-      return { result, bytes, ms }
+      // Bytes of the response line on the wire (JSON-RPC envelope + newline), counted when first
+      // read: a caller timing several calls reads them after its clock stops, so the count (a
+      // stringify of the whole response) is not part of what it times.
+      const callId = ++id
+      let bytes: number | undefined
+      return {
+        result,
+        ms,
+        get bytes() {
+          return (bytes ??= Buffer.byteLength(JSON.stringify({ result, jsonrpc: '2.0', id: callId })) + 1)
+        },
+      }
     },
     async close() {
       await client.close()

@@ -20,7 +20,7 @@ import { projectPort } from '../http/project-port.js'
 import { defaultStoreFile, projectRoot } from './project.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { afterFirstRequest } from './first-request.js'
-import { wrapTransport } from './transport.js'
+import { wrapTransport, writingKeptJson } from './transport.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -72,7 +72,7 @@ async function run(values: Values): Promise<void> {
   let warnings: Promise<unknown> | undefined
   const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location, root)]))
   const transport = afterFirstRequest(
-    observeClose(new StdioServerTransport(), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
+    observeClose(writingKeptJson(new StdioServerTransport()), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
     () => void warn(),
   )
   // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
@@ -170,7 +170,7 @@ const STDIO_LIMIT_TEXT = 'ReadBuffer exceeded maximum size'
  * SDK's 10 MiB limit closes it): the CLI then stops through the normal path (flush, close the
  * store) with a non-zero exit code — never a process that lingers answering nothing.
  */
-function observeClose(transport: StdioServerTransport, onClose: () => void): Transport {
+function observeClose(transport: Transport, onClose: () => void): Transport {
   let closed = false
   return wrapTransport(transport, {
     onclose: (handler) => () => {

@@ -24,6 +24,12 @@ export function idOfKey(key: string): string {
 /** A sorted array of keys with binary-search insert and delete. */
 export class SortedKeys {
   private keys: string[] = []
+  /**
+   * The id in each key, sliced the first time a page reads it and kept beside the key: a kept
+   * string keeps its hash, so looking its record up again (on every page read) does not slice
+   * and hash a new string each time.
+   */
+  private ids: (string | undefined)[] = []
 
   static from(keys: string[]): SortedKeys {
     return SortedKeys.sorted(keys.sort())
@@ -33,6 +39,8 @@ export class SortedKeys {
   static sorted(keys: string[]): SortedKeys {
     const s = new SortedKeys()
     s.keys = keys
+    // Filled, not holey: V8 keeps a large holey array as a dictionary.
+    s.ids = keys.map(() => undefined)
     return s
   }
 
@@ -54,18 +62,28 @@ export class SortedKeys {
 
   add(key: string): void {
     const i = this.lowerBound(key)
-    if (this.keys[i] !== key) this.keys.splice(i, 0, key)
+    if (this.keys[i] === key) return
+    this.keys.splice(i, 0, key)
+    this.ids.splice(i, 0, undefined)
   }
 
   delete(key: string): void {
     const i = this.lowerBound(key)
-    if (this.keys[i] === key) this.keys.splice(i, 1)
+    if (this.keys[i] !== key) return
+    this.keys.splice(i, 1)
+    this.ids.splice(i, 1)
   }
 
-  /** Keys strictly after `after` (or from the start), at most `limit`. */
-  slice(after?: string, limit = Infinity): string[] {
+  /**
+   * The ids of the keys strictly after `after` (or from the start), at most `limit`; the last of
+   * those keys, and whether more keys follow it.
+   */
+  idsAfter(after?: string, limit = Infinity): { ids: string[]; lastKey: string | undefined; more: boolean } {
     const start = after === undefined ? 0 : this.upperBound(after)
-    return this.keys.slice(start, limit === Infinity ? undefined : start + limit)
+    const end = Math.min(this.keys.length, start + limit)
+    const ids: string[] = []
+    for (let i = start; i < end; i++) ids.push((this.ids[i] ??= idOfKey(this.keys[i]!)))
+    return { ids, lastKey: end > start ? this.keys[end - 1] : undefined, more: end < this.keys.length }
   }
 
   private upperBound(key: string): number {

@@ -66,10 +66,13 @@ export function mustGetSession(state: StoreState, id: string): Session {
 /** A page of the records of `keys` (every key has a record). */
 export function pageOfKeys<T>(keys: SortedKeys, shards: Shards<T>, page: PageOptions): Page<T> {
   const limit = page.limit ?? Infinity
-  const slice = keys.slice(page.after, limit === Infinity ? Infinity : limit + 1)
-  const hasMore = slice.length > limit
-  const shown = hasMore ? slice.slice(0, limit) : slice
-  return { items: byKeys(shown, shards), total: keys.size, lastKey: shown.at(-1), hasMore }
+  const { ids, lastKey, more } = keys.idsAfter(page.after, limit)
+  const items: T[] = []
+  for (const id of ids) {
+    const record = shardGet(shards, id)
+    if (record) items.push(record)
+  }
+  return { items, total: keys.size, lastKey, hasMore: more }
 }
 
 /**

@@ -7,7 +7,8 @@ import type { AnnotationStatus } from '../store/model.js'
 import { decodeCursor } from '../store/cursor.js'
 import type { Store } from '../store/store.js'
 import { Cursor, DEFAULT_PAGE_LIMIT, fitPage, Limit, type PageResult } from '../views/page.js'
-import { Detail, renderItems } from '../views/summary.js'
+import { Detail, renderItemsWithJson } from '../views/summary.js'
+import { jsonBody, joinLines } from '../views/json.js'
 import type { ToolContext } from './define.js'
 
 /** `detail` as a tool lists it: the enum says it all (summaries are the default, as the descriptions say). */
@@ -39,10 +40,18 @@ export function detailOf(r: { annotations?: readonly object[] | undefined }): De
  */
 export function renderPage(result: PageResult, header: string, detail: Detail = 'summary', more: (cursor: string) => string = (c) => `call again with cursor "${c}"`): string {
   if (detail === 'full') return JSON.stringify(result)
-  const lines = [header, ...renderItems(result.annotations)]
-  if (result.truncated) lines.push('(page cut short to stay under the response size budget)')
-  if (result.nextCursor) lines.push(`More: ${more(result.nextCursor)}.`)
-  return lines.join('\n')
+  const items = renderItemsWithJson(result.annotations)
+  const lines = [header, ...items.lines]
+  const bodies = [jsonBody(header), ...items.bodies]
+  const tail: string[] = []
+  if (result.truncated) tail.push('(page cut short to stay under the response size budget)')
+  if (result.nextCursor) tail.push(`More: ${more(result.nextCursor)}.`)
+  for (const line of tail) {
+    lines.push(line)
+    bodies.push(jsonBody(line))
+  }
+  // Joined with its JSON remembered: the stdio server sends the text without escaping it again.
+  return joinLines(lines, bodies)
 }
 
 export function pageHeader(what: string, result: { count: number; total: number; rev?: number | undefined }): string {

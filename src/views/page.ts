@@ -8,6 +8,7 @@ import type { Annotation } from '../store/model.js'
 import type { Page } from '../store/store.js'
 import { cursorAfter } from '../store/cursor.js'
 import { AnnotationItem, type Detail, groupLine, itemOf, renderLine, type AnnotationSummary } from './summary.js'
+import { keptJson } from './json.js'
 
 export const DEFAULT_PAGE_LIMIT = 100
 const MAX_PAGE_LIMIT = 500
@@ -94,7 +95,9 @@ const wireCosts = new WeakMap<object, number>()
 function wireCost(item: AnnotationItem, detail: Detail): number {
   let cost = wireCosts.get(item)
   if (cost === undefined) {
-    const json = JSON.stringify(item)
+    // A summary keeps its JSON: the stdio server sends a page by joining them (views/json.ts). A
+    // full record does not (it is large, and full pages are rare).
+    const json = detail === 'full' ? JSON.stringify(item) : keptJson(item)
     cost = Buffer.byteLength(json) + 16 + (detail === 'full' ? bytes(json) : bytes(renderLine(item as AnnotationSummary)))
     wireCosts.set(item, cost)
   }

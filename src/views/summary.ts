@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { sourceHint } from '../store/source-location.js'
+import { jsonBody } from './json.js'
 import { Annotation, AnnotationStatus, Author, Id, Intent, REPLY_KINDS, Severity, Timestamp, type Annotation as AnnotationT } from '../store/model.js'
 
 const SNIPPET_CHARS = 120
@@ -148,16 +149,36 @@ export function renderLine(s: AnnotationSummary): string {
  * to serialise and encode (measured: a third of the time spent writing a page).
  */
 export function renderItems(items: readonly AnnotationItem[]): string[] {
+  return renderItemsWithJson(items).lines
+}
+
+/** Each line's JSON body (the line as it stands escaped inside a JSON string), kept like the line. */
+const bodyCache = new WeakMap<object, string>()
+
+function lineBody(s: AnnotationSummary): string {
+  let body = bodyCache.get(s)
+  if (body === undefined) bodyCache.set(s, (body = jsonBody(renderLine(s))))
+  return body
+}
+
+/**
+ * The lines of `renderItems`, and beside each its JSON body: a page's text part is sent as JSON,
+ * and the kept bodies spare escaping every line again for every page (views/json.ts).
+ */
+export function renderItemsWithJson(items: readonly AnnotationItem[]): { lines: string[]; bodies: string[] } {
   const lines: string[] = []
+  const bodies: string[] = []
   let group = ''
   for (const item of items) {
     const s = 'replyCount' in item ? item : toSummary(item)
     const header = groupLine(s)
     if (header !== group) {
       lines.push(header)
+      bodies.push(jsonBody(header))
       group = header
     }
     lines.push(renderLine(s))
+    bodies.push(lineBody(s))
   }
-  return lines
+  return { lines, bodies }
 }

@@ -156,8 +156,8 @@ describe('browser bundles', () => {
   it('overlay.js carries no copy of the recorders (with the head snippet they already run; the tag alone fetches the early chunk)', () => {
     const core = readFileSync(path.join(root, 'dist', 'overlay', 'overlay.js'), 'utf8')
     const early = readFileSync(path.join(root, 'dist', 'overlay', 'chunks', readdirSync(path.join(root, 'dist', 'overlay', 'chunks')).find((f) => /^early-[A-Z0-9]{8}\.js$/.test(f))!), 'utf8')
-    // What only the recorders listen for: the page's unhandled rejections and XHRs (page log), its scroll's end and its leaving (steps).
-    for (const word of ['unhandledrejection', 'XMLHttpRequest', 'scrollend', 'pagehide']) expect({ word, core: core.includes(word), early: early.includes(word) }).toEqual({ word, core: false, early: true })
+    // What only the recorders listen for: the page's unhandled rejections and XHRs (page log), its being hidden and its leaving (steps).
+    for (const word of ['unhandledrejection', 'XMLHttpRequest', 'visibilitychange', 'pagehide']) expect({ word, core: core.includes(word), early: early.includes(word) }).toEqual({ word, core: false, early: true })
   })
 
   it(`inbox.js stays within its budget (${INBOX_BUDGET} bytes)`, () => {

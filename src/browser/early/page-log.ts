@@ -81,14 +81,44 @@ function stackOf(value: unknown): string | undefined {
 }
 
 type NewEntry = Omit<PageEntry, 'at' | 'message'> & { message: string }
-/** An entry as kept: `at` in ms since the epoch (the ISO string is made only when the log is read). */
-type Kept = NewEntry & { at: number }
+/**
+ * An entry as kept: `at` in ms since the epoch (the ISO string is made only when the log is read).
+ * `args`: what the page handed a console call or an error event, not worded yet — `message` (when
+ * empty) and `stack` are made from them when the log is read or the page is idle, whichever comes
+ * first, so the page's call pays for no formatting, serialising or stack reading.
+ */
+type Kept = NewEntry & { at: number; args?: readonly unknown[] }
+
+/** Once the page is idle (or soon, where the browser cannot say): off the page's own calls. */
+function whenIdle(fn: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: 2_000 })
+  else setTimeout(fn, 50)
+}
+
+/** Give an entry kept with its `args` its words: the message (unless it has one) and the stack of the first Error among them. */
+function word(e: Kept): void {
+  const args = e.args
+  if (args === undefined) return
+  delete e.args
+  let error: unknown
+  for (let i = 0; i < args.length && error === undefined; i++) if (args[i] instanceof Error) error = args[i]
+  if (e.message === '') {
+    let message = ''
+    // Words past the limit would be clipped: the rest of the arguments are not formatted at all.
+    for (let i = 0; i < args.length && message.length <= LIMITS.pageEntryMessage; i++) message += i === 0 ? text(args[i]) : ` ${text(args[i])}`
+    e.message = clip(message, LIMITS.pageEntryMessage)
+  }
+  const stack = error === undefined ? undefined : stackOf(error)
+  if (stack !== undefined) e.stack = stack
+}
 
 class PageLog implements PageLogHandle {
   readonly version = PAGE_LOG_VERSION
   /** Oldest first; trimmed to the newest KEPT once it holds twice as many (amortised O(1) per entry). */
   private readonly entries: Kept[] = []
   private readonly ignored: ((url: string) => boolean)[] = []
+  /** Entries kept with their `args` wait for an idle moment: one wait at a time. */
+  private wording = false
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -97,13 +127,43 @@ class PageLog implements PageLogHandle {
     const e = entry as Kept
     e.message = clip(entry.message, LIMITS.pageEntryMessage)
     e.at = at
+    this.place(e)
+  }
+
+  /**
+   * Keep what the page handed a console call or an error event as it is (O(1): no formatting, no
+   * stack read); `message` when the event has its own, else it is made from `args`.
+   */
+  keep(kind: Kept['kind'], args: readonly unknown[], message = ''): void {
+    this.place({ kind, message, at: this.now(), args })
+    if (this.wording) return
+    this.wording = true
+    whenIdle(() => {
+      this.wording = false
+      this.wordAll()
+    })
+  }
+
+  private place(e: Kept): void {
     const list = this.entries
+    const at = e.at
     let i = list.length
     // Entries come in time order but for the Performance API's, which may be older: placed by time.
     while (i > 0 && list[i - 1]!.at > at) i--
     if (i === list.length) list.push(e)
     else list.splice(i, 0, e)
     if (list.length >= KEPT * 2) list.splice(0, list.length - KEPT)
+  }
+
+  private wordAll(): void {
+    for (const e of this.entries) {
+      try {
+        word(e)
+      } catch {
+        // a value that cannot be worded keeps the words it has
+        delete e.args
+      }
+    }
   }
 
   /** True when a request to `url` (absolute) is not to be logged. */
@@ -128,6 +188,7 @@ class PageLog implements PageLogHandle {
   /** The entries of the last 60 s, at most 20 (the newest), oldest first. */
   recent(): PageEntry[] {
     const since = this.now() - WINDOW_MS
+    this.wordAll()
     return this.entries
       .slice(-KEPT)
       .filter((e) => e.at >= since)
@@ -175,29 +236,23 @@ export function installPageLog(page: Window, ignore?: (url: string) => boolean):
     }
   }
 
-  // console.error and console.warn: the words kept; console.log, info and debug are not wrapped at all.
+  // console.error and console.warn: their arguments kept as they are, worded when the log is read
+  // or the page is idle; console.log, info and debug are not wrapped at all.
   for (const level of ['error', 'warn'] as const) {
     const original = win.console[level]
     const kind = `console.${level}` as const
     win.console[level] = function (this: unknown, ...args: unknown[]) {
       try {
-        let message = ''
-        let error: unknown
-        for (let i = 0; i < args.length; i++) {
-          const a = args[i]
-          if (error === undefined && a instanceof Error) error = a
-          message += i === 0 ? text(a) : ` ${text(a)}`
-        }
-        const stack = error === undefined ? undefined : stackOf(error)
-        log.add(stack === undefined ? { kind, message } : { kind, message, stack })
+        log.keep(kind, args)
       } catch {
         // bookkeeping never disturbs the page
       }
       return original.apply(this, args) as unknown
     } as Console['error']
   }
-  win.addEventListener('error', (e: ErrorEvent) => safe(() => log.add({ kind: 'error', message: e.message || text(e.error), ...optional('stack', stackOf(e.error)) })))
-  win.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => safe(() => log.add({ kind: 'unhandledrejection', message: text(e.reason), ...optional('stack', stackOf(e.reason)) })))
+  // Uncaught errors and rejections: the error or reason kept, its words and stack made later.
+  win.addEventListener('error', (e: ErrorEvent) => safe(() => log.keep('error', [e.error], e.message)))
+  win.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => safe(() => log.keep('unhandledrejection', [e.reason])))
 
   // fetch: a call costs a clock read and one branch on its promise; the URL is resolved, checked
   // against the ignored ones and redacted only for a response to log (a failure).
@@ -316,10 +371,6 @@ function observeRequests(win: LoggedWindow, log: PageLog): void {
       // a browser without this entry type
     }
   }
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>)
 }
 
 /** Off for this origin with `localStorage['marginalia:page-log'] = 'off'` (on by default). */

@@ -13,13 +13,16 @@
  * never by its text. With `maskInputs` on (the default on origins that are not local dev origins)
  * no typed value is kept at all.
  *
- * Cheap: one capture listener per event kind on the window (passive), each a few property reads
- * and no layout read; an event that makes a step (a click, a change, a submit) keeps only the
- * element, which ./describe.ts names and locates when the steps are read or saved; a run of
- * scrolls is one step, its position read when the scroll comes to rest (`scrollend`), a run of
- * resizes one step, its size read when the next step comes (the viewport's size at load too: the
- * recorder starts without laying the page out); no timer runs;
- * the record is written to sessionStorage only when the page is hidden or left.
+ * Cheap: passive listeners, each a few property reads and no layout read; an event that makes a
+ * step (a click, a change, a submit) keeps only the element, which ./describe.ts names and locates
+ * when the steps are read or saved. Typing is heard by the keys that edit a field (no `input`
+ * listener: a keystroke costs one `keydown` call) and by the field's `change` (paste, autofill),
+ * its value read when its step is written (the next step, leaving the field, its change).
+ * The first scroll of the document opens a scroll step and `scroll` goes unheard until the next
+ * step closes it, the position read then, once; a run of resizes is one step, its size read when
+ * the next step comes (the viewport's size at load too: the recorder starts without laying the
+ * page out); no timer runs; the record is written to sessionStorage only when the page is hidden
+ * or left.
  *
  * Who installs it, first one wins (as the page log, ./page-log.ts): the early recorder (`early.js`,
  * the head snippet's `loader.js`, the extension's page script), else the overlay when it mounts.
@@ -66,18 +69,41 @@ function isLocalDevOrigin(url: string): boolean {
 /** What a click acts on: the nearest of these around the element clicked. */
 const ACTIONABLE = 'a[href],button,input,select,textarea,label,summary,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[role=treeitem],[onclick],[tabindex]:not([tabindex="-1"])'
 type TextField = HTMLInputElement | HTMLTextAreaElement
+/** Keys other than characters that change what a field holds (an IME's keys among them). */
+const EDIT_KEYS = new Set(['Backspace', 'Delete', 'Process', 'Unidentified', 'Dead'])
+
+/** Whether a key changes what a field holds: a character (not a shortcut but paste, cut, undo, redo) or an editing key. */
+function edits(e: KeyboardEvent): boolean {
+  const key = e.key
+  if (key.length === 1) return !(e.ctrlKey || e.metaKey) || e.altKey || /^[vxyz]$/i.test(key)
+  return EDIT_KEYS.has(key)
+}
 const NOT_TYPED = /^(checkbox|radio|submit|button|reset|image|file)$/
 
 function isTextField(el: EventTarget | null | undefined): el is TextField {
   return el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && !NOT_TYPED.test(el.type))
 }
 
-/** The element an event is about, unless it is the overlay's own (its host carries `data-marginalia`). */
+/**
+ * The element an event is about, unless it is the overlay's own: its hosts carry `data-marginalia`
+ * and keep their elements in a shadow root, so an event inside one reaches the window with the
+ * host as its target — one attribute read, no walk up the page.
+ */
 function pageElement(e: Event): Element | undefined {
   const t = e.target
   if (!(t instanceof Element)) return undefined
-  return t.closest('[data-marginalia]') ? undefined : t
+  return t.hasAttribute('data-marginalia') ? undefined : t
 }
+
+/** The one listener that comes and goes: `scroll`, unheard while a scroll step is open. */
+export interface ScrollListener {
+  /** A scroll step opened: until the next step closes it, more scrolling only moves it. */
+  off(): void
+  /** The scroll step closed: the next scroll opens another. */
+  on(): void
+}
+
+const NO_LISTENER: ScrollListener = { off() {}, on() {} }
 
 function fromStorage(raw: string | null): { steps: Kept[]; since: number; start?: string; mask?: boolean } | undefined {
   if (!raw) return undefined
@@ -119,6 +145,8 @@ class StepLog implements StepsHandle {
     private readonly win: Window,
     private readonly href: () => string,
     private readonly now: () => number = Date.now,
+    /** installSteps' `scroll` listener. */
+    private readonly scrollListener: ScrollListener = NO_LISTENER,
   ) {
     this.localOrigin = isLocalDevOrigin(win.location.href)
   }
@@ -147,7 +175,10 @@ class StepLog implements StepsHandle {
     return this.push({ ...step }, el, words ? squash(el.textContent) : undefined)
   }
 
-  /** A scroll event: the first of a run adds its step, the rest cost nothing. */
+  /**
+   * A scroll of the document: the first opens the scroll step, and `scroll` goes unheard until the
+   * next step closes it (more scrolling only moves it, and its position is read once, then).
+   */
   scrolled(): void {
     this.scrollMoved = true
     if (this.scrolling) return
@@ -155,10 +186,11 @@ class StepLog implements StepsHandle {
     this.scrolling.x = 0
     this.scrolling.y = 0
     this.scrollMoved = true
+    this.scrollListener.off()
   }
 
-  /** The scroll came to rest (`scrollend`): its position is read now, not during the person's next event. */
-  scrollEnded(): void {
+  /** The open scroll step takes the position of now, when the page scrolled since it was last read (so reading the steps twice reads it once). */
+  private readScroll(): void {
     const s = this.scrolling
     if (!s || !this.scrollMoved) return
     this.scrollMoved = false
@@ -177,7 +209,7 @@ class StepLog implements StepsHandle {
     this.viewportUnread = true
   }
 
-  /** The runs of scrolling and resizing end here: their steps take the position and size of now. */
+  /** The runs of scrolling and resizing end here (the next step, or the steps read): their steps take the position and size of now. */
   private settle(): void {
     if (this.viewportUnread) {
       this.viewportUnread = false
@@ -186,15 +218,11 @@ class StepLog implements StepsHandle {
       // After the load's step (the last one: this runs before any other is added).
       if (seen?.width !== width || seen.height !== height) this.steps.push({ kind: 'viewport', width, height, at: this.steps[this.steps.length - 1]?.at ?? this.now() } as Kept)
     }
+    this.readScroll()
     const s = this.scrolling
     const r = this.resizing
     this.scrolling = this.resizing = undefined
-    // Read here only when the scroll has not come to rest yet (a browser without `scrollend`, or a step during the scroll).
-    if (s && this.scrollMoved) {
-      this.scrollMoved = false
-      s.x = Math.max(0, Math.round(this.win.scrollX))
-      s.y = Math.max(0, Math.round(this.win.scrollY))
-    }
+    if (s) this.scrollListener.on()
     if (r) {
       r.width = this.win.innerWidth
       r.height = this.win.innerHeight
@@ -245,8 +273,11 @@ class StepLog implements StepsHandle {
   }
 
   input(el: TextField): void {
-    if (this.typing?.el !== el) this.typing = { el, step: undefined, dirty: true }
-    else this.typing.dirty = true
+    if (this.typing?.el !== el) {
+      // Another field typed in while the last one kept its focus (it left the page without a focusout): that one's step first.
+      if (this.typing) this.flush()
+      this.typing = { el, step: undefined, dirty: true }
+    } else this.typing.dirty = true
   }
 
   /** Write (or update) the typing step of the focused field. */
@@ -366,7 +397,21 @@ export function installSteps(page: Window): StepsHandle {
   const existing = win[INSTALLED]
   if (compatible(existing)) return existing
   const href = (): string => redactUrl(win.location.href).slice(0, LIMITS.url)
-  const log = new StepLog(win, href)
+  const doc = win.document
+  // Added with a signal and removed by aborting it: a listener comes and goes by its signal, whoever wraps addEventListener.
+  let scrollOff: AbortController | undefined
+  const scrollListener: ScrollListener = {
+    on: () => {
+      if (scrollOff) return
+      scrollOff = new AbortController()
+      doc.addEventListener('scroll', onScroll, { passive: true, signal: scrollOff.signal })
+    },
+    off: () => {
+      scrollOff?.abort()
+      scrollOff = undefined
+    },
+  }
+  const log = new StepLog(win, href, Date.now, scrollListener)
   win[INSTALLED] = log
   const safe =
     <E extends Event>(fn: (e: E) => void) =>
@@ -379,16 +424,17 @@ export function installSteps(page: Window): StepsHandle {
     }
   // Passive: the recorder never cancels what the person does, so the browser need not wait on it.
   const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void): void => win.addEventListener(type, safe(fn), { capture: true, passive: true })
+  // The document's own scrolls (heard on the document: an element's scroll events do not bubble to
+  // it), and only while no scroll step is open (see `scrolled`).
+  const onScroll = safe((e: Event) => {
+    if (e.target === doc) log.scrolled()
+  })
+  scrollListener.on()
 
   log.restore()
   log.push({ kind: 'navigate', url: href() })
   log.expectViewport()
 
-  on('input', (e) => {
-    if (log.typingIn(e.target)) return
-    const el = pageElement(e)
-    if (isTextField(el)) log.input(el)
-  })
   on('focusout', (e) => {
     const el = pageElement(e)
     if (el) log.blur(el)
@@ -396,7 +442,11 @@ export function installSteps(page: Window): StepsHandle {
   on('change', (e) => {
     const el = pageElement(e)
     if (!el) return
-    if (isTextField(el)) return log.flush()
+    // A field's value committed (typed, pasted, filled in by the browser): its step written now.
+    if (isTextField(el)) {
+      log.input(el)
+      return log.flush()
+    }
     if (el instanceof HTMLSelectElement) {
       const masked = isSensitiveElement(el)
       const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
@@ -411,7 +461,8 @@ export function installSteps(page: Window): StepsHandle {
     const hit = pageElement(e)
     if (!hit) return
     log.flush()
-    const el = hit.closest(ACTIONABLE) ?? hit
+    const actionable = hit.closest(ACTIONABLE)
+    const el = actionable ?? hit
     const implicit = entered && e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
     entered = undefined
     if (implicit) return
@@ -419,10 +470,15 @@ export function installSteps(page: Window): StepsHandle {
     if (el instanceof HTMLInputElement && !/^(submit|button|reset|image)$/.test(el.type)) return
     if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
     if (el instanceof HTMLLabelElement && el.control) return
-    log.act({ kind: 'click' }, el, el !== hit || hit.matches(ACTIONABLE))
+    log.act({ kind: 'click' }, el, actionable !== null)
   })
   on('keydown', (e) => {
-    if (!KEYS.has(e.key) || e.repeat || e.isComposing) return
+    if (!KEYS.has(e.key)) {
+      // A key that edits a field: the field is typed in, its value read once when its step is written.
+      if (edits(e) && !log.typingIn(e.target) && isTextField(e.target)) log.input(e.target)
+      return
+    }
+    if (e.repeat || e.isComposing) return
     const el = pageElement(e)
     if (!el) return
     log.flush()
@@ -436,12 +492,6 @@ export function installSteps(page: Window): StepsHandle {
     if (!form) return
     log.flush()
     log.act({ kind: 'submit' }, form)
-  })
-  on('scroll', (e) => {
-    if (e.target === win.document) log.scrolled()
-  })
-  on('scrollend', (e) => {
-    if (e.target === win.document) log.scrollEnded()
   })
   on('resize', () => log.resized())
 

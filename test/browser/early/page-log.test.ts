@@ -3,7 +3,9 @@
  * runs them (bundled from src/browser/early/main.ts, first in <head>): a failed fetch or XHR is
  * logged with its method, status and redacted URL, a successful one and one to an ignored URL
  * are not; console.error and console.warn keep their words (an Error's stack too) and console.log
- * is left as the browser made it; the page gets the originals' answers; the log reads the newest 20.
+ * is left as the browser made it; the page gets the originals' answers; the log reads the newest 20;
+ * and the calls do O(1) work: a console call's words, JSON and stack are made when the log is read,
+ * a fetch's request is read only when it failed.
  */
 import { createServer, type Server } from 'node:http'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -89,5 +91,49 @@ describe.skipIf(!enabled)('the page log from the early script', () => {
     expect(seen.native).toBe(true)
     expect(seen.messages).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i + 10}`))
     expect(seen.ordered && seen.iso).toBe(true)
+  })
+
+  it('does O(1) work on the call: a console call words, serialises and reads no stack until the log is read; a fetch reads nothing of its request unless it fails', { timeout: 60_000 }, async () => {
+    const origin = await serve()
+    const { page } = await chromium.newPage()
+    await page.goto(`${origin}/`)
+    const seen = await page.evaluate(async () => {
+      const log = (window as unknown as Record<symbol, { recent(): PageEntry[] }>)[Symbol.for('marginalia.pageLog')]!
+      const count = { stack: 0, json: 0, url: 0, request: 0 }
+      const error = new Error('coupon ignored')
+      const stack = error.stack
+      Object.defineProperty(error, 'stack', { get: () => (count.stack++, stack) })
+      const value = { toJSON: () => (count.json++, { cents: 1200 }) }
+      const RealURL = URL
+      window.URL = new Proxy(RealURL, { construct: (target, args: [string, string?]) => (count.url++, new target(...args)) })
+      for (const key of ['url', 'method', 'headers'] as const) {
+        const getter = Object.getOwnPropertyDescriptor(Request.prototype, key)!.get!
+        Object.defineProperty(Request.prototype, key, { configurable: true, get(this: Request) { count.request++; return getter.call(this) as unknown } })
+      }
+      const clone = Request.prototype.clone
+      Request.prototype.clone = function (this: Request) { count.request++; return clone.call(this) }
+      console.warn('total is', value, error)
+      const onCall = { ...count }
+      const entry = log.recent()[0]
+      const onRead = { ...count }
+      await (await fetch(new Request('/ok', { method: 'POST' }))).text()
+      await (await fetch('/ok?page=2')).text()
+      const afterOk = { url: count.url, request: count.request }
+      await fetch(new Request('/missing'))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      window.URL = RealURL
+      return { onCall, onRead, entry, afterOk, afterFailure: { url: count.url, request: count.request }, failures: log.recent().filter((e) => e.kind === 'network').map((e) => e.message) }
+    })
+    // The call kept a record of its arguments: nothing was formatted or read.
+    expect(seen.onCall).toEqual({ stack: 0, json: 0, url: 0, request: 0 })
+    // Read: worded once, as before.
+    expect(seen.entry).toMatchObject({ kind: 'console.warn', message: 'total is {"cents":1200} Error: coupon ignored' })
+    expect(seen.entry!.stack).toContain('coupon ignored')
+    expect(seen.onRead).toMatchObject({ stack: 1, json: 1 })
+    // Successful fetches: no URL parsed, no request read or cloned.
+    expect(seen.afterOk).toEqual({ url: 0, request: 0 })
+    // A failure is resolved, redacted and logged (its request read then).
+    expect(seen.afterFailure.request).toBeGreaterThan(0)
+    expect(seen.failures).toEqual([`GET ${origin}/missing → 404`])
   })
 })

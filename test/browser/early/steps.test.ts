@@ -3,7 +3,8 @@
  * (bundled from src/browser/early/main.ts, first in <head>): what each kind of step records,
  * scrolls coalesced, the record kept across a reload and bounded (100 steps, 5 minutes), typed
  * values masked by the setting and by default off local dev origins, secrets never read — and its
- * cost on the main thread over a minute of ordinary use.
+ * cost: a field's value read when its step is written, never per keystroke, no `input` listener, a clicked element named
+ * only when the steps are read, and the main-thread time over a minute of ordinary use.
  */
 import { createServer, type Server } from 'node:http'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -164,6 +165,42 @@ describe.skipIf(!enabled)('the steps recorder', () => {
     await p.locator('#b').click()
     await p.clock.fastForward('02:00')
     expect(await lines(p)).toEqual(['click button "Again"'])
+  })
+
+  it('reads a field\'s value when its step is written, not per keystroke, hears no input event, and names a clicked element only when the steps are read', async () => {
+    // Counts, in the page's world, reads of a field's value, `input` listeners added, and attribute reads (the accessible name's).
+    const SPY = `<script>
+window.__count = { value: 0, inputListeners: 0, getAttribute: 0 }
+const valueGetter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')
+Object.defineProperty(HTMLInputElement.prototype, 'value', { configurable: true, get() { window.__count.value++; return valueGetter.get.call(this) }, set(v) { valueGetter.set.call(this, v) } })
+const add = EventTarget.prototype.addEventListener
+EventTarget.prototype.addEventListener = function (type, fn, opts) { if (type === 'input') window.__count.inputListeners++; return add.call(this, type, fn, opts) }
+const getAttribute = Element.prototype.getAttribute
+Element.prototype.getAttribute = function (name) { window.__count.getAttribute++; return getAttribute.call(this, name) }
+</script>`
+    const origin = await serve(() => page(SPY, FORM))
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    const count = (): Promise<{ value: number; inputListeners: number; getAttribute: number }> => p.evaluate(() => ({ ...(window as unknown as { __count: { value: number; inputListeners: number; getAttribute: number } }).__count }))
+    expect((await count()).inputListeners).toBe(0)
+    await p.getByLabel('Name').click()
+    const before = await count()
+    await p.keyboard.type('Ann Lee')
+    const typed = await count()
+    await p.keyboard.press('Tab')
+    const left = await count()
+    await p.getByRole('button', { name: 'Order' }).click()
+    const clicked = await count()
+    const steps = await lines(p)
+    const read = await count()
+    // Seven keystrokes: no value read; leaving the field: its step written (Tab), then its change.
+    expect(typed.value - before.value).toBe(0)
+    expect(left.value - typed.value).toBeGreaterThanOrEqual(1)
+    expect(left.value - typed.value).toBeLessThanOrEqual(2)
+    // The click read no attribute (no role, name or selector worked out); reading the steps did.
+    expect(clicked.getAttribute - left.getAttribute).toBe(0)
+    expect(read.getAttribute - clicked.getAttribute).toBeGreaterThan(0)
+    expect(steps.slice(2)).toEqual(['type "Ann Lee" in textbox "Name"', 'press Tab in textbox "Name"', 'click button "Order"', 'submit form "Order"'])
   })
 
   // The goal is 1 ms a minute on a developer's machine. This shared 2-core machine runs the same

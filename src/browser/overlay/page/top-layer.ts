@@ -137,8 +137,13 @@ export class TopLayer {
     root.removeEventListener('toggle', this.onToggle, true)
   }
 
-  /** Shadow roots on a composed event's path (a focus moved by showModal(), a press in a component). */
+  /**
+   * Shadow roots on a composed event's path (a focus moved by showModal(), a press in a component).
+   * Only an event whose target (as the document sees it) hosts an open shadow root can have come
+   * from one: any other focus or press costs a property read, not a path.
+   */
   private readonly onComposed = (e: Event): void => {
+    if (!(e.target as { shadowRoot?: ShadowRoot | null } | null)?.shadowRoot) return
     for (const n of e.composedPath()) if (n instanceof Node && isShadowRoot(n)) this.watch(n)
   }
 

@@ -81,9 +81,23 @@ const chunkBuilds = [await build(chunkOptions(CHUNK_ENTRIES, true)), await build
 const ALL_CHUNKS = { ...CHUNK_ENTRIES, ...ALONE_ENTRIES }
 /** Entry name → its file under chunks/, from what esbuild wrote. */
 const chunkFiles = {}
-for (const [file, meta] of chunkBuilds.flatMap((b) => Object.entries(b.metafile.outputs))) {
+/** Entry name → the shared chunks it imports (statically, all the way down), as files under chunks/. */
+const chunkDeps = {}
+const outputs = Object.fromEntries(chunkBuilds.flatMap((b) => Object.entries(b.metafile.outputs)))
+const outFile = (file) => path.relative(out, path.resolve(root, file)).split(path.sep).join('/')
+const staticImports = (file, seen = new Set()) => {
+  for (const i of outputs[file]?.imports ?? []) {
+    if (i.kind !== 'import-statement' || seen.has(i.path)) continue
+    seen.add(i.path)
+    staticImports(i.path, seen)
+  }
+  return seen
+}
+for (const [file, meta] of Object.entries(outputs)) {
   const entry = meta.entryPoint && Object.entries(ALL_CHUNKS).find(([, p]) => path.resolve(root, meta.entryPoint) === p)
-  if (entry) chunkFiles[entry[0]] = path.relative(out, path.resolve(root, file)).split(path.sep).join('/')
+  if (!entry) continue
+  chunkFiles[entry[0]] = outFile(file)
+  chunkDeps[entry[0]] = [...staticImports(file)].map(outFile)
 }
 const table = readFileSync(path.join(root, 'src/browser/overlay/chunks/table.ts'), 'utf8')
 for (const name of Object.keys(ALL_CHUNKS)) {
@@ -91,15 +105,24 @@ for (const name of Object.keys(ALL_CHUNKS)) {
   if (!table.includes(`${name}: () => import('./${name}.js')`)) throw new Error(`src/browser/overlay/chunks/table.ts does not load the chunk ${name} as scripts/build-overlay.mjs expects`)
 }
 
-/** In overlay.js, chunks/table.ts imports the chunk files by URL instead of bundling them in. */
+/**
+ * In overlay.js, chunks/table.ts imports the chunk files by URL instead of bundling them in. The
+ * shared chunks a chunk imports are asked for at the same moment as the chunk (one round trip, not
+ * one per level of imports); the module map fetches each once, and the chunk's own imports wait
+ * for those same requests.
+ */
 const chunksByUrl = {
   name: 'chunks-by-url',
   setup(b) {
     b.onLoad({ filter: /[\\/]overlay[\\/]chunks[\\/]table\.ts$/ }, () => ({
       contents: `export function chunkLoaders(base) {
-  const at = (file, attempt) => import(new URL(attempt > 0 ? file + '?attempt=' + attempt : file, base).href)
+  const url = (file, attempt) => new URL(attempt > 0 ? file + '?attempt=' + attempt : file, base).href
+  const at = (file, deps, attempt) => {
+    for (const dep of deps) import(url(dep, 0)).catch(() => {})
+    return import(url(file, attempt))
+  }
   return { ${Object.entries(chunkFiles)
-    .map(([name, file]) => `${name}: (attempt) => at(${JSON.stringify(file)}, attempt)`)
+    .map(([name, file]) => `${name}: (attempt) => at(${JSON.stringify(file)}, ${JSON.stringify(chunkDeps[name])}, attempt)`)
     .join(', ')} }
 }`,
       loader: 'js',

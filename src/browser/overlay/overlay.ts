@@ -284,6 +284,7 @@ export class Overlay {
       const held = hold.release()
       act(ui)
       if (held && ui.composer.target === undefined) ui.picker.pickHeld(held)
+      else if (hold.hovered) ui.picker.hoverHeld(hold.hovered)
     })
   }
 

@@ -3,7 +3,8 @@
  * script tag and with the head snippet: no layout or style recalculation forced by its scripts,
  * no request to its server before the page's load event, /health asked once, a handful of
  * requests in all until it is connected; with the snippet, the recorders the loader started are
- * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them.
+ * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them. And
+ * pressing Annotate costs the page no top-layer pass, and the picker answers where the pointer is.
  */
 import { describe, expect, it } from 'vitest'
 import { headSnippet } from '../../../src/integrations/shared/loader-script.js'
@@ -101,5 +102,38 @@ describe.skipIf(!enabled)('the overlay at load', () => {
     for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
     expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
     expect(requests.length).toBeLessThanOrEqual(7)
+  })
+
+  it('pressing Annotate: the overlay stays out of the top layer, what the pointer moved onto while annotate mode was coming is highlighted with no further move, the crosshair follows', { timeout: 60_000 }, async () => {
+    const { http } = await startMarginalia(cleanups)
+    const pages = await servePages({ '/orders': tablePage(`<script src="${http.url}/overlay.js" data-prefetch="false" defer></script>`) }, cleanups)
+    const { page } = await chromium.newPage()
+    await page.goto(pages.origin + '/orders', { waitUntil: 'load' })
+    const button = page.locator('marginalia-overlay .annotate')
+    await button.waitFor({ timeout: 15_000 })
+    // Annotate mode's chunk is held at the network until the pointer has moved onto a cell.
+    let asked!: () => void
+    const chunkAsked = new Promise<void>((resolve) => (asked = resolve))
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    await page.route(/\/chunks\/annotate-/, async (route) => {
+      asked()
+      await gate
+      await route.continue()
+    })
+    const box = (await button.boundingBox())!
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
+    await chunkAsked
+    const cell = page.locator('tr:nth-child(4) td:nth-child(2)')
+    const target = (await cell.boundingBox())!
+    await page.mouse.move(target.x + target.width / 2, target.y + target.height / 2)
+    open()
+    const highlight = page.locator('marginalia-overlay .highlight')
+    await highlight.waitFor({ state: 'visible', timeout: 15_000 })
+    const shown = (await highlight.boundingBox())!
+    expect(Math.abs(shown.y - target.y)).toBeLessThan(4)
+    expect(Math.abs(shown.height - target.height)).toBeLessThan(6)
+    expect(await page.evaluate(() => document.querySelector('marginalia-overlay')!.hasAttribute('popover'))).toBe(false)
+    await eventually(() => page.evaluate(() => document.documentElement.hasAttribute('data-marginalia-annotating')), 5_000).toBe(true)
   })
 })

@@ -18,6 +18,7 @@ import type { ElementInfo } from '../../shared/types.js'
 import { composedParent, deepElementAt, frameOffset, innerRoot, isElement, viewRect } from '../anchor/dom.js'
 import { quoteOf } from '../anchor/quote.js'
 import { adoptStyles } from '../page/csp.js'
+import { whenLoadedAndIdle } from '../page/after-load.js'
 import type { HeldPick } from '../page/hold.js'
 import { selectedRange } from '../page/selection.js'
 import { coarsePointer } from '../views/layout.js'
@@ -46,6 +47,8 @@ export interface PickerEvents {
 }
 
 /** Put on the page's root while annotating (the page's own elements need the crosshair). */
+/** How long after Annotate the crosshair comes at the latest, on a page that is never idle. */
+const CURSOR_LATEST_MS = 300
 const PAGE_CURSOR_CSS = '[data-marginalia-annotating], [data-marginalia-annotating] * { cursor: crosshair !important; }'
 const SWALLOWED = ['pointerdown', 'mousedown', 'pointerup', 'touchstart', 'touchend'] as const
 const CLICKS = ['click', 'dblclick', 'auxclick', 'contextmenu'] as const
@@ -84,6 +87,8 @@ export class Picker {
   private suppressClick = false
   /** Takes the crosshair cursor off the page again. */
   private dropCursor: (() => void) | undefined
+  /** The crosshair's stylesheet, waiting for an idle moment after annotate mode started. */
+  private cursorPending: AbortController | undefined
   /** The element under the pointer, what it means, and where ↑ came from. */
   private raw: Element | undefined
   private current: Element | undefined
@@ -137,10 +142,18 @@ export class Picker {
     if (this.active === on) return
     this.active = on
     if (on) {
-      // A constructable stylesheet: a page's strict style-src would block a <style> element.
-      this.dropCursor ??= adoptStyles(document, PAGE_CURSOR_CSS)
-      document.documentElement.setAttribute('data-marginalia-annotating', '')
+      // The crosshair over the page costs it a style pass over every element (a cursor is
+      // inherited): tens of ms on a page of thousands. It comes when the browser is next idle
+      // (at most CURSOR_LATEST_MS later), after the picker has answered the first pointer move.
+      this.cursorPending = new AbortController()
+      whenLoadedAndIdle(() => {
+        // A constructable stylesheet: a page's strict style-src would block a <style> element.
+        this.dropCursor ??= adoptStyles(document, PAGE_CURSOR_CSS)
+        document.documentElement.setAttribute('data-marginalia-annotating', '')
+      }, this.cursorPending.signal, CURSOR_LATEST_MS)
     } else {
+      this.cursorPending?.abort()
+      this.cursorPending = undefined
       document.documentElement.removeAttribute('data-marginalia-annotating')
       this.dropCursor?.()
       this.dropCursor = undefined
@@ -180,6 +193,14 @@ export class Picker {
   }
 
   /** What the person pointed at while annotate mode was on its way (page/hold.ts), picked now. */
+  /** What the pointer was over while annotate mode was coming: highlighted now, as a move over it would. */
+  hoverHeld(element: Element): void {
+    if (!this.active || this.press || !element.isConnected || this.events.composing()) return
+    this.raw = element
+    this.trail = []
+    this.setCurrent(meaningful(element))
+  }
+
   pickHeld(held: HeldPick): void {
     if (!this.active || !held.element.isConnected) return
     const target = held.at ? meaningful(held.element) : held.element

@@ -2,7 +2,8 @@
  * The person turned annotate mode on and its chunk is on the way (a round trip to the server):
  * the page's presses and clicks outside the overlay are kept from the page, as annotate mode keeps
  * them — a click meant to annotate the page's Delete button must not delete — and the last click,
- * or Enter on a focused element, is remembered, to be picked once annotate mode is there.
+ * or Enter on a focused element, is remembered, to be picked once annotate mode is there; so is
+ * what the pointer is over, to be highlighted as soon as annotate mode can (no wait for the next move).
  */
 
 /** What the person pointed at while annotate mode was coming: a click (with where) or Enter (without). */
@@ -16,6 +17,8 @@ const HELD = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblc
 
 export class Hold {
   private picked: HeldPick | undefined
+  /** The page element the pointer last moved over, while annotate mode was coming. */
+  hovered: Element | undefined
   private readonly listening = new AbortController()
 
   constructor(
@@ -23,6 +26,7 @@ export class Hold {
     private readonly host: Element,
   ) {
     for (const type of HELD) window.addEventListener(type, this.onEvent, { capture: true, signal: this.listening.signal })
+    window.addEventListener('pointermove', this.onMove, { capture: true, passive: true, signal: this.listening.signal })
   }
 
   /** Enter on a focused page element: remembered (true), as annotate mode would pick it. */
@@ -39,6 +43,12 @@ export class Hold {
   release(): HeldPick | undefined {
     this.listening.abort()
     return this.picked
+  }
+
+  private readonly onMove = (e: PointerEvent): void => {
+    const path = e.composedPath()
+    const first = path[0]
+    this.hovered = first instanceof Element && !path.includes(this.host) ? first : undefined
   }
 
   private readonly onEvent = (e: Event): void => {

@@ -3,8 +3,8 @@
  * `z-index`, the last child of the document's root: above the page's furniture at that z-index
  * (equal z-indexes stack in tree order). It enters the browser's top layer — a `popover="manual"`
  * shown, above anything in the page's stacking — only when the page puts something there (a modal
- * dialog, a popover, fullscreen) or the person starts annotating (`raise`): showing a popover
- * costs the page a style recalculation, which a page that never uses the top layer does not pay.
+ * dialog, a popover, fullscreen): showing a popover costs the page a style and layout pass, which a
+ * page that never uses the top layer does not pay.
  * Once there it stays there; the top layer stacks in the order things enter it, so whenever the
  * page opens a dialog, a popover or goes fullscreen the host is shown again, last. A modal `<dialog>` makes everything outside it inert (a popover above it
  * but outside it cannot be clicked or typed into), so while one is open the host lives inside
@@ -75,11 +75,20 @@ export class TopLayer {
     this.host.remove()
   }
 
-  /** Into the top layer now (the person annotates: nothing of the page may cover the picker's marks). */
+  /**
+   * The person starts annotating: nothing of the page may cover the picker's marks. Already in
+   * the top layer: shown again, last. Else the page's top layer is looked at (a dialog or popover
+   * the watch has not heard of yet goes under the host, promoted), and the host goes back to being
+   * the root's last child if the page appended something after it — without entering the top
+   * layer, which would cost a page with thousands of elements a style and layout pass at the
+   * press of Annotate.
+   */
   raise(): void {
-    if (this.promoted || !this.running) return
-    this.promote()
-    this.place(true)
+    if (!this.running) return
+    if (this.promoted) return this.place(true)
+    const root = document.documentElement
+    if (this.host.parentNode === root && root.lastElementChild !== this.host) root.appendChild(this.host)
+    this.place(false)
   }
 
   /** The host becomes a popover: shown by place(), from now on. */

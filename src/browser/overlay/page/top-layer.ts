@@ -14,7 +14,7 @@
  * without a word to the document — a MutationObserver on `document` does not see into shadow
  * trees, `toggle` is not composed. So every open shadow root found is observed as well (same
  * observer, same `open` attribute; its `toggle` events caught on the root): those of the page when
- * the overlay starts (one walk), those of elements added later (only the added subtrees are
+ * the person first annotates (one walk), those of elements added later (only the added subtrees are
  * looked at), those the overlay's composed-tree walker meets (anchor/dom.ts), and those on the
  * composed path of a focus or pointer event — `showModal()` focuses inside the dialog, which
  * catches a component whose shadow root was attached with no mutation to see (an upgrade).
@@ -37,6 +37,8 @@ export class TopLayer {
   private stopFinding: () => void = () => {}
   /** Whether the host is a popover in the top layer (from the first time it had to be, on). */
   private promoted = false
+  /** Whether the page's shadow roots have been walked (scanOnce). */
+  private scanned = false
 
   constructor(
     private readonly host: HTMLElement,
@@ -54,7 +56,6 @@ export class TopLayer {
   start(): void {
     this.running = true
     this.observer.observe(document, OBSERVED)
-    this.scan(document.documentElement)
     this.place(false)
     document.addEventListener('toggle', this.onToggle, true)
     document.addEventListener('fullscreenchange', this.onFullscreen)
@@ -85,6 +86,7 @@ export class TopLayer {
    */
   raise(): void {
     if (!this.running) return
+    this.scanOnce()
     if (this.promoted) return this.place(true)
     const root = document.documentElement
     if (this.host.parentNode === root && root.lastElementChild !== this.host) root.appendChild(this.host)
@@ -113,6 +115,18 @@ export class TopLayer {
     root.addEventListener('toggle', this.onToggle, true)
     this.scan(root)
     if (this.newModal(root)) this.place(true)
+  }
+
+  /**
+   * The page's open shadow roots, walked once: when the person first annotates, not at start — a
+   * walk of every element costs a page of 10 000 rows tens of milliseconds at its load. Until then
+   * the shadow roots come from what is added, from the composed walker and from focus and presses
+   * (`showModal()` focuses inside its dialog).
+   */
+  private scanOnce(): void {
+    if (this.scanned) return
+    this.scanned = true
+    this.scan(document.documentElement)
   }
 
   /** The open shadow roots in `node`'s subtree (`node`'s own too). */

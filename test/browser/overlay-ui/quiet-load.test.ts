@@ -75,33 +75,34 @@ async function load(serverUrl: string, origin: string, path: string) {
   return { requests, loadedAt, forced, inPage }
 }
 
+/** Load /orders and check what every load must be: nothing forced, no popover, the recorders running, no request before the load event, /health once, 7 requests at most. */
+async function quietLoad(serverUrl: string, origin: string) {
+  const loaded = await load(serverUrl, origin, '/orders')
+  const { requests, loadedAt, forced, inPage } = loaded
+  expect(forced).toEqual([])
+  expect(inPage).toEqual({ popover: false, log: true, steps: true })
+  const api = requests.filter((r) => !r.path.endsWith('.js'))
+  for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
+  expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
+  expect(requests.length).toBeLessThanOrEqual(7)
+  return loaded
+}
+
 describe.skipIf(!enabled)('the overlay at load', () => {
   it('with the tag: no forced layout, nothing before the load event, /health once, the recorders from the early chunk', { timeout: 60_000 }, async () => {
     const { http } = await startMarginalia(cleanups)
     const pages = await servePages({ '/orders': tablePage(`<script src="${http.url}/overlay.js" data-prefetch="false" defer></script>`) }, cleanups)
-    const { requests, loadedAt, forced, inPage } = await load(http.url, pages.origin, '/orders')
-    expect(forced).toEqual([])
-    expect(inPage).toEqual({ popover: false, log: true, steps: true })
+    const { requests } = await quietLoad(http.url, pages.origin)
     const scripts = requests.filter((r) => r.path.endsWith('.js')).map((r) => r.path.replace(/-[^/]*$/, ''))
     expect(scripts).toEqual(['/overlay.js', '/chunks/early'])
-    const api = requests.filter((r) => !r.path.endsWith('.js'))
-    for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
-    expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
-    expect(requests.length).toBeLessThanOrEqual(7)
   })
 
   it('with the head snippet: the loader\'s recorders taken over (no early chunk), no forced layout, nothing before the load event', { timeout: 60_000 }, async () => {
     const { http } = await startMarginalia(cleanups)
     const head = headSnippet({ server: http.url, command: 'npx marginalia serve' }).replace('<script src=', '<script data-prefetch="false" src=')
     const pages = await servePages({ '/orders': tablePage(head) }, cleanups)
-    const { requests, loadedAt, forced, inPage } = await load(http.url, pages.origin, '/orders')
-    expect(forced).toEqual([])
-    expect(inPage).toEqual({ popover: false, log: true, steps: true })
+    const { requests } = await quietLoad(http.url, pages.origin)
     expect(requests.filter((r) => r.path.endsWith('.js')).map((r) => r.path)).toEqual(['/loader.js', '/overlay.js'])
-    const api = requests.filter((r) => !r.path.endsWith('.js'))
-    for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
-    expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
-    expect(requests.length).toBeLessThanOrEqual(7)
   })
 
   it('pressing Annotate: the overlay stays out of the top layer, what the pointer moved onto while annotate mode was coming is highlighted with no further move, the crosshair follows', { timeout: 60_000 }, async () => {

@@ -96,7 +96,7 @@ function pageElement(e: Event): Element | undefined {
 }
 
 /** The one listener that comes and goes: `scroll`, unheard while a scroll step is open. */
-export interface ScrollListener {
+interface ScrollListener {
   /** A scroll step opened: until the next step closes it, more scrolling only moves it. */
   off(): void
   /** The scroll step closed: the next scroll opens another. */

@@ -114,6 +114,8 @@ describe.runIf(chromium.enabled)('two projects on one machine', () => {
     await page.locator('#title').focus()
     await page.keyboard.press('Alt+Shift+A')
     await page.keyboard.press('Enter')
+    // Annotate mode comes from the server on first use: the comment box opens on the focused heading once it is here.
+    await ui(page, '.composer textarea').waitFor({ timeout: 15_000 })
     await page.keyboard.type('This must not reach the shop')
     await page.keyboard.press('Control+Enter')
     await eventually(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('marginalia:outbox:')).map((k) => localStorage.getItem(k)).join(''))).toContain('This must not reach the shop')

@@ -8,7 +8,8 @@
  * shows the "server not running" note when that mark is missing.
  */
 import { installPageLog, pageLogEnabled } from './page-log.js'
-import { installSteps, maskInputsAttribute, stepsEnabled } from './steps.js'
+import { installSteps } from './steps.js'
+import { maskInputsAttribute, stepsEnabled } from './steps-settings.js'
 
 const MARK = Symbol.for('marginalia.loader')
 type MarkedWindow = Window & { [MARK]?: true }

@@ -5,7 +5,8 @@
  * over when it mounts (the contracts are in ./page-log.ts and ./steps.ts).
  */
 import { installPageLog, pageLogEnabled } from './page-log.js'
-import { installSteps, stepsEnabled } from './steps.js'
+import { installSteps } from './steps.js'
+import { stepsEnabled } from './steps-settings.js'
 
 if (typeof window !== 'undefined' && pageLogEnabled()) installPageLog(window)
 if (typeof window !== 'undefined' && stepsEnabled()) installSteps(window)

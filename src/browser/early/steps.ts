@@ -37,6 +37,8 @@ import { LIMITS, STEP_KINDS } from '../../store/vocabulary.js'
 import type { Step } from '../shared/types.js'
 import { identify, locate, squash } from './describe.js'
 import { isSensitiveElement, redactUrl } from './redact.js'
+import { ACTIONABLE, edits, isTextField, pageElement, type TextField } from './steps-events.js'
+import { isLocalDevOrigin } from './steps-settings.js'
 
 const KEPT = LIMITS.steps
 const WINDOW_MS = 5 * 60_000
@@ -56,44 +58,7 @@ export interface StepsHandle {
 /** A step as kept: `at` in ms (an ISO string is made only when read), the element typed in while its focus lasts. */
 type Kept = Omit<Step, 'at'> & { at: number }
 
-/** Loopback and `.localhost` hosts: where the app is being developed, typed values are kept unless `maskInputs` says otherwise. */
-function isLocalDevOrigin(url: string): boolean {
-  try {
-    const host = new URL(url).hostname
-    return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]' || host === '0.0.0.0'
-  } catch {
-    return false
-  }
-}
 
-/** What a click acts on: the nearest of these around the element clicked. */
-const ACTIONABLE = 'a[href],button,input,select,textarea,label,summary,[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],[role=treeitem],[onclick],[tabindex]:not([tabindex="-1"])'
-type TextField = HTMLInputElement | HTMLTextAreaElement
-/** Keys other than characters that change what a field holds (an IME's keys among them). */
-const EDIT_KEYS = new Set(['Backspace', 'Delete', 'Process', 'Unidentified', 'Dead'])
-
-/** Whether a key changes what a field holds: a character (not a shortcut but paste, cut, undo, redo) or an editing key. */
-function edits(e: KeyboardEvent): boolean {
-  const key = e.key
-  if (key.length === 1) return !(e.ctrlKey || e.metaKey) || e.altKey || /^[vxyz]$/i.test(key)
-  return EDIT_KEYS.has(key)
-}
-const NOT_TYPED = /^(checkbox|radio|submit|button|reset|image|file)$/
-
-function isTextField(el: EventTarget | null | undefined): el is TextField {
-  return el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && !NOT_TYPED.test(el.type))
-}
-
-/**
- * The element an event is about, unless it is the overlay's own: its hosts carry `data-marginalia`
- * and keep their elements in a shadow root, so an event inside one reaches the window with the
- * host as its target — one attribute read, no walk up the page.
- */
-function pageElement(e: Event): Element | undefined {
-  const t = e.target
-  if (!(t instanceof Element)) return undefined
-  return t.hasAttribute('data-marginalia') ? undefined : t
-}
 
 /** The one listener that comes and goes: `scroll`, unheard while a scroll step is open. */
 interface ScrollListener {
@@ -531,22 +496,4 @@ export function installSteps(page: Window): StepsHandle {
     if (win.document.visibilityState === 'hidden') log.save()
   })
   return log
-}
-
-/** Off for this origin with `localStorage['marginalia:steps'] = 'off'` (on by default). */
-export function stepsEnabled(): boolean {
-  try {
-    return localStorage.getItem('marginalia:steps') !== 'off'
-  } catch {
-    return true
-  }
-}
-
-/** `data-mask-inputs` on a script tag: `true`/`false` (also `on`/`off`), anything else undefined (by origin). */
-export function maskInputsAttribute(raw: string | undefined | null): boolean | undefined {
-  if (raw === undefined || raw === null) return undefined
-  const v = raw.trim().toLowerCase()
-  if (v === '' || v === 'true' || v === 'on' || v === '1') return true
-  if (v === 'false' || v === 'off' || v === '0') return false
-  return undefined
 }

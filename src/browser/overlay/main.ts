@@ -9,7 +9,7 @@
  */
 import { Overlay } from './overlay.js'
 import { publicApi } from './public-api.js'
-import { maskInputsAttribute } from '../early/steps.js'
+import { maskInputsAttribute } from '../early/steps-settings.js'
 import { setChunkBases } from './chunks/load.js'
 
 /** The server's base URL: `data-server` on the script tag, else the directory the script was loaded from. */

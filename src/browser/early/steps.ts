@@ -46,6 +46,16 @@ const STORAGE_KEY = 'marginalia:steps'
 const INSTALLED = Symbol.for('marginalia.steps')
 const STEPS_VERSION = 1
 const KEYS = new Set(['Enter', 'Escape', 'Tab'])
+/** Input types a click acts with (any other input says what happened to it by its change). */
+const CLICKED_INPUTS = /^(submit|button|reset|image)$/
+/** Passive: the recorder never cancels what the person does, so the browser need not wait on it. */
+const LISTEN: AddEventListenerOptions = { capture: true, passive: true }
+const LISTEN_ONCE: AddEventListenerOptions = { capture: true, passive: true, once: true }
+
+/** One capture listener on the window per event type (capture: it hears what the page stops). */
+function listen<K extends keyof WindowEventMap>(win: Window, type: K, fn: (e: WindowEventMap[K]) => void): void {
+  win.addEventListener(type, fn, LISTEN)
+}
 
 export interface StepsHandle {
   readonly version: typeof STEPS_VERSION
@@ -60,15 +70,13 @@ type Kept = Omit<Step, 'at'> & { at: number }
 
 
 
-/** The one listener that comes and goes: `scroll`, unheard while a scroll step is open. */
+/** The listener that comes and goes: `scroll`, heard once per scroll step (until the next step closes it, more scrolling only moves it). */
 interface ScrollListener {
-  /** A scroll step opened: until the next step closes it, more scrolling only moves it. */
-  off(): void
   /** The scroll step closed: the next scroll opens another. */
   on(): void
 }
 
-const NO_LISTENER: ScrollListener = { off() {}, on() {} }
+const NO_LISTENER: ScrollListener = { on() {} }
 
 function fromStorage(raw: string | null): { steps: Kept[]; since: number; start?: string; mask?: boolean } | undefined {
   if (!raw) return undefined
@@ -91,6 +99,8 @@ class StepLog implements StepsHandle {
   private maskSetting: boolean | undefined
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
+  /** Steps whose address is the page's own, not redacted yet (redacting parses it: done when the steps are read or saved). */
+  private unredacted: Kept[] = []
   /** Steps whose element is still to be described (see `identify`, `locate`), with it and its words when the person acted. */
   private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
   /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
@@ -108,10 +118,13 @@ class StepLog implements StepsHandle {
 
   constructor(
     private readonly win: Window,
-    private readonly href: () => string,
+    /** The page's address as a step may keep it (redacted and clipped). */
+    private readonly redact: (url: string) => string,
     private readonly now: () => number = Date.now,
     /** installSteps' `scroll` listener. */
     private readonly scrollListener: ScrollListener = NO_LISTENER,
+    /** Called when a field is first typed in: its leaving (`focusout`) is to be heard, once. */
+    private readonly awaitBlur: () => void = () => {},
   ) {
     this.localOrigin = isLocalDevOrigin(win.location.href)
   }
@@ -123,9 +136,11 @@ class StepLog implements StepsHandle {
     return this.maskSetting ?? !this.localOrigin
   }
 
+  /** Adds `step` (a new object, kept as it is: it takes its time here). */
   push(step: Omit<Kept, 'at'>, el?: Element, content?: string): Kept {
     this.settle()
-    const kept = { ...step, at: this.now() } as Kept
+    const kept = step as Kept
+    kept.at = this.now()
     this.steps.push(kept)
     if (el) this.unlocated.set(kept, { el, content })
     if (this.steps.length > KEPT * 2) this.prune()
@@ -137,7 +152,12 @@ class StepLog implements StepsHandle {
    * (the one thing read now: the words of a button or link, which pressing it may change).
    */
   act(step: Omit<Kept, 'at' | 'target'>, el: Element, words = false): Kept {
-    return this.push({ ...step }, el, words ? squash(el.textContent) : undefined)
+    return this.push(step, el, words ? squash(el.textContent) : undefined)
+  }
+
+  /** A step at the page's address of now: the address is redacted (and clipped) when the steps are read or saved. */
+  address(kind: 'navigate' | 'route', url: string): void {
+    this.unredacted.push(this.push({ kind, url }))
   }
 
   /**
@@ -151,7 +171,6 @@ class StepLog implements StepsHandle {
     this.scrolling.x = 0
     this.scrolling.y = 0
     this.scrollMoved = true
-    this.scrollListener.off()
   }
 
   /** The open scroll step takes the position of now, when the page scrolled since it was last read (so reading the steps twice reads it once). */
@@ -194,8 +213,10 @@ class StepLog implements StepsHandle {
     }
   }
 
-  /** Locate every step's element not located yet (before the steps are read or saved). */
+  /** Redact every step's address and locate every step's element not done yet (before the steps are read or saved). */
   private locateAll(): void {
+    for (const step of this.unredacted) if (step.url !== undefined) step.url = this.redact(step.url)
+    this.unredacted = []
     for (const [step, { el, content }] of this.unlocated) {
       try {
         if (!this.steps.includes(step)) continue
@@ -213,7 +234,14 @@ class StepLog implements StepsHandle {
     let drop = 0
     while (drop < this.steps.length && this.steps[drop]!.at < oldest) drop++
     drop = Math.max(drop, this.steps.length - KEPT)
-    if (drop > 0) this.steps.splice(0, drop)
+    if (drop === 0) return
+    const gone = this.steps.splice(0, drop)
+    // Nor are their elements and addresses kept.
+    for (const step of gone) this.unlocated.delete(step)
+    if (this.unredacted.length > 0) {
+      const dropped = new Set(gone)
+      this.unredacted = this.unredacted.filter((step) => !dropped.has(step))
+    }
   }
 
   /** The last step, when it is of `kind` (a scroll or resize continues it instead of adding one). */
@@ -242,6 +270,7 @@ class StepLog implements StepsHandle {
       // Another field typed in while the last one kept its focus (it left the page without a focusout): that one's step first.
       if (this.typing) this.flush()
       this.typing = { el, step: undefined, dirty: true }
+      this.awaitBlur()
     } else this.typing.dirty = true
   }
 
@@ -261,11 +290,12 @@ class StepLog implements StepsHandle {
     t.step = this.act({ kind: 'type', ...(value === undefined ? { masked: true } : { value }) }, t.el)
   }
 
-  blur(el: Element): void {
-    if (this.typing?.el === el) {
-      this.flush()
-      this.typing = undefined
-    }
+  /** A focus left `target`: when it is the field typed in, its step is written and its typing ends; else its leaving is still to be heard. */
+  blur(target: EventTarget | null): void {
+    if (!this.typing) return
+    if (this.typing.el !== target) return this.awaitBlur()
+    this.flush()
+    this.typing = undefined
   }
 
   // ---- the contract
@@ -295,7 +325,7 @@ class StepLog implements StepsHandle {
   mark(): void {
     this.flush()
     this.since = this.now() + 1
-    this.start = this.href()
+    this.start = this.redact(this.win.location.href)
     this.save()
   }
 
@@ -361,104 +391,138 @@ export function installSteps(page: Window): StepsHandle {
   const win = page as StepsWindow
   const existing = win[INSTALLED]
   if (compatible(existing)) return existing
-  const href = (): string => redactUrl(win.location.href).slice(0, LIMITS.url)
   const doc = win.document
-  // Added with a signal and removed by aborting it: a listener comes and goes by its signal, whoever wraps addEventListener.
-  let scrollOff: AbortController | undefined
+  // The document's scroll listener is added for one call (`once`): the first scroll opens a scroll
+  // step and the rest of the run goes unheard; it is added again when the step closes (see `scrolled`).
+  let scrollArmed = false
   const scrollListener: ScrollListener = {
     on: () => {
-      if (scrollOff) return
-      scrollOff = new AbortController()
-      doc.addEventListener('scroll', onScroll, { passive: true, signal: scrollOff.signal })
-    },
-    off: () => {
-      scrollOff?.abort()
-      scrollOff = undefined
+      if (scrollArmed) return
+      scrollArmed = true
+      doc.addEventListener('scroll', onScroll, { passive: true, once: true })
     },
   }
-  const log = new StepLog(win, href, Date.now, scrollListener)
+  // The focused field's leaving is heard once per field typed in (`once`), not on every focus change.
+  let blurArmed = false
+  const awaitBlur = (): void => {
+    if (blurArmed) return
+    blurArmed = true
+    win.addEventListener('focusout', onFocusOut, LISTEN_ONCE)
+  }
+  const log = new StepLog(win, (raw) => redactUrl(raw).slice(0, LIMITS.url), Date.now, scrollListener, awaitBlur)
   win[INSTALLED] = log
-  const safe =
-    <E extends Event>(fn: (e: E) => void) =>
-    (e: E): void => {
-      try {
-        if (e.isTrusted && !log.paused) fn(e)
-      } catch {
-        // bookkeeping never disturbs the page
-      }
+
+  // Each listener is called by the browser itself (no wrapper in between): it leaves untrusted
+  // events and the picker's events alone, and no throw of its bookkeeping reaches the page.
+  // The document's own scrolls (heard on the document: an element's scroll events do not bubble to it).
+  const onScroll = (e: Event): void => {
+    scrollArmed = false
+    try {
+      if (e.isTrusted && !log.paused && e.target === doc) log.scrolled()
+      else scrollListener.on()
+    } catch {
+      // bookkeeping never disturbs the page
     }
-  // Passive: the recorder never cancels what the person does, so the browser need not wait on it.
-  const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void): void => win.addEventListener(type, safe(fn), { capture: true, passive: true })
-  // The document's own scrolls (heard on the document: an element's scroll events do not bubble to
-  // it), and only while no scroll step is open (see `scrolled`).
-  const onScroll = safe((e: Event) => {
-    if (e.target === doc) log.scrolled()
-  })
+  }
+  const onFocusOut = (e: FocusEvent): void => {
+    blurArmed = false
+    try {
+      if (e.isTrusted && !log.paused) log.blur(e.target)
+      else awaitBlur()
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  }
   scrollListener.on()
 
   log.restore()
-  log.push({ kind: 'navigate', url: href() })
+  log.address('navigate', win.location.href)
   log.expectViewport()
 
-  on('focusout', (e) => {
-    const el = pageElement(e)
-    if (el) log.blur(el)
-  })
-  on('change', (e) => {
-    const el = pageElement(e)
-    if (!el) return
-    // A field's value committed (typed, pasted, filled in by the browser): its step written now.
-    if (isTextField(el)) {
-      log.input(el)
-      return log.flush()
-    }
-    if (el instanceof HTMLSelectElement) {
-      const masked = isSensitiveElement(el)
-      const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
-      log.act({ kind: 'select', ...(masked ? { masked: true } : { value: chosen.slice(0, LIMITS.stepText) }) }, el)
-    } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
-      log.act({ kind: el.checked ? 'check' : 'uncheck' }, el)
+  listen(win, 'change', (e) => {
+    if (!e.isTrusted || log.paused) return
+    try {
+      const el = pageElement(e)
+      if (!el) return
+      // A field's value committed (typed, pasted, filled in by the browser): its step written now.
+      if (isTextField(el)) {
+        log.input(el)
+        return log.flush()
+      }
+      if (el instanceof HTMLSelectElement) {
+        const masked = isSensitiveElement(el)
+        const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
+        log.act(masked ? { kind: 'select', masked: true } : { kind: 'select', value: chosen.slice(0, LIMITS.stepText) }, el)
+      } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+        log.act({ kind: el.checked ? 'check' : 'uncheck' }, el)
+      }
+    } catch {
+      // bookkeeping never disturbs the page
     }
   })
   // Enter in a field submits its form with a click on the form's button, made by the browser: that click is the Enter's, not a step.
   let entered: { form: HTMLFormElement | null; at: number } | undefined
-  on('click', (e) => {
-    const hit = pageElement(e)
-    if (!hit) return
-    log.flush()
-    const actionable = hit.closest(ACTIONABLE)
-    const el = actionable ?? hit
-    const implicit = entered && e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
-    entered = undefined
-    if (implicit) return
-    // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
-    if (el instanceof HTMLInputElement && !/^(submit|button|reset|image)$/.test(el.type)) return
-    if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
-    if (el instanceof HTMLLabelElement && el.control) return
-    log.act({ kind: 'click' }, el, actionable !== null)
-  })
-  on('keydown', (e) => {
-    if (!KEYS.has(e.key)) {
-      // A key that edits a field: the field is typed in, its value read once when its step is written.
-      if (edits(e) && !log.typingIn(e.target) && isTextField(e.target)) log.input(e.target)
-      return
+  listen(win, 'click', (e) => {
+    if (!e.isTrusted || log.paused) return
+    try {
+      const hit = pageElement(e)
+      if (!hit) return
+      log.flush()
+      const actionable = hit.closest(ACTIONABLE)
+      const el = actionable ?? hit
+      if (entered) {
+        const implicit = e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
+        entered = undefined
+        if (implicit) return
+      }
+      // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
+      if (el instanceof HTMLInputElement && !CLICKED_INPUTS.test(el.type)) return
+      if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
+      if (el instanceof HTMLLabelElement && el.control) return
+      log.act({ kind: 'click' }, el, actionable !== null)
+    } catch {
+      // bookkeeping never disturbs the page
     }
-    if (e.repeat || e.isComposing) return
-    const el = pageElement(e)
-    if (!el) return
-    log.flush()
-    const body = el === win.document.body || el === win.document.documentElement
-    if (e.key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
-    if (body) log.push({ kind: 'key', key: e.key as 'Enter' })
-    else log.act({ kind: 'key', key: e.key as 'Enter' }, el)
   })
-  on('submit', (e) => {
-    const form = pageElement(e)
-    if (!form) return
-    log.flush()
-    log.act({ kind: 'submit' }, form)
+  listen(win, 'keydown', (e) => {
+    if (!e.isTrusted || log.paused) return
+    try {
+      const key = e.key
+      if (!KEYS.has(key)) {
+        // A key that edits a field: the field is typed in, its value read once when its step is written.
+        if (edits(e) && !log.typingIn(e.target) && isTextField(e.target)) log.input(e.target)
+        return
+      }
+      if (e.repeat || e.isComposing) return
+      const el = pageElement(e)
+      if (!el) return
+      log.flush()
+      if (key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
+      if (el === doc.body || el === doc.documentElement) log.push({ kind: 'key', key: key as 'Enter' })
+      else log.act({ kind: 'key', key: key as 'Enter' }, el)
+    } catch {
+      // bookkeeping never disturbs the page
+    }
   })
-  on('resize', () => log.resized())
+  listen(win, 'submit', (e) => {
+    if (!e.isTrusted || log.paused) return
+    try {
+      const form = pageElement(e)
+      if (!form) return
+      log.flush()
+      log.act({ kind: 'submit' }, form)
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  })
+  listen(win, 'resize', (e) => {
+    if (!e.isTrusted || log.paused) return
+    try {
+      log.resized()
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  })
 
   // Route changes within the page: the history calls the app makes, and the browser's back/forward and hash changes.
   let url = win.location.href
@@ -468,7 +532,7 @@ export function installSteps(page: Window): StepsHandle {
       if (now === url) return
       url = now
       log.flush()
-      log.push({ kind: 'route', url: href() })
+      log.address('route', now)
     } catch {
       // bookkeeping never disturbs the page
     }

@@ -13,13 +13,15 @@
  * never by its text. With `maskInputs` on (the default on origins that are not local dev origins)
  * no typed value is kept at all.
  *
- * Cheap: passive listeners, each a few property reads and no layout read; an event that makes a
- * step (a click, a change, a submit) keeps only the element, which ./describe.ts names and locates
- * when the steps are read or saved. Typing is heard by the keys that edit a field (no `input`
- * listener: a keystroke costs one `keydown` call) and by the field's `change` (paste, autofill),
- * its value read when its step is written (the next step, leaving the field, its change).
- * The first scroll of the document opens a scroll step and `scroll` goes unheard until the next
- * step closes it, the position read then, once; a run of resizes is one step, its size read when
+ * Cheap: passive listeners called by the browser directly, each a few property reads and no
+ * layout read; an event that makes a step (a click, a change, a submit) keeps only the element (and
+ * a button's or link's words, unsquashed), which ./describe.ts names and locates when the steps are
+ * read or saved, as a route's address is redacted then. Typing is heard by the keys that edit a
+ * field (no `input` listener: a keystroke costs one `keydown` call) and by the field's `change`
+ * (paste, autofill), its value read when its step is written (the next step, leaving the field —
+ * `focusout`, heard once per field typed in —, its change). The first scroll of the document opens
+ * a scroll step and later scroll calls return at once until the next step closes it, the position
+ * read then, once; a run of resizes is one step, its size read when
  * the next step comes (the viewport's size at load too: the recorder starts without laying the
  * page out); no timer runs; the record is written to sessionStorage only when the page is hidden
  * or left.
@@ -65,18 +67,19 @@ export interface StepsHandle {
   pause(on: boolean): void
 }
 
-/** A step as kept: `at` in ms (an ISO string is made only when read), the element typed in while its focus lasts. */
-type Kept = Omit<Step, 'at'> & { at: number }
+/**
+ * A step as kept: `at` in ms (an ISO string is made only when read); until the steps are read or
+ * saved, `el` (the element it is about, described then) with `words` (its text when the person
+ * acted, not squashed yet), and `raw` (its `url` is the page's own, redacted then).
+ */
+type Kept = Omit<Step, 'at'> & { at: number; el?: Element; words?: string; raw?: true }
 
-
-
-/** The listener that comes and goes: `scroll`, heard once per scroll step (until the next step closes it, more scrolling only moves it). */
-interface ScrollListener {
-  /** The scroll step closed: the next scroll opens another. */
-  on(): void
+/** An actionable element's words when the person acts (pressing it may change them): squashed when read unless long. */
+function wordsOf(el: Element): string {
+  const text = el.textContent ?? ''
+  return text.length > 400 ? squash(text) : text
 }
 
-const NO_LISTENER: ScrollListener = { on() {} }
 
 function fromStorage(raw: string | null): { steps: Kept[]; since: number; start?: string; mask?: boolean } | undefined {
   if (!raw) return undefined
@@ -99,14 +102,10 @@ class StepLog implements StepsHandle {
   private maskSetting: boolean | undefined
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
-  /** Steps whose address is the page's own, not redacted yet (redacting parses it: done when the steps are read or saved). */
-  private unredacted: Kept[] = []
-  /** Steps whose element is still to be described (see `identify`, `locate`), with it and its words when the person acted. */
-  private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
+  /** Some steps still hold their element or the page's own address (see `Kept`): `describe` has work. */
+  private undescribed = false
   /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
   private scrolling: Kept | undefined
-  /** The page scrolled since the scroll step's position was last read. */
-  private scrollMoved = false
   private resizing: Kept | undefined
   /**
    * The viewport's size at this load is still to be read: it is read when the next step comes or
@@ -121,8 +120,6 @@ class StepLog implements StepsHandle {
     /** The page's address as a step may keep it (redacted and clipped). */
     private readonly redact: (url: string) => string,
     private readonly now: () => number = Date.now,
-    /** installSteps' `scroll` listener. */
-    private readonly scrollListener: ScrollListener = NO_LISTENER,
     /** Called when a field is first typed in: its leaving (`focusout`) is to be heard, once. */
     private readonly awaitBlur: () => void = () => {},
   ) {
@@ -137,12 +134,11 @@ class StepLog implements StepsHandle {
   }
 
   /** Adds `step` (a new object, kept as it is: it takes its time here). */
-  push(step: Omit<Kept, 'at'>, el?: Element, content?: string): Kept {
-    this.settle()
+  push(step: Omit<Kept, 'at'>): Kept {
+    if (this.scrolling || this.resizing || this.viewportUnread) this.settle()
     const kept = step as Kept
     kept.at = this.now()
     this.steps.push(kept)
-    if (el) this.unlocated.set(kept, { el, content })
     if (this.steps.length > KEPT * 2) this.prune()
     return kept
   }
@@ -151,35 +147,29 @@ class StepLog implements StepsHandle {
    * A step about `el`, described when the steps are read or saved — never on the person's click
    * (the one thing read now: the words of a button or link, which pressing it may change).
    */
-  act(step: Omit<Kept, 'at' | 'target'>, el: Element, words = false): Kept {
-    return this.push(step, el, words ? squash(el.textContent) : undefined)
+  act(step: Omit<Kept, 'at' | 'target' | 'el' | 'words'>, el: Element, words = false): Kept {
+    const kept = step as Kept
+    kept.el = el
+    if (words) kept.words = wordsOf(el)
+    this.undescribed = true
+    return this.push(kept)
   }
 
   /** A step at the page's address of now: the address is redacted (and clipped) when the steps are read or saved. */
   address(kind: 'navigate' | 'route', url: string): void {
-    this.unredacted.push(this.push({ kind, url }))
+    this.undescribed = true
+    this.push({ kind, url, raw: true })
   }
 
-  /**
-   * A scroll of the document: the first opens the scroll step, and `scroll` goes unheard until the
-   * next step closes it (more scrolling only moves it, and its position is read once, then).
-   */
+  /** A scroll step is open: more scrolling only moves it (its position is read once, when the next step closes it). */
+  get scrollOpen(): boolean {
+    return this.scrolling !== undefined
+  }
+
+  /** The first scroll of a run opens its step. */
   scrolled(): void {
-    this.scrollMoved = true
     if (this.scrolling) return
-    this.scrolling = this.push({ kind: 'scroll' })
-    this.scrolling.x = 0
-    this.scrolling.y = 0
-    this.scrollMoved = true
-  }
-
-  /** The open scroll step takes the position of now, when the page scrolled since it was last read (so reading the steps twice reads it once). */
-  private readScroll(): void {
-    const s = this.scrolling
-    if (!s || !this.scrollMoved) return
-    this.scrollMoved = false
-    s.x = Math.max(0, Math.round(this.win.scrollX))
-    s.y = Math.max(0, Math.round(this.win.scrollY))
+    this.scrolling = this.push({ kind: 'scroll', x: 0, y: 0 })
   }
 
   resized(): void {
@@ -202,31 +192,40 @@ class StepLog implements StepsHandle {
       // After the load's step (the last one: this runs before any other is added).
       if (seen?.width !== width || seen.height !== height) this.steps.push({ kind: 'viewport', width, height, at: this.steps[this.steps.length - 1]?.at ?? this.now() } as Kept)
     }
-    this.readScroll()
     const s = this.scrolling
     const r = this.resizing
     this.scrolling = this.resizing = undefined
-    if (s) this.scrollListener.on()
+    if (s) {
+      s.x = Math.max(0, Math.round(this.win.scrollX))
+      s.y = Math.max(0, Math.round(this.win.scrollY))
+    }
     if (r) {
       r.width = this.win.innerWidth
       r.height = this.win.innerHeight
     }
   }
 
-  /** Redact every step's address and locate every step's element not done yet (before the steps are read or saved). */
-  private locateAll(): void {
-    for (const step of this.unredacted) if (step.url !== undefined) step.url = this.redact(step.url)
-    this.unredacted = []
-    for (const [step, { el, content }] of this.unlocated) {
+  /** Name and locate every step's element, and redact every step's address, not done yet (before the steps are read or saved). */
+  private describe(): void {
+    if (!this.undescribed) return
+    this.undescribed = false
+    for (const step of this.steps) {
+      if (step.raw) {
+        delete step.raw
+        if (step.url !== undefined) step.url = this.redact(step.url)
+      }
+      const el = step.el
+      if (!el) continue
+      const words = step.words
+      delete step.words
+      delete step.el
       try {
-        if (!this.steps.includes(step)) continue
-        step.target = identify(el, content)
+        step.target = identify(el, words)
         locate(el, step.target)
       } catch {
         // a step without a selector
       }
     }
-    this.unlocated.clear()
   }
 
   private prune(): void {
@@ -234,14 +233,7 @@ class StepLog implements StepsHandle {
     let drop = 0
     while (drop < this.steps.length && this.steps[drop]!.at < oldest) drop++
     drop = Math.max(drop, this.steps.length - KEPT)
-    if (drop === 0) return
-    const gone = this.steps.splice(0, drop)
-    // Nor are their elements and addresses kept.
-    for (const step of gone) this.unlocated.delete(step)
-    if (this.unredacted.length > 0) {
-      const dropped = new Set(gone)
-      this.unredacted = this.unredacted.filter((step) => !dropped.has(step))
-    }
+    if (drop > 0) this.steps.splice(0, drop)
   }
 
   /** The last step, when it is of `kind` (a scroll or resize continues it instead of adding one). */
@@ -279,15 +271,14 @@ class StepLog implements StepsHandle {
     const t = this.typing
     if (!t?.dirty) return
     t.dirty = false
-    const sensitive = isSensitiveElement(t.el)
-    const value = sensitive || this.masking ? undefined : t.el.value.slice(0, LIMITS.stepText)
+    const value = this.masking || isSensitiveElement(t.el) ? undefined : t.el.value.slice(0, LIMITS.stepText)
     if (t.step && this.steps.includes(t.step)) {
       t.step.at = this.now()
       if (value === undefined) delete t.step.value
       else t.step.value = value
       return
     }
-    t.step = this.act({ kind: 'type', ...(value === undefined ? { masked: true } : { value }) }, t.el)
+    t.step = this.act(value === undefined ? { kind: 'type', masked: true } : { kind: 'type', value }, t.el)
   }
 
   /** A focus left `target`: when it is the field typed in, its step is written and its typing ends; else its leaving is still to be heard. */
@@ -304,7 +295,7 @@ class StepLog implements StepsHandle {
     this.flush()
     this.settle()
     this.prune()
-    this.locateAll()
+    this.describe()
     const masking = this.masking
     const since = this.steps.filter((s) => s.at >= this.since)
     // After an annotation the steps start where the page was then: said as the page opened there.
@@ -349,7 +340,7 @@ class StepLog implements StepsHandle {
       this.flush()
       this.settle()
       this.prune()
-      this.locateAll()
+      this.describe()
       this.win.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ steps: this.steps, since: this.since, start: this.start, ...(this.maskSetting === undefined ? {} : { mask: this.maskSetting }) }))
     } catch {
       // storage full or denied: the steps of this page only
@@ -392,16 +383,6 @@ export function installSteps(page: Window): StepsHandle {
   const existing = win[INSTALLED]
   if (compatible(existing)) return existing
   const doc = win.document
-  // The document's scroll listener is added for one call (`once`): the first scroll opens a scroll
-  // step and the rest of the run goes unheard; it is added again when the step closes (see `scrolled`).
-  let scrollArmed = false
-  const scrollListener: ScrollListener = {
-    on: () => {
-      if (scrollArmed) return
-      scrollArmed = true
-      doc.addEventListener('scroll', onScroll, { passive: true, once: true })
-    },
-  }
   // The focused field's leaving is heard once per field typed in (`once`), not on every focus change.
   let blurArmed = false
   const awaitBlur = (): void => {
@@ -409,17 +390,18 @@ export function installSteps(page: Window): StepsHandle {
     blurArmed = true
     win.addEventListener('focusout', onFocusOut, LISTEN_ONCE)
   }
-  const log = new StepLog(win, (raw) => redactUrl(raw).slice(0, LIMITS.url), Date.now, scrollListener, awaitBlur)
+  const log = new StepLog(win, (raw) => redactUrl(raw).slice(0, LIMITS.url), Date.now, awaitBlur)
   win[INSTALLED] = log
 
   // Each listener is called by the browser itself (no wrapper in between): it leaves untrusted
   // events and the picker's events alone, and no throw of its bookkeeping reaches the page.
-  // The document's own scrolls (heard on the document: an element's scroll events do not bubble to it).
+  // The document's own scrolls (heard on the document: an element's scroll events do not bubble to
+  // it). The listener stays (adding and removing one per run of scrolling costs more than its calls):
+  // while a scroll step is open a call returns at once.
   const onScroll = (e: Event): void => {
-    scrollArmed = false
+    if (log.scrollOpen || e.target !== doc || !e.isTrusted || log.paused) return
     try {
-      if (e.isTrusted && !log.paused && e.target === doc) log.scrolled()
-      else scrollListener.on()
+      log.scrolled()
     } catch {
       // bookkeeping never disturbs the page
     }
@@ -433,7 +415,7 @@ export function installSteps(page: Window): StepsHandle {
       // bookkeeping never disturbs the page
     }
   }
-  scrollListener.on()
+  doc.addEventListener('scroll', onScroll, { passive: true })
 
   log.restore()
   log.address('navigate', win.location.href)

@@ -102,6 +102,11 @@ class StepLog implements StepsHandle {
   private maskSetting: boolean | undefined
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
+
+  /** An event that makes no step: the page's own (untrusted), or the person's while the picker is on. */
+  ignores(e: Event): boolean {
+    return !e.isTrusted || this.paused
+  }
   /** Some steps still hold their element or the page's own address (see `Kept`): `describe` has work. */
   private undescribed = false
   /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
@@ -399,7 +404,7 @@ export function installSteps(page: Window): StepsHandle {
   // it). The listener stays (adding and removing one per run of scrolling costs more than its calls):
   // while a scroll step is open a call returns at once.
   const onScroll = (e: Event): void => {
-    if (log.scrollOpen || e.target !== doc || !e.isTrusted || log.paused) return
+    if (log.scrollOpen || e.target !== doc || log.ignores(e)) return
     try {
       log.scrolled()
     } catch {
@@ -409,8 +414,8 @@ export function installSteps(page: Window): StepsHandle {
   const onFocusOut = (e: FocusEvent): void => {
     blurArmed = false
     try {
-      if (e.isTrusted && !log.paused) log.blur(e.target)
-      else awaitBlur()
+      if (log.ignores(e)) awaitBlur()
+      else log.blur(e.target)
     } catch {
       // bookkeeping never disturbs the page
     }
@@ -422,7 +427,7 @@ export function installSteps(page: Window): StepsHandle {
   log.expectViewport()
 
   listen(win, 'change', (e) => {
-    if (!e.isTrusted || log.paused) return
+    if (log.ignores(e)) return
     try {
       const el = pageElement(e)
       if (!el) return
@@ -445,7 +450,7 @@ export function installSteps(page: Window): StepsHandle {
   // Enter in a field submits its form with a click on the form's button, made by the browser: that click is the Enter's, not a step.
   let entered: { form: HTMLFormElement | null; at: number } | undefined
   listen(win, 'click', (e) => {
-    if (!e.isTrusted || log.paused) return
+    if (log.ignores(e)) return
     try {
       const hit = pageElement(e)
       if (!hit) return
@@ -467,7 +472,7 @@ export function installSteps(page: Window): StepsHandle {
     }
   })
   listen(win, 'keydown', (e) => {
-    if (!e.isTrusted || log.paused) return
+    if (log.ignores(e)) return
     try {
       const key = e.key
       if (!KEYS.has(key)) {
@@ -487,7 +492,7 @@ export function installSteps(page: Window): StepsHandle {
     }
   })
   listen(win, 'submit', (e) => {
-    if (!e.isTrusted || log.paused) return
+    if (log.ignores(e)) return
     try {
       const form = pageElement(e)
       if (!form) return
@@ -498,7 +503,7 @@ export function installSteps(page: Window): StepsHandle {
     }
   })
   listen(win, 'resize', (e) => {
-    if (!e.isTrusted || log.paused) return
+    if (log.ignores(e)) return
     try {
       log.resized()
     } catch {

@@ -59,7 +59,7 @@ function nameOf(el: Element, role: string | undefined, content: string | undefin
   }
   if (el instanceof HTMLImageElement && el.alt) return squash(el.alt)
   if (role && NAMED_BY_CONTENT.has(role)) {
-    const text = content ?? squash(el.textContent)
+    const text = squash(content ?? el.textContent)
     if (text) return text
   }
   return squash(el.getAttribute('title'))
@@ -128,7 +128,7 @@ function nearOf(el: Element, own: string | undefined): string | undefined {
 
 /**
  * How a step names its element: role, tag, accessible name and text; `content`, its words when the
- * person acted (a button's words may change once pressed). In a masked region: role and tag only;
+ * person acted (a button's words may change once pressed), squashed here. In a masked region: role and tag only;
  * a form or an element holding a masked part has no text.
  */
 export function identify(el: Element, content: string | undefined): StepTarget {
@@ -140,7 +140,7 @@ export function identify(el: Element, content: string | undefined): StepTarget {
   if (name) out.name = name
   const isField = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement
   if (!isField && role !== 'form' && !el.querySelector(MASK_SELECTOR)) {
-    const text = content ?? squash(el.textContent)
+    const text = squash(content ?? el.textContent)
     if (text && text !== name) out.text = text
   }
   return out

@@ -45,13 +45,11 @@ function inputType(el: HTMLInputElement): string {
 
 /** Inside (or itself) a masked subtree, shadow roots crossed. */
 export function isMasked(el: Element): boolean {
+  // One `closest` per tree (the element's, then each shadow host's up to the document).
   for (let cur: Element | null = el; cur; ) {
-    if (cur.matches(MASK_SELECTOR)) return true
-    if (cur.parentElement) cur = cur.parentElement
-    else {
-      const root = cur.getRootNode()
-      cur = root instanceof ShadowRoot ? root.host : null
-    }
+    if (cur.closest(MASK_SELECTOR)) return true
+    const root = cur.getRootNode()
+    cur = root instanceof ShadowRoot ? root.host : null
   }
   return false
 }

@@ -13,13 +13,15 @@
  * never by its text. With `maskInputs` on (the default on origins that are not local dev origins)
  * no typed value is kept at all.
  *
- * Cheap: passive listeners, each a few property reads and no layout read; an event that makes a
- * step (a click, a change, a submit) keeps only the element, which ./describe.ts names and locates
- * when the steps are read or saved. Typing is heard by the keys that edit a field (no `input`
- * listener: a keystroke costs one `keydown` call) and by the field's `change` (paste, autofill),
- * its value read when its step is written (the next step, leaving the field, its change).
- * The first scroll of the document opens a scroll step and `scroll` goes unheard until the next
- * step closes it, the position read then, once; a run of resizes is one step, its size read when
+ * Cheap: passive listeners called by the browser directly, each a few property reads and no
+ * layout read; an event that makes a step (a click, a change, a submit) keeps only the element (and
+ * a button's or link's words, unsquashed), which ./describe.ts names and locates when the steps are
+ * read or saved, as a route's address is redacted then. Typing is heard by the keys that edit a
+ * field (no `input` listener: a keystroke costs one `keydown` call) and by the field's `change`
+ * (paste, autofill), its value read when its step is written (the next step, leaving the field —
+ * `focusout`, heard once per field typed in —, its change). The first scroll of the document opens
+ * a scroll step and later scroll calls return at once until the next step closes it, the position
+ * read then, once; a run of resizes is one step, its size read when
  * the next step comes (the viewport's size at load too: the recorder starts without laying the
  * page out); no timer runs; the record is written to sessionStorage only when the page is hidden
  * or left.
@@ -46,6 +48,16 @@ const STORAGE_KEY = 'marginalia:steps'
 const INSTALLED = Symbol.for('marginalia.steps')
 const STEPS_VERSION = 1
 const KEYS = new Set(['Enter', 'Escape', 'Tab'])
+/** Input types a click acts with (any other input says what happened to it by its change). */
+const CLICKED_INPUTS = /^(submit|button|reset|image)$/
+/** Passive: the recorder never cancels what the person does, so the browser need not wait on it. */
+const LISTEN: AddEventListenerOptions = { capture: true, passive: true }
+const LISTEN_ONCE: AddEventListenerOptions = { capture: true, passive: true, once: true }
+
+/** One capture listener on the window per event type (capture: it hears what the page stops). */
+function listen<K extends keyof WindowEventMap>(win: Window, type: K, fn: (e: WindowEventMap[K]) => void): void {
+  win.addEventListener(type, fn, LISTEN)
+}
 
 export interface StepsHandle {
   readonly version: typeof STEPS_VERSION
@@ -55,20 +67,19 @@ export interface StepsHandle {
   pause(on: boolean): void
 }
 
-/** A step as kept: `at` in ms (an ISO string is made only when read), the element typed in while its focus lasts. */
-type Kept = Omit<Step, 'at'> & { at: number }
+/**
+ * A step as kept: `at` in ms (an ISO string is made only when read); until the steps are read or
+ * saved, `el` (the element it is about, described then) with `words` (its text when the person
+ * acted, not squashed yet), and `raw` (its `url` is the page's own, redacted then).
+ */
+type Kept = Omit<Step, 'at'> & { at: number; el?: Element; words?: string; raw?: true }
 
-
-
-/** The one listener that comes and goes: `scroll`, unheard while a scroll step is open. */
-interface ScrollListener {
-  /** A scroll step opened: until the next step closes it, more scrolling only moves it. */
-  off(): void
-  /** The scroll step closed: the next scroll opens another. */
-  on(): void
+/** An actionable element's words when the person acts (pressing it may change them): squashed when read unless long. */
+function wordsOf(el: Element): string {
+  const text = el.textContent ?? ''
+  return text.length > 400 ? squash(text) : text
 }
 
-const NO_LISTENER: ScrollListener = { off() {}, on() {} }
 
 function fromStorage(raw: string | null): { steps: Kept[]; since: number; start?: string; mask?: boolean } | undefined {
   if (!raw) return undefined
@@ -91,12 +102,15 @@ class StepLog implements StepsHandle {
   private maskSetting: boolean | undefined
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
-  /** Steps whose element is still to be described (see `identify`, `locate`), with it and its words when the person acted. */
-  private readonly unlocated = new Map<Kept, { el: Element; content: string | undefined }>()
+
+  /** An event that makes no step: the page's own (untrusted), or the person's while the picker is on. */
+  ignores(e: Event): boolean {
+    return !e.isTrusted || this.paused
+  }
+  /** Some steps still hold their element or the page's own address (see `Kept`): `describe` has work. */
+  private undescribed = false
   /** A run of scrolling (or resizing) is under way: its step takes the final position when the next step comes or the steps are read. */
   private scrolling: Kept | undefined
-  /** The page scrolled since the scroll step's position was last read. */
-  private scrollMoved = false
   private resizing: Kept | undefined
   /**
    * The viewport's size at this load is still to be read: it is read when the next step comes or
@@ -108,10 +122,11 @@ class StepLog implements StepsHandle {
 
   constructor(
     private readonly win: Window,
-    private readonly href: () => string,
+    /** The page's address as a step may keep it (redacted and clipped). */
+    private readonly redact: (url: string) => string,
     private readonly now: () => number = Date.now,
-    /** installSteps' `scroll` listener. */
-    private readonly scrollListener: ScrollListener = NO_LISTENER,
+    /** Called when a field is first typed in: its leaving (`focusout`) is to be heard, once. */
+    private readonly awaitBlur: () => void = () => {},
   ) {
     this.localOrigin = isLocalDevOrigin(win.location.href)
   }
@@ -123,11 +138,12 @@ class StepLog implements StepsHandle {
     return this.maskSetting ?? !this.localOrigin
   }
 
-  push(step: Omit<Kept, 'at'>, el?: Element, content?: string): Kept {
-    this.settle()
-    const kept = { ...step, at: this.now() } as Kept
+  /** Adds `step` (a new object, kept as it is: it takes its time here). */
+  push(step: Omit<Kept, 'at'>): Kept {
+    if (this.scrolling || this.resizing || this.viewportUnread) this.settle()
+    const kept = step as Kept
+    kept.at = this.now()
     this.steps.push(kept)
-    if (el) this.unlocated.set(kept, { el, content })
     if (this.steps.length > KEPT * 2) this.prune()
     return kept
   }
@@ -136,31 +152,29 @@ class StepLog implements StepsHandle {
    * A step about `el`, described when the steps are read or saved — never on the person's click
    * (the one thing read now: the words of a button or link, which pressing it may change).
    */
-  act(step: Omit<Kept, 'at' | 'target'>, el: Element, words = false): Kept {
-    return this.push({ ...step }, el, words ? squash(el.textContent) : undefined)
+  act(step: Omit<Kept, 'at' | 'target' | 'el' | 'words'>, el: Element, words = false): Kept {
+    const kept = step as Kept
+    kept.el = el
+    if (words) kept.words = wordsOf(el)
+    this.undescribed = true
+    return this.push(kept)
   }
 
-  /**
-   * A scroll of the document: the first opens the scroll step, and `scroll` goes unheard until the
-   * next step closes it (more scrolling only moves it, and its position is read once, then).
-   */
+  /** A step at the page's address of now: the address is redacted (and clipped) when the steps are read or saved. */
+  address(kind: 'navigate' | 'route', url: string): void {
+    this.undescribed = true
+    this.push({ kind, url, raw: true })
+  }
+
+  /** A scroll step is open: more scrolling only moves it (its position is read once, when the next step closes it). */
+  get scrollOpen(): boolean {
+    return this.scrolling !== undefined
+  }
+
+  /** The first scroll of a run opens its step. */
   scrolled(): void {
-    this.scrollMoved = true
     if (this.scrolling) return
-    this.scrolling = this.push({ kind: 'scroll' })
-    this.scrolling.x = 0
-    this.scrolling.y = 0
-    this.scrollMoved = true
-    this.scrollListener.off()
-  }
-
-  /** The open scroll step takes the position of now, when the page scrolled since it was last read (so reading the steps twice reads it once). */
-  private readScroll(): void {
-    const s = this.scrolling
-    if (!s || !this.scrollMoved) return
-    this.scrollMoved = false
-    s.x = Math.max(0, Math.round(this.win.scrollX))
-    s.y = Math.max(0, Math.round(this.win.scrollY))
+    this.scrolling = this.push({ kind: 'scroll', x: 0, y: 0 })
   }
 
   resized(): void {
@@ -183,29 +197,40 @@ class StepLog implements StepsHandle {
       // After the load's step (the last one: this runs before any other is added).
       if (seen?.width !== width || seen.height !== height) this.steps.push({ kind: 'viewport', width, height, at: this.steps[this.steps.length - 1]?.at ?? this.now() } as Kept)
     }
-    this.readScroll()
     const s = this.scrolling
     const r = this.resizing
     this.scrolling = this.resizing = undefined
-    if (s) this.scrollListener.on()
+    if (s) {
+      s.x = Math.max(0, Math.round(this.win.scrollX))
+      s.y = Math.max(0, Math.round(this.win.scrollY))
+    }
     if (r) {
       r.width = this.win.innerWidth
       r.height = this.win.innerHeight
     }
   }
 
-  /** Locate every step's element not located yet (before the steps are read or saved). */
-  private locateAll(): void {
-    for (const [step, { el, content }] of this.unlocated) {
+  /** Name and locate every step's element, and redact every step's address, not done yet (before the steps are read or saved). */
+  private describe(): void {
+    if (!this.undescribed) return
+    this.undescribed = false
+    for (const step of this.steps) {
+      if (step.raw) {
+        delete step.raw
+        if (step.url !== undefined) step.url = this.redact(step.url)
+      }
+      const el = step.el
+      if (!el) continue
+      const words = step.words
+      delete step.words
+      delete step.el
       try {
-        if (!this.steps.includes(step)) continue
-        step.target = identify(el, content)
+        step.target = identify(el, words)
         locate(el, step.target)
       } catch {
         // a step without a selector
       }
     }
-    this.unlocated.clear()
   }
 
   private prune(): void {
@@ -242,6 +267,7 @@ class StepLog implements StepsHandle {
       // Another field typed in while the last one kept its focus (it left the page without a focusout): that one's step first.
       if (this.typing) this.flush()
       this.typing = { el, step: undefined, dirty: true }
+      this.awaitBlur()
     } else this.typing.dirty = true
   }
 
@@ -250,22 +276,22 @@ class StepLog implements StepsHandle {
     const t = this.typing
     if (!t?.dirty) return
     t.dirty = false
-    const sensitive = isSensitiveElement(t.el)
-    const value = sensitive || this.masking ? undefined : t.el.value.slice(0, LIMITS.stepText)
+    const value = this.masking || isSensitiveElement(t.el) ? undefined : t.el.value.slice(0, LIMITS.stepText)
     if (t.step && this.steps.includes(t.step)) {
       t.step.at = this.now()
       if (value === undefined) delete t.step.value
       else t.step.value = value
       return
     }
-    t.step = this.act({ kind: 'type', ...(value === undefined ? { masked: true } : { value }) }, t.el)
+    t.step = this.act(value === undefined ? { kind: 'type', masked: true } : { kind: 'type', value }, t.el)
   }
 
-  blur(el: Element): void {
-    if (this.typing?.el === el) {
-      this.flush()
-      this.typing = undefined
-    }
+  /** A focus left `target`: when it is the field typed in, its step is written and its typing ends; else its leaving is still to be heard. */
+  blur(target: EventTarget | null): void {
+    if (!this.typing) return
+    if (this.typing.el !== target) return this.awaitBlur()
+    this.flush()
+    this.typing = undefined
   }
 
   // ---- the contract
@@ -274,7 +300,7 @@ class StepLog implements StepsHandle {
     this.flush()
     this.settle()
     this.prune()
-    this.locateAll()
+    this.describe()
     const masking = this.masking
     const since = this.steps.filter((s) => s.at >= this.since)
     // After an annotation the steps start where the page was then: said as the page opened there.
@@ -295,7 +321,7 @@ class StepLog implements StepsHandle {
   mark(): void {
     this.flush()
     this.since = this.now() + 1
-    this.start = this.href()
+    this.start = this.redact(this.win.location.href)
     this.save()
   }
 
@@ -319,7 +345,7 @@ class StepLog implements StepsHandle {
       this.flush()
       this.settle()
       this.prune()
-      this.locateAll()
+      this.describe()
       this.win.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ steps: this.steps, since: this.since, start: this.start, ...(this.maskSetting === undefined ? {} : { mask: this.maskSetting }) }))
     } catch {
       // storage full or denied: the steps of this page only
@@ -361,104 +387,129 @@ export function installSteps(page: Window): StepsHandle {
   const win = page as StepsWindow
   const existing = win[INSTALLED]
   if (compatible(existing)) return existing
-  const href = (): string => redactUrl(win.location.href).slice(0, LIMITS.url)
   const doc = win.document
-  // Added with a signal and removed by aborting it: a listener comes and goes by its signal, whoever wraps addEventListener.
-  let scrollOff: AbortController | undefined
-  const scrollListener: ScrollListener = {
-    on: () => {
-      if (scrollOff) return
-      scrollOff = new AbortController()
-      doc.addEventListener('scroll', onScroll, { passive: true, signal: scrollOff.signal })
-    },
-    off: () => {
-      scrollOff?.abort()
-      scrollOff = undefined
-    },
+  // The focused field's leaving is heard once per field typed in (`once`), not on every focus change.
+  let blurArmed = false
+  const awaitBlur = (): void => {
+    if (blurArmed) return
+    blurArmed = true
+    win.addEventListener('focusout', onFocusOut, LISTEN_ONCE)
   }
-  const log = new StepLog(win, href, Date.now, scrollListener)
+  const log = new StepLog(win, (raw) => redactUrl(raw).slice(0, LIMITS.url), Date.now, awaitBlur)
   win[INSTALLED] = log
-  const safe =
-    <E extends Event>(fn: (e: E) => void) =>
-    (e: E): void => {
-      try {
-        if (e.isTrusted && !log.paused) fn(e)
-      } catch {
-        // bookkeeping never disturbs the page
-      }
-    }
-  // Passive: the recorder never cancels what the person does, so the browser need not wait on it.
-  const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void): void => win.addEventListener(type, safe(fn), { capture: true, passive: true })
+
+  // Each listener is called by the browser itself (no wrapper in between): it leaves untrusted
+  // events and the picker's events alone, and no throw of its bookkeeping reaches the page.
   // The document's own scrolls (heard on the document: an element's scroll events do not bubble to
-  // it), and only while no scroll step is open (see `scrolled`).
-  const onScroll = safe((e: Event) => {
-    if (e.target === doc) log.scrolled()
-  })
-  scrollListener.on()
+  // it). The listener stays (adding and removing one per run of scrolling costs more than its calls):
+  // while a scroll step is open a call returns at once.
+  const onScroll = (e: Event): void => {
+    if (log.scrollOpen || e.target !== doc || log.ignores(e)) return
+    try {
+      log.scrolled()
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  }
+  const onFocusOut = (e: FocusEvent): void => {
+    blurArmed = false
+    try {
+      if (log.ignores(e)) awaitBlur()
+      else log.blur(e.target)
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  }
+  doc.addEventListener('scroll', onScroll, { passive: true })
 
   log.restore()
-  log.push({ kind: 'navigate', url: href() })
+  log.address('navigate', win.location.href)
   log.expectViewport()
 
-  on('focusout', (e) => {
-    const el = pageElement(e)
-    if (el) log.blur(el)
-  })
-  on('change', (e) => {
-    const el = pageElement(e)
-    if (!el) return
-    // A field's value committed (typed, pasted, filled in by the browser): its step written now.
-    if (isTextField(el)) {
-      log.input(el)
-      return log.flush()
-    }
-    if (el instanceof HTMLSelectElement) {
-      const masked = isSensitiveElement(el)
-      const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
-      log.act({ kind: 'select', ...(masked ? { masked: true } : { value: chosen.slice(0, LIMITS.stepText) }) }, el)
-    } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
-      log.act({ kind: el.checked ? 'check' : 'uncheck' }, el)
+  listen(win, 'change', (e) => {
+    if (log.ignores(e)) return
+    try {
+      const el = pageElement(e)
+      if (!el) return
+      // A field's value committed (typed, pasted, filled in by the browser): its step written now.
+      if (isTextField(el)) {
+        log.input(el)
+        return log.flush()
+      }
+      if (el instanceof HTMLSelectElement) {
+        const masked = isSensitiveElement(el)
+        const chosen = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(', ')
+        log.act(masked ? { kind: 'select', masked: true } : { kind: 'select', value: chosen.slice(0, LIMITS.stepText) }, el)
+      } else if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+        log.act({ kind: el.checked ? 'check' : 'uncheck' }, el)
+      }
+    } catch {
+      // bookkeeping never disturbs the page
     }
   })
   // Enter in a field submits its form with a click on the form's button, made by the browser: that click is the Enter's, not a step.
   let entered: { form: HTMLFormElement | null; at: number } | undefined
-  on('click', (e) => {
-    const hit = pageElement(e)
-    if (!hit) return
-    log.flush()
-    const actionable = hit.closest(ACTIONABLE)
-    const el = actionable ?? hit
-    const implicit = entered && e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
-    entered = undefined
-    if (implicit) return
-    // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
-    if (el instanceof HTMLInputElement && !/^(submit|button|reset|image)$/.test(el.type)) return
-    if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
-    if (el instanceof HTMLLabelElement && el.control) return
-    log.act({ kind: 'click' }, el, actionable !== null)
-  })
-  on('keydown', (e) => {
-    if (!KEYS.has(e.key)) {
-      // A key that edits a field: the field is typed in, its value read once when its step is written.
-      if (edits(e) && !log.typingIn(e.target) && isTextField(e.target)) log.input(e.target)
-      return
+  listen(win, 'click', (e) => {
+    if (log.ignores(e)) return
+    try {
+      const hit = pageElement(e)
+      if (!hit) return
+      log.flush()
+      const actionable = hit.closest(ACTIONABLE)
+      const el = actionable ?? hit
+      if (entered) {
+        const implicit = e.detail === 0 && (el as HTMLButtonElement).form === entered.form && Date.now() - entered.at < 1000
+        entered = undefined
+        if (implicit) return
+      }
+      // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
+      if (el instanceof HTMLInputElement && !CLICKED_INPUTS.test(el.type)) return
+      if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
+      if (el instanceof HTMLLabelElement && el.control) return
+      log.act({ kind: 'click' }, el, actionable !== null)
+    } catch {
+      // bookkeeping never disturbs the page
     }
-    if (e.repeat || e.isComposing) return
-    const el = pageElement(e)
-    if (!el) return
-    log.flush()
-    const body = el === win.document.body || el === win.document.documentElement
-    if (e.key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
-    if (body) log.push({ kind: 'key', key: e.key as 'Enter' })
-    else log.act({ kind: 'key', key: e.key as 'Enter' }, el)
   })
-  on('submit', (e) => {
-    const form = pageElement(e)
-    if (!form) return
-    log.flush()
-    log.act({ kind: 'submit' }, form)
+  listen(win, 'keydown', (e) => {
+    if (log.ignores(e)) return
+    try {
+      const key = e.key
+      if (!KEYS.has(key)) {
+        // A key that edits a field: the field is typed in, its value read once when its step is written.
+        if (edits(e) && !log.typingIn(e.target) && isTextField(e.target)) log.input(e.target)
+        return
+      }
+      if (e.repeat || e.isComposing) return
+      const el = pageElement(e)
+      if (!el) return
+      log.flush()
+      if (key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
+      if (el === doc.body || el === doc.documentElement) log.push({ kind: 'key', key: key as 'Enter' })
+      else log.act({ kind: 'key', key: key as 'Enter' }, el)
+    } catch {
+      // bookkeeping never disturbs the page
+    }
   })
-  on('resize', () => log.resized())
+  listen(win, 'submit', (e) => {
+    if (log.ignores(e)) return
+    try {
+      const form = pageElement(e)
+      if (!form) return
+      log.flush()
+      log.act({ kind: 'submit' }, form)
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  })
+  listen(win, 'resize', (e) => {
+    if (log.ignores(e)) return
+    try {
+      log.resized()
+    } catch {
+      // bookkeeping never disturbs the page
+    }
+  })
 
   // Route changes within the page: the history calls the app makes, and the browser's back/forward and hash changes.
   let url = win.location.href
@@ -468,7 +519,7 @@ export function installSteps(page: Window): StepsHandle {
       if (now === url) return
       url = now
       log.flush()
-      log.push({ kind: 'route', url: href() })
+      log.address('route', now)
     } catch {
       // bookkeeping never disturbs the page
     }

@@ -167,6 +167,21 @@ describe.skipIf(!enabled)('the steps recorder', () => {
     expect(await lines(p)).toEqual(['click button "Again"'])
   })
 
+  it('names a clicked button by its words when clicked, though the page changes them at once, and a route by its redacted address', async () => {
+    const origin = await serve(() =>
+      page(UNTIMED, `<button type="button" id="save">  Save
+      draft </button><script>
+document.getElementById('save').addEventListener('click', (e) => { e.currentTarget.textContent = 'Saved'; history.pushState({}, '', '/done?token=abc123') })
+</script>`),
+    )
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/edit`)
+    await p.locator('#save').click()
+    expect(await p.locator('#save').textContent()).toBe('Saved')
+    expect(await lines(p)).toEqual(['open /edit', 'viewport 1024×700', 'click button "Save draft"', 'go to /done?token=REDACTED'])
+    expect(JSON.stringify(await recent(p))).not.toContain('abc123')
+  })
+
   it('reads a field\'s value when its step is written, not per keystroke, hears no input event, and names a clicked element only when the steps are read', async () => {
     // Counts, in the page's world, reads of a field's value, `input` listeners added, and attribute reads (the accessible name's).
     const SPY = `<script>

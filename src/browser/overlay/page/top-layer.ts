@@ -13,17 +13,21 @@
  * Modal dialogs of web components: a `<dialog>` in an open shadow root is opened
  * without a word to the document — a MutationObserver on `document` does not see into shadow
  * trees, `toggle` is not composed. So every open shadow root found is observed as well (same
- * observer, same `open` attribute; its `toggle` events caught on the root): those of the page when
- * the person first annotates (one walk), those of elements added later (only the added subtrees are
+ * observer, same `open` attribute; its `toggle` events caught on the root): those of the page once
+ * the person has first annotated (one walk, when the browser is next idle), those of elements added later (only the added subtrees are
  * looked at), those the overlay's composed-tree walker meets (anchor/dom.ts), and those on the
  * composed path of a focus or pointer event — `showModal()` focuses inside the dialog, which
  * catches a component whose shadow root was attached with no mutation to see (an upgrade).
  */
 import { isShadowRoot, onShadowRoot } from '../anchor/dom.js'
+import { whenLoadedAndIdle } from './after-load.js'
 
 const OBSERVED: MutationObserverInit = { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] }
 /** Composed events that pass through the shadow roots they happen in. */
 const COMPOSED = ['focusin', 'pointerdown'] as const
+
+/** How long after the first Annotate the walk of the page's shadow roots comes at the latest, on a page that is never idle. */
+const SCAN_LATEST_MS = 300
 
 const supported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function'
 
@@ -37,8 +41,8 @@ export class TopLayer {
   private stopFinding: () => void = () => {}
   /** Whether the host is a popover in the top layer (from the first time it had to be, on). */
   private promoted = false
-  /** Whether the page's shadow roots have been walked (scanOnce). */
-  private scanned = false
+  /** The walk of the page's shadow roots (scanSoon): asked for, and stopped with the watch. */
+  private scanning: AbortController | undefined
 
   constructor(
     private readonly host: HTMLElement,
@@ -72,6 +76,7 @@ export class TopLayer {
     for (const root of this.roots) root.removeEventListener('toggle', this.onToggle, true)
     this.roots.clear()
     this.stopFinding()
+    this.scanning?.abort()
     if (this.promoted && this.host.matches(':popover-open')) this.host.hidePopover()
     this.host.remove()
   }
@@ -86,7 +91,7 @@ export class TopLayer {
    */
   raise(): void {
     if (!this.running) return
-    this.scanOnce()
+    this.scanSoon()
     if (this.promoted) return this.place(true)
     const root = document.documentElement
     if (this.host.parentNode === root && root.lastElementChild !== this.host) root.appendChild(this.host)
@@ -118,15 +123,23 @@ export class TopLayer {
   }
 
   /**
-   * The page's open shadow roots, walked once: when the person first annotates, not at start — a
-   * walk of every element costs a page of 10 000 rows tens of milliseconds at its load. Until then
-   * the shadow roots come from what is added, from the composed walker and from focus and presses
-   * (`showModal()` focuses inside its dialog).
+   * The page's open shadow roots, walked once: after the person first annotates, when the browser
+   * is next idle (at most SCAN_LATEST_MS later), not at start nor at the press — a walk of every
+   * element costs a page of 10 000 rows tens of milliseconds, which would come between the press
+   * and the picker's first highlight. Until then the shadow roots come from what is added, from
+   * the composed walker and from focus and presses (`showModal()` focuses inside its dialog); a
+   * modal dialog or popover the walk finds open puts the host above it then.
    */
-  private scanOnce(): void {
-    if (this.scanned) return
-    this.scanned = true
-    this.scan(document.documentElement)
+  private scanSoon(): void {
+    if (this.scanning) return
+    this.scanning = new AbortController()
+    whenLoadedAndIdle(() => {
+      if (!this.running) return
+      const known = this.roots.size
+      this.scan(document.documentElement)
+      // A popover open in a shadow root found now puts the host in the top layer, above it.
+      if (this.roots.size !== known) this.place(this.promoted)
+    }, this.scanning.signal, SCAN_LATEST_MS)
   }
 
   /** The open shadow roots in `node`'s subtree (`node`'s own too). */

@@ -32,8 +32,6 @@ export class Renderer {
   private hovered: Element | undefined
   private stopped = false
   private readonly layout = new FrameLayout(() => this.position())
-  /** The hover highlight alone: drawn in the pointer's own task, at most once a frame (then in the next). */
-  private readonly marker = new FrameLayout(() => this.highlight())
   /** Lay out in the next frame (once, however often asked). */
   readonly schedule = this.layout.schedule
 
@@ -51,8 +49,7 @@ export class Renderer {
   hover(element: Element | undefined): void {
     if (element === this.hovered) return
     this.hovered = element
-    // Only the highlight depends on what is hovered: it is drawn now, not a frame later.
-    this.marker.now()
+    this.schedule()
   }
 
   /** Drop the hover highlight (the comment box opened on what was hovered). */
@@ -63,7 +60,6 @@ export class Renderer {
   stop(): void {
     this.stopped = true
     this.layout.stop()
-    this.marker.stop()
   }
 
   all(): void {
@@ -98,13 +94,6 @@ export class Renderer {
     this.o.follower.watch(sync.ordered().length + waiting.length > 0 || ui?.picker.active === true || ui?.composer.target !== undefined)
   }
 
-  /** The highlight on the element under the pointer in annotate mode (none while the comment box is open). */
-  private highlight(): void {
-    const { ui } = this.o
-    if (this.stopped || !ui) return
-    ui.marks.hover(ui.picker.active && !ui.composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
-  }
-
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
   position(): void {
     if (this.stopped) return
@@ -114,7 +103,7 @@ export class Renderer {
     if (!ui) return
     const { picker, marks, composer, thread, list } = ui
     picker.layout()
-    this.highlight()
+    marks.hover(picker.active && !composer.target && this.hovered?.isConnected ? this.hovered : undefined)
     // The toolbar's height matters only to a panel placed above it: unread otherwise (reading lays the page out).
     const reserve = composer.target !== undefined || thread.openId !== undefined || list.isOpen ? dock.reserve() : 0
     // Dashed outlines on what the open box or thread is about; the selected words marked.

@@ -14,20 +14,17 @@
  * without a word to the document — a MutationObserver on `document` does not see into shadow
  * trees, `toggle` is not composed. So every open shadow root found is observed as well (same
  * observer, same `open` attribute; its `toggle` events caught on the root): those of the page once
- * the person has first annotated (one walk, when the browser is next idle), those of elements added later (only the added subtrees are
+ * the person has first annotated (one walk, asked for by annotate mode when the browser is idle
+ * after its first highlight), those of elements added later (only the added subtrees are
  * looked at), those the overlay's composed-tree walker meets (anchor/dom.ts), and those on the
  * composed path of a focus or pointer event — `showModal()` focuses inside the dialog, which
  * catches a component whose shadow root was attached with no mutation to see (an upgrade).
  */
 import { isShadowRoot, onShadowRoot } from '../anchor/dom.js'
-import { whenLoadedAndIdle } from './after-load.js'
 
 const OBSERVED: MutationObserverInit = { subtree: true, childList: true, attributes: true, attributeFilter: ['open'] }
 /** Composed events that pass through the shadow roots they happen in. */
 const COMPOSED = ['focusin', 'pointerdown'] as const
-
-/** How long after the first Annotate the walk of the page's shadow roots comes at the latest, on a page that is never idle. */
-const SCAN_LATEST_MS = 300
 
 const supported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function'
 
@@ -41,8 +38,8 @@ export class TopLayer {
   private stopFinding: () => void = () => {}
   /** Whether the host is a popover in the top layer (from the first time it had to be, on). */
   private promoted = false
-  /** The walk of the page's shadow roots (scanSoon): asked for, and stopped with the watch. */
-  private scanning: AbortController | undefined
+  /** Whether the page's shadow roots have been walked (scanOnce). */
+  private scanned = false
 
   constructor(
     private readonly host: HTMLElement,
@@ -76,7 +73,6 @@ export class TopLayer {
     for (const root of this.roots) root.removeEventListener('toggle', this.onToggle, true)
     this.roots.clear()
     this.stopFinding()
-    this.scanning?.abort()
     if (this.promoted && this.host.matches(':popover-open')) this.host.hidePopover()
     this.host.remove()
   }
@@ -87,11 +83,11 @@ export class TopLayer {
    * the watch has not heard of yet goes under the host, promoted), and the host goes back to being
    * the root's last child if the page appended something after it — without entering the top
    * layer, which would cost a page with thousands of elements a style and layout pass at the
-   * press of Annotate.
+   * press of Annotate. With `walk`, the page's shadow roots are walked first (the first time).
    */
-  raise(): void {
+  raise(walk?: boolean): void {
     if (!this.running) return
-    this.scanSoon()
+    if (walk) this.scanOnce()
     if (this.promoted) return this.place(true)
     const root = document.documentElement
     if (this.host.parentNode === root && root.lastElementChild !== this.host) root.appendChild(this.host)
@@ -123,23 +119,15 @@ export class TopLayer {
   }
 
   /**
-   * The page's open shadow roots, walked once: after the person first annotates, when the browser
-   * is next idle (at most SCAN_LATEST_MS later), not at start nor at the press — a walk of every
-   * element costs a page of 10 000 rows tens of milliseconds, which would come between the press
-   * and the picker's first highlight. Until then the shadow roots come from what is added, from
-   * the composed walker and from focus and presses (`showModal()` focuses inside its dialog); a
-   * modal dialog or popover the walk finds open puts the host above it then.
+   * The page's open shadow roots, walked once: once the person has annotated, not at start nor
+   * between the press and the picker's first highlight — a walk of every element costs a page of
+   * 10 000 rows tens of milliseconds. Until then the shadow roots come from what is added, from
+   * the composed walker and from focus and presses (`showModal()` focuses inside its dialog).
    */
-  private scanSoon(): void {
-    if (this.scanning) return
-    this.scanning = new AbortController()
-    whenLoadedAndIdle(() => {
-      if (!this.running) return
-      const known = this.roots.size
-      this.scan(document.documentElement)
-      // A popover open in a shadow root found now puts the host in the top layer, above it.
-      if (this.roots.size !== known) this.place(this.promoted)
-    }, this.scanning.signal, SCAN_LATEST_MS)
+  private scanOnce(): void {
+    if (this.scanned) return
+    this.scanned = true
+    this.scan(document.documentElement)
   }
 
   /** The open shadow roots in `node`'s subtree (`node`'s own too). */

@@ -21,6 +21,7 @@ import { defaultStoreFile, projectRoot } from './project.js'
 import { warnIfTrackedByGit } from './git-tracked.js'
 import { afterFirstRequest } from './first-request.js'
 import { wrapTransport, writingKeptJson } from './transport.js'
+import { answeringPageReads } from './page-reads.js'
 import { log, UsageError, type Command, type Values } from './command.js'
 import { releaseLoadGarbage, stopper } from './lifecycle.js'
 import { parseWaitFlags, parseToolPolicyFlags, TOOL_POLICY_OPTIONS, TOOL_POLICY_USAGE } from './tool-flags.js'
@@ -71,9 +72,13 @@ async function run(values: Values): Promise<void> {
   // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).
   let warnings: Promise<unknown> | undefined
   const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location, root)]))
-  const transport = afterFirstRequest(
-    observeClose(writingKeptJson(new StdioServerTransport()), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
-    () => void warn(),
+  // Page reads are answered beside the SDK (page-reads.ts), by the same service the server calls.
+  const transport = answeringPageReads(
+    afterFirstRequest(
+      observeClose(writingKeptJson(new StdioServerTransport()), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
+      () => void warn(),
+    ),
+    serverOptions.registry,
   )
   // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
   // 2026-07-28 client's server/discover (or first request) pins a stateless one.

@@ -83,7 +83,8 @@ const BulkBody = z.strictObject({
 })
 const DEFAULT_DISMISS_REASON = 'Dismissed in the inbox.'
 const SessionQuery = z.strictObject({ status: AnnotationStatus.optional(), ...PageQuery })
-const ListQuery = z.strictObject(PageQuery)
+/** The sessions' list: a page at a time, or only one page's (its URL exactly: how the overlay finds its session). */
+const SessionsQuery = z.strictObject({ ...PageQuery, url: z.string().min(1).max(LIMITS.url).optional().describe("Only the sessions of this page: the URL exactly as the session has it (origin + pathname)") })
 
 /** The paging fields of a response: count, total and, when more follow, nextCursor. */
 function paged<T extends { createdAt: string; id: string }>(page: Page<T>): { count: number; total: number; nextCursor?: string } {
@@ -132,12 +133,12 @@ export const restRoutes: readonly Route[] = [
     tool: 'list_sessions',
     access: READ,
     readAfterWrite: true,
-    summary: 'The sessions, newest first, a page at a time',
-    input: { query: ListQuery },
+    summary: 'The sessions, oldest first, a page at a time (?url=: only that page\'s)',
+    input: { query: SessionsQuery },
     handler: (ctx, input) => {
       const { store } = ctx.app
       const q = input.query()
-      const page = store.pageSessions({ after: decodeCursor(q.cursor), limit: q.limit ?? DEFAULT_PAGE_LIMIT })
+      const page = store.pageSessions({ after: decodeCursor(q.cursor), limit: q.limit ?? DEFAULT_PAGE_LIMIT }, q.url)
       reply(ctx, 200, { sessions: page.items, ...paged(page), rev: store.rev })
     },
   }),

@@ -41,7 +41,7 @@ export const INBOX_APP_URI = 'ui://marginalia/inbox.html'
 const APP_HTML = path.join(PACKAGE_ROOT, 'dist', 'overlay', 'app.html')
 
 /** Whether the client announced that it renders MCP Apps (the UI extension, with this HTML profile if it lists MIME types). */
-function rendersApps(capabilities: ClientCapabilities | undefined): boolean {
+export function rendersApps(capabilities: ClientCapabilities | undefined): boolean {
   const ui = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions?.[EXTENSION_ID]
   if (typeof ui !== 'object' || ui === null) return false
   const mimeTypes = (ui as { mimeTypes?: unknown }).mimeTypes

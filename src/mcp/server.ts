@@ -218,7 +218,7 @@ function mcpCallContext(ctx: ServerContext): McpCallContext {
  * the tool's own content blocks). Failure: `isError`, the message as text, and the error `{ code, message, details? }` as
  * `_meta["marginalia/error"]`, for clients that read the code.
  */
-function toCallToolResult(outcome: CallOutcome): CallToolResult {
+export function toCallToolResult(outcome: CallOutcome): CallToolResult {
   if (!outcome.ok) {
     const { code, message, details } = outcome.error
     const error: ToolError = details ? { code, message, details } : { code, message }

@@ -43,6 +43,7 @@ import {
   oldestAvailableRev,
   pageAnnotations,
   pageOfKeys,
+  pageOfKeysWhere,
   searchAnnotations,
   type AnnotationSearch,
   type SearchPage,
@@ -135,8 +136,9 @@ export class Store {
     return byKeys(this.live.indexes.sessions, this.live.state.sessions)
   }
 
-  /** A page of sessions, oldest first. */
-  pageSessions(page: PageOptions = {}): Page<Session> {
+  /** A page of sessions, oldest first; with `url`, only the sessions of that page (its URL exactly). */
+  pageSessions(page: PageOptions = {}, url?: string): Page<Session> {
+    if (url !== undefined) return pageOfKeysWhere(this.live.indexes.sessions, this.live.state.sessions, page, (s) => s.url === url)
     return pageOfKeys(this.live.indexes.sessions, this.live.state.sessions, page)
   }
 

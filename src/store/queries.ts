@@ -88,18 +88,23 @@ export function pageAnnotations(live: Readable, query: AnnotationQuery, page: Pa
   else keys = sessionId === undefined ? indexes.annotations : indexes.annotationsBySession.get(sessionId)
   if (!keys) return { items: [], total: 0, hasMore: false }
   if (status === undefined || status === 'pending') return pageOfKeys(keys, state.annotations, page)
+  return pageOfKeysWhere(keys, state.annotations, page, (a) => a.status === status)
+}
+
+/** A page of the records of `keys` that `keep` accepts: a scan of every key, for filters no index answers. */
+export function pageOfKeysWhere<T>(keys: SortedKeys, shards: Shards<T>, page: PageOptions, keep: (record: T) => boolean): Page<T> {
   const limit = page.limit ?? Infinity
-  const items: Annotation[] = []
+  const items: T[] = []
   let lastKey: string | undefined
   let hasMore = false
   let total = 0
   for (const key of keys) {
-    const a = shardGet(state.annotations, idOfKey(key))!
-    if (a.status !== status) continue
+    const record = shardGet(shards, idOfKey(key))
+    if (!record || !keep(record)) continue
     total++
     if (page.after !== undefined && key <= page.after) continue
     if (items.length < limit) {
-      items.push(a)
+      items.push(record)
       lastKey = key
     } else hasMore = true
   }

@@ -143,8 +143,9 @@ export class Api implements Uploader {
     return health
   }
 
-  sessions(cursor?: string, limit = PAGE_LIMIT): Promise<SessionList> {
-    return this.request('GET', `/api/sessions${query({ limit, cursor })}`)
+  /** A page of the sessions, oldest first; with `url`, only that page's (its URL exactly). */
+  sessions(cursor?: string, limit = PAGE_LIMIT, url?: string): Promise<SessionList> {
+    return this.request('GET', `/api/sessions${query({ limit, cursor, url })}`)
   }
 
   session(id: string, options: { cursor?: string; status?: AnnotationStatus; limit?: number } = {}): Promise<SessionPage> {

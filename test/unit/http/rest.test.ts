@@ -273,6 +273,24 @@ describe('REST: paging and questions', () => {
     expect(sessions.json.nextCursor).toBeUndefined()
   })
 
+  it('GET /api/sessions?url= lists only that page\'s sessions, oldest first, a page at a time', async () => {
+    const { api, store, session } = await withSession()
+    const other = await store.createSession({ url: 'http://localhost:5173/cart' })
+    const again = await store.createSession({ url: 'http://localhost:5173/' })
+    const home = await request(api(`/api/sessions?url=${encodeURIComponent('http://localhost:5173/')}`))
+    expect(home.status).toBe(200)
+    expect(home.json.sessions.map((s: Session) => s.id)).toEqual([session.id, again.id])
+    expect(home.json).toMatchObject({ count: 2, total: 2 })
+    const first = await request(api(`/api/sessions?limit=1&url=${encodeURIComponent('http://localhost:5173/')}`))
+    expect(first.json.sessions.map((s: Session) => s.id)).toEqual([session.id])
+    const next = await request(api(`/api/sessions?limit=1&url=${encodeURIComponent('http://localhost:5173/')}&cursor=${encodeURIComponent(first.json.nextCursor)}`))
+    expect(next.json.sessions.map((s: Session) => s.id)).toEqual([again.id])
+    expect(next.json.nextCursor).toBeUndefined()
+    expect((await request(api(`/api/sessions?url=${encodeURIComponent('http://localhost:5173/cart')}`))).json.sessions.map((s: Session) => s.id)).toEqual([other.id])
+    expect((await request(api(`/api/sessions?url=${encodeURIComponent('http://localhost:5173/nowhere')}`))).json).toMatchObject({ sessions: [], count: 0, total: 0 })
+    expectError(await request(api(`/api/sessions?url=${'x'.repeat(5000)}`)), 400, 'INVALID_PARAMS', 'url')
+  })
+
   it('bad paging parameters are 400 naming them', async () => {
     const { api } = await withSession()
     expectError(await request(api('/api/annotations?limit=0')), 400, 'INVALID_PARAMS', 'limit')

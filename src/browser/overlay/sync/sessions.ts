@@ -4,7 +4,7 @@
  * it) and otherwise creates one when the first annotation is sent.
  */
 import { clip } from '../../shared/format.js'
-import type { Api } from '../../shared/api.js'
+import { ApiError, type Api } from '../../shared/api.js'
 import { LIMITS } from '../../../store/vocabulary.js'
 import type { Session } from '../../shared/types.js'
 import type { SessionResolver } from './outbox.js'
@@ -51,9 +51,25 @@ export class PageSessions implements SessionResolver {
     }
   }
 
-  /** The newest session on the server for this page, if any. */
+  /**
+   * The newest session on the server for this page, if any: the server lists this page's sessions
+   * (`?url=`), so what a page downloads does not grow with the store's other pages. A server from
+   * before that filter (the extension meets any version) answers 400: then every session is read.
+   */
   async find(pageKey: string): Promise<Session | undefined> {
-    const sessions = await this.api.allSessions(5_000)
+    let sessions: Session[]
+    try {
+      sessions = []
+      let cursor: string | undefined
+      do {
+        const page = await this.api.sessions(cursor, undefined, pageKey)
+        sessions.push(...page.sessions)
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 400)) throw e
+      sessions = await this.api.allSessions(5_000)
+    }
     for (let i = sessions.length - 1; i >= 0; i--) if (sessions[i]!.url === pageKey) return sessions[i]
     return undefined
   }

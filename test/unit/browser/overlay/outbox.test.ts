@@ -122,6 +122,30 @@ describe('sender', () => {
     expect(store.getAllPending()[0]!.sessionId).toBe(existing.id)
   })
 
+  it("finds its page's newest session by asking for that page's sessions only, and reads every session from a server without that filter", async () => {
+    const asked: string[] = []
+    let oldServer = false
+    const { store, sessions } = await setup(
+      (base) =>
+        new Api(base, 5_000, undefined, (url, init) => {
+          asked.push(new URL(url).search)
+          // A server from before `?url=` refuses the parameter it does not know.
+          if (oldServer && new URL(url).searchParams.has('url')) return Promise.resolve(new Response(JSON.stringify({ error: { code: 'INVALID_PARAMS', message: 'url: unknown' } }), { status: 400 }))
+          return fetch(url, init)
+        }),
+    )
+    for (let i = 0; i < 30; i++) await store.createSession({ url: `http://localhost:5173/page-${i}` })
+    await store.createSession({ url: PAGE })
+    const newest = await store.createSession({ url: PAGE })
+    expect((await sessions.find(PAGE))?.id).toBe(newest.id)
+    expect(asked).toEqual([`?limit=500&url=${encodeURIComponent(PAGE)}`])
+    oldServer = true
+    asked.length = 0
+    expect((await sessions.find(PAGE))?.id).toBe(newest.id)
+    expect(asked).toEqual([`?limit=500&url=${encodeURIComponent(PAGE)}`, '?limit=500'])
+    expect(await sessions.find('http://localhost:5173/nowhere')).toBeUndefined()
+  })
+
   it('keeps items while the server is unreachable and sends them once it is back', async () => {
     const { store, http, outbox, sender, log } = await setup()
     const port = http.port

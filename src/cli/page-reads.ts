@@ -1,0 +1,82 @@
+/**
+ * The stdio server's page reads, answered beside the SDK: on a 2025 session, a plain
+ * `tools/call` of a list tool (get_all_pending, get_pending, get_session) is run on the tool
+ * service and its result written at once, without the SDK's per-request work (zod checks of the
+ * message, the request and the result, an AbortController, its context and routing), which cost
+ * about as much server CPU as the page itself. The answer is the one the SDK path gives: the
+ * same `toCallToolResult`, the same bytes. Anything else goes through the SDK: another method or
+ * tool, a call with `_meta` (a progress token, a 2026-07-28 envelope) or a task, a client that
+ * renders MCP Apps, and every call while a request the SDK was handed is unanswered, so reads
+ * never overtake a call the SDK is still running.
+ */
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server'
+import { rendersApps } from '../mcp/app.js'
+import { toCallToolResult } from '../mcp/server.js'
+import type { ToolService } from '../tools/registry.js'
+import { wrapTransport } from './transport.js'
+
+/** The list tools: read-only, answered at once, their pages sized to the byte budget. */
+const PAGE_TOOLS: ReadonlySet<string> = new Set(['get_all_pending', 'get_pending', 'get_session'])
+
+type Id = string | number
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A request's id, if the message is a request (it has a method and an id). */
+function requestId(message: JSONRPCMessage): Id | undefined {
+  return 'method' in message && 'id' in message ? (message.id as Id) : undefined
+}
+
+/** The tool name and arguments of a page read this path answers, else undefined. */
+function pageRead(message: JSONRPCMessage): { name: string; args: Record<string, unknown> } | undefined {
+  if (!('method' in message) || message.method !== 'tools/call' || !isObject(message.params)) return undefined
+  const { name, arguments: args, ...rest } = message.params
+  if (typeof name !== 'string' || !PAGE_TOOLS.has(name) || Object.keys(rest).length > 0) return undefined
+  if (args !== undefined && !isObject(args)) return undefined
+  return { name, args: args ?? {} }
+}
+
+/** `transport` with page reads answered from `service` once a 2025 session is initialized (see the module comment). */
+export function answeringPageReads(transport: Transport, service: ToolService): Transport {
+  let initializeId: Id | undefined
+  let appsClient = false
+  /** A 2025 session was initialized (its initialize answered) by a client that does not render apps. */
+  let session = false
+  /** Requests handed to the SDK and not answered yet. */
+  const handed = new Set<Id>()
+  const answer = (id: Id, name: string, args: Record<string, unknown>): void => {
+    void service
+      .call(name, args)
+      .then((outcome) => transport.send({ result: toCallToolResult(outcome), jsonrpc: '2.0', id } as JSONRPCMessage))
+      .catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))))
+  }
+  return wrapTransport(transport, {
+    onmessage: (handler) => (message, extra) => {
+      const id = requestId(message)
+      if (id !== undefined) {
+        const read = session && handed.size === 0 ? pageRead(message) : undefined
+        if (read) return answer(id, read.name, read.args)
+        if ('method' in message && message.method === 'initialize') {
+          initializeId = id
+          appsClient = isObject(message.params) && rendersApps(message.params.capabilities as never)
+        }
+        handed.add(id)
+      } else if ('method' in message && message.method === 'notifications/cancelled' && isObject(message.params)) {
+        // A cancelled request is never answered.
+        handed.delete(message.params.requestId as Id)
+      }
+      handler(message, extra)
+    },
+    send: (message, options) => {
+      if (!('method' in message) && 'id' in message) {
+        const id = message.id as Id
+        handed.delete(id)
+        if (id === initializeId && 'result' in message) {
+          const version = (message.result as { protocolVersion?: unknown }).protocolVersion
+          session = !appsClient && typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version)
+        }
+      }
+      return transport.send(message, options)
+    },
+  })
+}

@@ -303,24 +303,30 @@ export function installPageLog(page: Window, ignore?: (url: string) => boolean):
         log.add({ kind: 'network', method: clip(method, 16), url, status: this.status, durationMs: Date.now() - m.started, message: `${method} ${url} ${this.status === 0 ? 'failed' : `→ ${this.status}`}` })
       })
     }
+    // open and send allocate nothing per call but the request's first note (no closure).
     xhr.open = function (this: XMLHttpRequest, ...args: unknown[]) {
-      safe(() => {
+      try {
         const m = meta.get(this)
         if (m) {
           m.method = args[0]
           m.url = args[1]
         } else meta.set(this, { method: args[0], url: args[1], started: 0 })
-      })
+      } catch {
+        // bookkeeping never disturbs the page
+      }
       return (open as (...a: unknown[]) => void).apply(this, args)
     } as typeof xhr.open
     xhr.send = function (this: XMLHttpRequest, ...args: unknown[]) {
-      safe(() => {
+      try {
         const m = meta.get(this)
-        if (!m) return
-        m.started = Date.now()
-        // The same function each time: added once per request object, however often it is sent.
-        this.addEventListener('loadend', loadend)
-      })
+        if (m) {
+          m.started = Date.now()
+          // The same function each time: added once per request object, however often it is sent.
+          this.addEventListener('loadend', loadend)
+        }
+      } catch {
+        // bookkeeping never disturbs the page
+      }
       return (send as (...a: unknown[]) => void).apply(this, args)
     } as typeof xhr.send
   }

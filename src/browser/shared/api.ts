@@ -216,12 +216,12 @@ export class Api implements Uploader {
     }
   }
 
-  /** Every session (page after page), up to `max`. */
-  async allSessions(max = 10_000): Promise<Session[]> {
+  /** Every session (page after page), up to `max`; with `url`, every session of that page. */
+  async allSessions(max = 10_000, url?: string): Promise<Session[]> {
     const out: Session[] = []
     let cursor: string | undefined
     do {
-      const page = await this.sessions(cursor)
+      const page = await this.sessions(cursor, undefined, url)
       out.push(...page.sessions)
       cursor = page.nextCursor
     } while (cursor !== undefined && out.length < max)

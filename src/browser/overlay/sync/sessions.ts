@@ -59,13 +59,7 @@ export class PageSessions implements SessionResolver {
   async find(pageKey: string): Promise<Session | undefined> {
     let sessions: Session[]
     try {
-      sessions = []
-      let cursor: string | undefined
-      do {
-        const page = await this.api.sessions(cursor, undefined, pageKey)
-        sessions.push(...page.sessions)
-        cursor = page.nextCursor
-      } while (cursor !== undefined)
+      sessions = await this.api.allSessions(5_000, pageKey)
     } catch (e) {
       if (!(e instanceof ApiError && e.status === 400)) throw e
       sessions = await this.api.allSessions(5_000)

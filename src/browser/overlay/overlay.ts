@@ -303,9 +303,9 @@ export class Overlay {
     for (const name of INTENDED) load(name).catch(() => {}) // fetched again on use
   }
 
-  /** Above the page's top layer again (annotate mode has started: a dialog or popover may have opened since). */
-  raiseTopLayer(): void {
-    this.topLayer.raise()
+  /** Above the page's top layer again (annotate mode has started: a dialog or popover may have opened since); `walk`: the page's shadow roots looked through first. */
+  raiseTopLayer(walk?: boolean): void {
+    this.topLayer.raise(walk)
   }
 
   /** Fetch what Send needs (annotate mode has started). */

@@ -103,7 +103,7 @@ export class Renderer {
     if (!ui) return
     const { picker, marks, composer, thread, list } = ui
     picker.layout()
-    marks.hover(picker.active && !composer.target && this.hovered?.isConnected ? this.hovered : undefined, '  ↑↓ parent')
+    marks.hover(picker.active && !composer.target && this.hovered?.isConnected ? this.hovered : undefined)
     // The toolbar's height matters only to a panel placed above it: unread otherwise (reading lays the page out).
     const reserve = composer.target !== undefined || thread.openId !== undefined || list.isOpen ? dock.reserve() : 0
     // Dashed outlines on what the open box or thread is about; the selected words marked.

@@ -44,6 +44,8 @@ export interface PickerEvents {
   composing(): boolean
   /** The area being dragged, in the viewport (undefined when the drag ends). */
   dragging?(rect: DOMRect | undefined): void
+  /** Annotate mode is on, has highlighted what the pointer is on (or waited CURSOR_LATEST_MS), and the browser is idle: the moment for work the first highlight must not wait for. */
+  settled?(): void
 }
 
 /** Put on the page's root while annotating (the page's own elements need the crosshair). */
@@ -87,8 +89,10 @@ export class Picker {
   private suppressClick = false
   /** Takes the crosshair cursor off the page again. */
   private dropCursor: (() => void) | undefined
-  /** The crosshair's stylesheet, waiting for an idle moment after annotate mode started. */
+  /** The crosshair's stylesheet, waiting for an idle moment after the first highlight (or CURSOR_LATEST_MS). */
   private cursorPending: AbortController | undefined
+  /** Asks for that idle moment: called by the first highlight of annotate mode. */
+  private cursorWanted: (() => void) | undefined
   /** The element under the pointer, what it means, and where ↑ came from. */
   private raw: Element | undefined
   private current: Element | undefined
@@ -143,17 +147,24 @@ export class Picker {
     this.active = on
     if (on) {
       // The crosshair over the page costs it a style pass over every element (a cursor is
-      // inherited): tens of ms on a page of thousands. It comes when the browser is next idle
-      // (at most CURSOR_LATEST_MS later), after the picker has answered the first pointer move.
-      this.cursorPending = new AbortController()
-      whenLoadedAndIdle(() => {
+      // inherited): tens of ms on a page of thousands. It comes once the picker has highlighted
+      // what the pointer is on, when the browser is next idle; CURSOR_LATEST_MS after Annotate at
+      // the latest.
+      const { signal } = (this.cursorPending = new AbortController())
+      const put = (): void => {
+        if (signal.aborted || this.dropCursor) return
         // A constructable stylesheet: a page's strict style-src would block a <style> element.
-        this.dropCursor ??= adoptStyles(document, PAGE_CURSOR_CSS)
+        this.dropCursor = adoptStyles(document, PAGE_CURSOR_CSS)
         document.documentElement.setAttribute('data-marginalia-annotating', '')
-      }, this.cursorPending.signal, CURSOR_LATEST_MS)
+        this.events.settled?.()
+      }
+      const latest = setTimeout(put, CURSOR_LATEST_MS)
+      signal.addEventListener('abort', () => clearTimeout(latest), { once: true })
+      this.cursorWanted = () => whenLoadedAndIdle(put, signal, CURSOR_LATEST_MS)
     } else {
       this.cursorPending?.abort()
       this.cursorPending = undefined
+      this.cursorWanted = undefined
       document.documentElement.removeAttribute('data-marginalia-annotating')
       this.dropCursor?.()
       this.dropCursor = undefined
@@ -267,6 +278,9 @@ export class Picker {
   private setCurrent(el: Element | undefined): void {
     this.current = el
     this.events.hover(el)
+    if (!el || !this.cursorWanted) return
+    this.cursorWanted()
+    this.cursorWanted = undefined
   }
 
   /** ↑: the parent (through shadow hosts and frames); ↓: back where ↑ came from. */

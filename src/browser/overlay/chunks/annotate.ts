@@ -50,8 +50,8 @@ export interface UiHost {
   readonly outgoing: { send: ComposerEvents['send'] }
   /** The panels' stylesheet, fetched if it is not there yet. */
   readonly styleUi: () => void
-  /** Above the page's top layer again. */
-  raiseTopLayer(): void
+  /** Above the page's top layer again; `walk`: the page's shadow roots looked through first (once). */
+  raiseTopLayer(walk?: boolean): void
   /** Fetch the `extras` chunk now (Send will need it). */
   warmExtras(): void
   /** The annotation as sent (chunks/load.ts), for pointing's answers. */
@@ -66,10 +66,19 @@ export interface UiHost {
 export function createUi(o: UiHost, root: HTMLElement): UiParts {
   adoptStyles(o.shadow, ANNOTATE_CSS)
   const marks = new Marks()
+  // The highlight is drawn in the pointer's own task, not a frame later: at most once a frame (the
+  // render's layout in the next frame draws it again, and draws later moves of this frame).
+  let drawn = false
   const picker: Picker = new Picker(o.host, {
     pick: (target, add) => panels.compose(add ? composer.withMore(target) : target),
     dragging: (rect) => marks.drag(rect),
-    hover: (element) => o.render.hover(element),
+    hover: (element) => {
+      o.render.hover(element)
+      if (drawn) return
+      drawn = true
+      requestAnimationFrame(() => (drawn = false))
+      marks.hover(composer.target ? undefined : element)
+    },
     changed: (on) => {
       o.dock.setAnnotating(on)
       o.steps?.pause(on)
@@ -83,6 +92,8 @@ export function createUi(o: UiHost, root: HTMLElement): UiParts {
       if (on) o.dock.say(coarsePointer() ? 'Tap an element or select text to annotate it. Tap Annotate again to stop.' : 'Click an element or select text to annotate it. Esc to stop.')
     },
     composing: () => composer.target !== undefined,
+    // Annotate mode has answered and the browser is idle: modal dialogs and popovers in shadow roots not met yet are looked for.
+    settled: () => o.raiseTopLayer(true),
   })
   const composer: Composer = new Composer({
     send: (body, extras) => {

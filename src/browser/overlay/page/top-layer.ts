@@ -13,8 +13,9 @@
  * Modal dialogs of web components: a `<dialog>` in an open shadow root is opened
  * without a word to the document — a MutationObserver on `document` does not see into shadow
  * trees, `toggle` is not composed. So every open shadow root found is observed as well (same
- * observer, same `open` attribute; its `toggle` events caught on the root): those of the page when
- * the person first annotates (one walk), those of elements added later (only the added subtrees are
+ * observer, same `open` attribute; its `toggle` events caught on the root): those of the page once
+ * the person has first annotated (one walk, asked for by annotate mode when the browser is idle
+ * after its first highlight), those of elements added later (only the added subtrees are
  * looked at), those the overlay's composed-tree walker meets (anchor/dom.ts), and those on the
  * composed path of a focus or pointer event — `showModal()` focuses inside the dialog, which
  * catches a component whose shadow root was attached with no mutation to see (an upgrade).
@@ -82,11 +83,11 @@ export class TopLayer {
    * the watch has not heard of yet goes under the host, promoted), and the host goes back to being
    * the root's last child if the page appended something after it — without entering the top
    * layer, which would cost a page with thousands of elements a style and layout pass at the
-   * press of Annotate.
+   * press of Annotate. With `walk`, the page's shadow roots are walked first (the first time).
    */
-  raise(): void {
+  raise(walk?: boolean): void {
     if (!this.running) return
-    this.scanOnce()
+    if (walk) this.scanOnce()
     if (this.promoted) return this.place(true)
     const root = document.documentElement
     if (this.host.parentNode === root && root.lastElementChild !== this.host) root.appendChild(this.host)
@@ -118,10 +119,10 @@ export class TopLayer {
   }
 
   /**
-   * The page's open shadow roots, walked once: when the person first annotates, not at start — a
-   * walk of every element costs a page of 10 000 rows tens of milliseconds at its load. Until then
-   * the shadow roots come from what is added, from the composed walker and from focus and presses
-   * (`showModal()` focuses inside its dialog).
+   * The page's open shadow roots, walked once: once the person has annotated, not at start nor
+   * between the press and the picker's first highlight — a walk of every element costs a page of
+   * 10 000 rows tens of milliseconds. Until then the shadow roots come from what is added, from
+   * the composed walker and from focus and presses (`showModal()` focuses inside its dialog).
    */
   private scanOnce(): void {
     if (this.scanned) return

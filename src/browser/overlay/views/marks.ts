@@ -14,8 +14,8 @@ export class Marks {
   readonly words = h('div', { class: 'words' })
   readonly band = h('div', { class: 'band', hidden: true })
 
-  /** Highlight `el`, or nothing; `hint` follows its name (e.g. how to walk to the parent). */
-  hover(el: Element | undefined, hint = ''): void {
+  /** Highlight `el`, or nothing; `hint` follows its name (by default, how to walk to the parent). */
+  hover(el: Element | undefined, hint = '  ↑↓ parent'): void {
     this.highlight.hidden = el === undefined
     if (!el) return
     const r = viewRect(el)

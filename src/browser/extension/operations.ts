@@ -47,7 +47,8 @@ const ID_PATTERNS = { session: /^ses_[A-Za-z0-9]{1,64}$/, annotation: /^ann_[A-Z
 
 /** Query parameters an operation may carry, each with the values it may take. */
 const QUERY: Partial<Record<OperationName, Record<string, RegExp>>> = {
-  listSessions: { limit: /^[0-9]{1,4}$/, cursor: /^[A-Za-z0-9_.~-]{1,200}$/ },
+  // url: the page whose sessions the overlay looks for (its origin and path, as sessions keep it).
+  listSessions: { limit: /^[0-9]{1,4}$/, cursor: /^[A-Za-z0-9_.~-]{1,200}$/, url: /^https?:\/\/\S{1,4000}$/ },
   readSession: { limit: /^[0-9]{1,4}$/, cursor: /^[A-Za-z0-9_.~-]{1,200}$/, status: /^[a-z_]{1,20}$/ },
   sessionEvents: { lastEventId: /^[0-9]{1,15}$/ },
   newSessionEvents: { lastEventId: /^[0-9]{1,15}$/ },

@@ -11,6 +11,8 @@ describe('the extension worker\'s operations', () => {
   it('builds the URL of each operation from validated ids, on the configured server only', () => {
     expect(requestFor({ op: 'addAnnotation', session: 'ses_0abc12', body: '{"comment":"hi"}' }, SERVER)).toMatchObject({ url: `${SERVER}/api/sessions/ses_0abc12/annotations`, method: 'POST', contentType: 'application/json' })
     expect(requestFor({ op: 'readSession', session: 'ses_1', query: { limit: '1', cursor: 'abc_12' } }, `${SERVER}/`).url).toBe(`${SERVER}/api/sessions/ses_1?limit=1&cursor=abc_12`)
+    // The overlay looks for its page's sessions by the page's URL (the worker passes back only the site's).
+    expect(requestFor({ op: 'listSessions', query: { limit: '500', url: 'http://localhost:5173/checkout' } }, SERVER).url).toBe(`${SERVER}/api/sessions?limit=500&url=${encodeURIComponent('http://localhost:5173/checkout')}`)
     expect(requestFor({ op: 'remove', annotation: 'ann_9' }, SERVER)).toMatchObject({ url: `${SERVER}/api/annotations/ann_9`, method: 'DELETE' })
     expect(requestFor({ op: 'upload', base64: 'iVBORw0K', contentType: 'text/html' }, SERVER)).toMatchObject({ url: `${SERVER}/api/attachments`, contentType: 'application/octet-stream' })
   })
@@ -29,6 +31,8 @@ describe('the extension worker\'s operations', () => {
       { op: 'readSession', session: 'ses_1', query: { role: 'admin' } },
       { op: 'readSession', session: 'ses_1', query: { limit: '1&x=../agents' } },
       { op: 'listSessions', query: { cursor: '../../agents' } },
+      { op: 'listSessions', query: { url: 'javascript:alert(1)' } },
+      { op: 'listSessions', query: { url: 'http://a.test/ b' } },
       { op: 'createSession', body: '[1]' },
       { op: 'createSession', body: 'not json' },
       { op: 'createSession' },

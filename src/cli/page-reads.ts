@@ -20,6 +20,9 @@ const PAGE_TOOLS: ReadonlySet<string> = new Set(['get_all_pending', 'get_pending
 
 type Id = string | number
 
+/** JSON-RPC's internal error. */
+const INTERNAL_ERROR = -32603
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A request's id, if the message is a request (it has a method and an id). */
@@ -45,10 +48,16 @@ export function answeringPageReads(transport: Transport, service: ToolService): 
   /** Requests handed to the SDK and not answered yet. */
   const handed = new Set<Id>()
   const answer = (id: Id, name: string, args: Record<string, unknown>): void => {
+    const failed = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
     void service
       .call(name, args)
-      .then((outcome) => transport.send({ result: toCallToolResult(outcome), jsonrpc: '2.0', id } as JSONRPCMessage))
-      .catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))))
+      .then(
+        (outcome) => transport.send({ result: toCallToolResult(outcome), jsonrpc: '2.0', id } as JSONRPCMessage),
+        // The service answers every expected failure as an outcome; a throw is a bug, answered as
+        // the SDK answers a handler's throw: an internal error, so the call is never left waiting.
+        (error: unknown) => transport.send({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: failed(error).message } }),
+      )
+      .catch((error: unknown) => transport.onerror?.(failed(error)))
   }
   return wrapTransport(transport, {
     onmessage: (handler) => (message, extra) => {

@@ -279,11 +279,14 @@ export class Overlay {
   private turnOn(act: (ui: UiParts) => void): void {
     if (this.ui) return act(this.ui)
     const hold = (this.hold ??= new Hold(this.host))
+    // The held presses are annotate mode's, not steps to reproduce.
+    this.steps?.pause(true)
     this.withUi((ui) => {
       if (this.hold !== hold) return // Esc, or removed, meanwhile
       this.hold = undefined
       const held = hold.release()
       act(ui)
+      this.steps?.pause(ui.picker.active)
       if (held && ui.composer.target === undefined) ui.picker.pickHeld(held)
       else if (hold.hovered) ui.picker.hoverHeld(hold.hovered)
     })
@@ -294,6 +297,7 @@ export class Overlay {
     const hold = this.hold
     this.hold = undefined
     hold?.release()
+    if (hold) this.steps?.pause(false)
     return hold !== undefined
   }
 

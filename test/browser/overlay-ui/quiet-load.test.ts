@@ -4,7 +4,8 @@
  * no request to its server before the page's load event, /health asked once, a handful of
  * requests in all until it is connected; with the snippet, the recorders the loader started are
  * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them. And
- * pressing Annotate costs the page no top-layer pass, and the picker answers where the pointer is.
+ * pressing Annotate costs the page no top-layer pass, the picker answers where the pointer is, and
+ * a click held while annotate mode comes is picked, not recorded as a step to reproduce.
  */
 import { describe, expect, it } from 'vitest'
 import { headSnippet } from '../../../src/integrations/shared/loader-script.js'
@@ -136,5 +137,33 @@ describe.skipIf(!enabled)('the overlay at load', () => {
     expect(Math.abs(shown.height - target.height)).toBeLessThan(6)
     expect(await page.evaluate(() => document.querySelector('marginalia-overlay')!.hasAttribute('popover'))).toBe(false)
     await eventually(() => page.evaluate(() => document.documentElement.hasAttribute('data-marginalia-annotating')), 5_000).toBe(true)
+  })
+
+  it('a click made while annotate mode was coming picks the element and is not a step to reproduce; the page\'s clicks before it are', { timeout: 60_000 }, async () => {
+    const { http } = await startMarginalia(cleanups)
+    const buttons = '<p><button type="button">Refresh</button> <button type="button" id="refund">Refund</button></p>'
+    const pages = await servePages({ '/orders': tablePage(`<script src="${http.url}/overlay.js" data-prefetch="false" defer></script>`).replace('<h1>Orders</h1>', `<h1>Orders</h1>${buttons}`) }, cleanups)
+    const { page } = await chromium.newPage()
+    await page.goto(pages.origin + '/orders', { waitUntil: 'load' })
+    const button = page.locator('marginalia-overlay .annotate')
+    await button.waitFor({ timeout: 15_000 })
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    let asked!: () => void
+    const chunkAsked = new Promise<void>((resolve) => (asked = resolve))
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    await page.route(/\/chunks\/annotate-/, async (route) => {
+      asked()
+      await gate
+      await route.continue()
+    })
+    await button.click()
+    await chunkAsked
+    const refund = (await page.locator('#refund').boundingBox())!
+    await page.mouse.click(refund.x + refund.width / 2, refund.y + refund.height / 2)
+    open()
+    const lines = page.locator('marginalia-overlay .composer .step-list li .step-text')
+    await expect.poll(() => lines.allTextContents(), { timeout: 15_000 }).toEqual(['1. open /orders', '2. viewport 1024×700', '3. click button "Refresh"'])
+    expect(await page.locator('marginalia-overlay .composer').textContent()).toContain('Refund')
   })
 })

@@ -23,7 +23,7 @@ function fakeTransport(): Transport & { sent: JSONRPCMessage[] } {
 
 const PAGE: CallOutcome = { ok: true, result: { annotations: [], count: 0, total: 0, rev: 3 }, text: 'No pending annotations (rev 3).' }
 
-function setUp(outcome: CallOutcome = PAGE) {
+function setUp(outcome: CallOutcome | Error = PAGE) {
   const inner = fakeTransport()
   const calls: { name: string; args: unknown }[] = []
   const service: ToolService = {
@@ -33,6 +33,7 @@ function setUp(outcome: CallOutcome = PAGE) {
     },
     call: async (name, args) => {
       calls.push({ name, args })
+      if (outcome instanceof Error) throw outcome
       return outcome
     },
   }
@@ -85,6 +86,20 @@ describe('answeringPageReads', () => {
       id: 1,
       result: { isError: true, content: [{ type: 'text', text: 'INVALID_PARAMS: limit: must be at most 500' }], _meta: { 'marginalia/error': { code: 'INVALID_PARAMS', message: 'limit: must be at most 500' } } },
     })
+  })
+
+  it('answers a call whose service throws with an internal error, as the SDK answers a throwing handler, and goes on answering', async () => {
+    const t = setUp(new Error('store closed'))
+    const errors: Error[] = []
+    t.transport.onerror = (e) => void errors.push(e)
+    await t.initialize()
+    t.receive(pageCall(1))
+    await t.settled()
+    expect(t.inner.sent.at(-1)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'store closed' } })
+    t.receive(pageCall(2))
+    await t.settled()
+    expect(t.inner.sent.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'store closed' } })
+    expect(errors).toEqual([])
   })
 
   it('hands the SDK every call before the session is initialized, and other tools, methods and call shapes', async () => {

@@ -58,8 +58,8 @@ const CACHE = path.join(ROOT, 'bench', '.cache')
 const REACT_GRAB_VERSION = '0.2.0'
 
 export type Host = 'static-1k' | 'static-10k' | 'react'
-export type Variant = 'none' | 'tag' | 'snippet' | 'react-grab'
-export const VARIANT_NAMES: Record<Variant, string> = { none: 'no tool', tag: 'overlay tag', snippet: 'head snippet', 'react-grab': `React Grab ${REACT_GRAB_VERSION}` }
+export type Variant = 'none' | 'tag' | 'snippet' | 'react-grab' | 'empty'
+export const VARIANT_NAMES: Record<Variant, string> = { none: 'no tool', tag: 'overlay tag', snippet: 'head snippet', 'react-grab': `React Grab ${REACT_GRAB_VERSION}`, empty: 'an empty deferred script (the harness\'s floor)' }
 
 export interface LoadFigures {
   mainMs: number
@@ -70,11 +70,15 @@ export interface LoadFigures {
   eventUs: number
   consoleUs: number
   fetchUs: number
+  /** The tool's own main-thread time over the same window, from a CPU profile of a load of its own (0 without a tool). */
+  ownMs: number
 }
 
 export interface HostPageResult {
   /** host → variant → medians of the load figures. */
   loads: Partial<Record<Host, Partial<Record<Variant, LoadFigures>>>>
+  /** host → the no-tool loads' main-thread time, lowest and highest: how far one load moves from the next with nothing added. */
+  noToolRange: Partial<Record<Host, { min: number; max: number }>>
   /** variant → medians, on the static 1 000-row page. */
   annotate: Partial<Record<Variant, { pickerColdMs: number; pickerCachedMs: number; sendMs: number; sendLongTasksMs: number; sendLongestTaskMs: number; sendNoScreenshotMs: number }>>
   /** The steps recorder on the React dashboard, per minute of scripted use. */
@@ -196,6 +200,7 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     tag: `<script src="${marginalia}/overlay.js" defer></script>`,
     snippet: headSnippet({ server: marginalia, command: 'npx marginalia serve' }),
     'react-grab': '<script src="/react-grab.js" crossorigin="anonymous"></script>',
+    empty: '<script src="/empty.js" defer></script>',
   }
   const recorders: Record<string, string> = { none: '', steps: '<script src="/steps.js"></script>', early: '<script src="/early.js"></script>' }
   const pages = new Map<string, string>()
@@ -214,7 +219,9 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     if (p === '/react-grab.js' && reactGrab) return send(req, res, 'text/javascript', reactGrab, true)
     if (p === '/steps.js') return send(req, res, 'text/javascript', stepsJs)
     if (p === '/early.js') return send(req, res, 'text/javascript', earlyJs)
-    const page = pages.get(p)
+    if (p === '/empty.js') return send(req, res, 'text/javascript', '')
+    // /static-1k/tag/a3: the same page at an address of its own (a load that annotates leaves its annotations there).
+    const page = pages.get(p.replace(/\/a\d+$/, ''))
     if (page) return send(req, res, 'text/html; charset=utf-8', page)
     if (dashboard) {
       const m = /^\/react\/(none|tag|snippet|react-grab|rec-none|rec-steps|rec-early)(\/.*)?$/.exec(p)
@@ -311,6 +318,32 @@ interface Ctx {
 
 const LOAD_SETTLE_MS = 1_500
 
+/**
+ * The tool's own main-thread time over a load of its own (navigation to load + 1.5 s): the CPU
+ * profile's samples whose innermost script frame is one of the tool's scripts, counted (each one
+ * sampling interval). The browser's work a script asks for (a layout it reads, a request it
+ * sends) counts as the script's; compiling it and the page's later style and paint passes do not.
+ * A load of its own because profiling slows the page: the main-thread row comes from loads
+ * without it.
+ */
+async function ownLoadMs(ctx: Ctx, url: string, isToolScript: (u: string) => boolean): Promise<number> {
+  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } })
+  try {
+    const page = await context.newPage()
+    await page.goto(`${ctx.hosts.origin}/blank`)
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Profiler.enable')
+    await cdp.send('Profiler.setSamplingInterval', { interval: SAMPLING_US })
+    await cdp.send('Profiler.start')
+    await page.goto(url, { waitUntil: 'load' })
+    await sleep(ctx.smoke ? 300 : LOAD_SETTLE_MS)
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: Parameters<typeof selfTimeIn>[0] }
+    return selfTimeIn(profile, isToolScript, SAMPLING_US).ms
+  } finally {
+    await context.close()
+  }
+}
+
 async function openLoad(ctx: Ctx, url: string, isTool: (u: string) => boolean): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; transfers: ReturnType<typeof countTransfers>; mainMs: number }> {
   const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } })
   const page = await context.newPage()
@@ -328,10 +361,13 @@ async function openLoad(ctx: Ctx, url: string, isTool: (u: string) => boolean): 
 
 type Picker = { cold: number; cached: number; send: number; sendLongTasks: number; sendLongest: number; sendNoShot: number }
 
+let annotatedPages = 0
+
 async function measureLoad(ctx: Ctx, host: Host, variant: Variant, annotate: boolean): Promise<{ load: LoadFigures; picker?: Picker }> {
   const mg = ctx.marginalia.url
-  const isTool = variant === 'react-grab' ? (u: string) => u.includes('/react-grab.js') : (u: string) => u.startsWith(mg)
-  const url = host === 'react' ? `${ctx.hosts.origin}/react/${variant}` : `${ctx.hosts.origin}/${host}/${variant}`
+  const isTool = variant === 'react-grab' ? (u: string) => u.includes('/react-grab.js') : variant === 'empty' ? (u: string) => u.endsWith('/empty.js') : (u: string) => u.startsWith(mg)
+  // A load that annotates does so on an address no load has used: every load measures a page nobody has annotated yet.
+  const url = host === 'react' ? `${ctx.hosts.origin}/react/${variant}` : `${ctx.hosts.origin}/${host}/${variant}${annotate ? `/a${++annotatedPages}` : ''}`
   const { context, page, cdp, transfers, mainMs } = await openLoad(ctx, url, isTool)
   try {
     await cdp.send('HeapProfiler.collectGarbage')
@@ -344,7 +380,8 @@ async function measureLoad(ctx: Ctx, host: Host, variant: Variant, annotate: boo
     const eventUs = (await page.evaluate(EVENT_COST)) as number
     const consoleUs = (await page.evaluate(CONSOLE_COST)) as number
     const fetchUs = (await page.evaluate(FETCH_COST)) as number
-    const load: LoadFigures = { mainMs, toolKB: transfers.kb(), toolRequests: transfers.requests(), heapMB, idleMsPerS, eventUs, consoleUs, fetchUs }
+    const ownMs = variant === 'none' || variant === 'empty' ? 0 : await ownLoadMs(ctx, url, isTool)
+    const load: LoadFigures = { mainMs, toolKB: transfers.kb(), toolRequests: transfers.requests(), heapMB, idleMsPerS, eventUs, consoleUs, fetchUs, ownMs }
     if (!annotate) return { load }
     const cold = await pickerReady(page)
     // The smoke run leaves the screenshot out: seconds of the page's main thread (see sendAnnotation).
@@ -421,7 +458,7 @@ async function sendAnnotation(ctx: Ctx, page: Page, screenshot: boolean): Promis
  * time since the previous sample, which on a shared machine includes the time the OS ran other
  * work. Also the heaviest of the tool's functions (name:line:column → ms), to say where it goes.
  */
-function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number }; children?: number[] }[]; samples: number[] }, scriptUrl: string, intervalUs: number): { ms: number; top: string[] } {
+function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number }; children?: number[] }[]; samples: number[] }, isToolScript: (url: string) => boolean, intervalUs: number): { ms: number; top: string[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
@@ -433,7 +470,7 @@ function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string; fu
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const f = byId.get(at)!.callFrame
       if (f.url) {
-        answer = f.url === scriptUrl ? `${f.functionName || '(anonymous)'}:${f.lineNumber + 1}:${f.columnNumber + 1}` : undefined
+        answer = isToolScript(f.url) ? `${f.functionName || '(anonymous)'}:${f.lineNumber + 1}:${f.columnNumber + 1}` : undefined
         break
       }
     }
@@ -515,7 +552,8 @@ async function recorderCost(ctx: Ctx, rounds: number, seconds: number): Promise<
         const minutes = (performance.now() - t0) / 60_000
         const m1 = await metrics(cdp)
         const { profile } = (await cdp.send('Profiler.stop')) as { profile: Parameters<typeof selfTimeIn>[0] }
-        const own = selfTimeIn(profile, `${ctx.hosts.origin}/${v}.js`, SAMPLING_US)
+        const script = `${ctx.hosts.origin}/${v}.js`
+        const own = selfTimeIn(profile, (u) => u === script, SAMPLING_US)
         if (v !== 'none') process.stderr.write(`    ${v}.js, round ${r + 1}: ${(own.ms / minutes).toFixed(2)} ms/min; ${own.top.join(', ') || 'no sample'}\n`)
         per[v].task.push(((m1.TaskDuration! - m0.TaskDuration!) * 1000) / minutes)
         per[v].self.push(v === 'none' ? 0 : own.ms / minutes)
@@ -557,7 +595,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
   const ctx: Ctx = { browser, hosts, marginalia, store, smoke: opts.smoke }
   try {
     const hostList: Host[] = opts.smoke ? ['static-1k'] : ['static-1k', 'static-10k', 'react']
-    const variants: Variant[] = opts.smoke ? ['none', 'snippet'] : reactGrab ? ['none', 'tag', 'snippet', 'react-grab'] : ['none', 'tag', 'snippet']
+    const variants: Variant[] = opts.smoke ? ['none', 'snippet'] : reactGrab ? ['none', 'tag', 'snippet', 'react-grab', 'empty'] : ['none', 'tag', 'snippet', 'empty']
     const loads: Record<string, Record<string, LoadFigures[]>> = {}
     const annotate: Record<string, Record<keyof Picker, number[]>> = {}
     // The browser's first page load pays for its own start (caches, compilers): one load, not counted.
@@ -566,6 +604,8 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
       for (const host of hostList) {
         for (let k = 0; k < variants.length; k++) {
           const variant = variants[(k + r) % variants.length]!
+          // The floor is measured on the static pages (no script there, so any script changes how the page parses and lays out).
+          if (variant === 'empty' && host === 'react') continue
           const withAnnotate = host === 'static-1k' && (variant === 'tag' || variant === 'snippet')
           const { load, picker } = await measureLoad(ctx, host, variant, withAnnotate)
           ;((loads[host] ??= {})[variant] ??= []).push(load)
@@ -576,13 +616,15 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
         }
       }
     }
-    const result: HostPageResult = { loads: {}, annotate: {}, reactGrab: reactGrab ? `react-grab@${REACT_GRAB_VERSION}, dist/index.global.js` : opts.smoke ? 'not in the smoke run' : 'react-grab could not be installed from the registry; its column is left out' }
+    const result: HostPageResult = { loads: {}, noToolRange: {}, annotate: {}, reactGrab: reactGrab ? `react-grab@${REACT_GRAB_VERSION}, dist/index.global.js` : opts.smoke ? 'not in the smoke run' : 'react-grab could not be installed from the registry; its column is left out' }
     for (const [host, byVariant] of Object.entries(loads)) {
       const out: Partial<Record<Variant, LoadFigures>> = {}
       for (const [variant, list] of Object.entries(byVariant)) {
-        out[variant as Variant] = { mainMs: medianOf(list, 'mainMs'), toolKB: medianOf(list, 'toolKB'), toolRequests: medianOf(list, 'toolRequests'), heapMB: medianOf(list, 'heapMB'), idleMsPerS: medianOf(list, 'idleMsPerS'), eventUs: medianOf(list, 'eventUs'), consoleUs: medianOf(list, 'consoleUs'), fetchUs: medianOf(list, 'fetchUs') }
+        out[variant as Variant] = { ownMs: medianOf(list, 'ownMs'), mainMs: medianOf(list, 'mainMs'), toolKB: medianOf(list, 'toolKB'), toolRequests: medianOf(list, 'toolRequests'), heapMB: medianOf(list, 'heapMB'), idleMsPerS: medianOf(list, 'idleMsPerS'), eventUs: medianOf(list, 'eventUs'), consoleUs: medianOf(list, 'consoleUs'), fetchUs: medianOf(list, 'fetchUs') }
       }
       result.loads[host as Host] = out
+      const none = (byVariant.none ?? []).map((f) => f.mainMs)
+      if (none.length) result.noToolRange[host as Host] = { min: Math.min(...none), max: Math.max(...none) }
     }
     for (const [variant, a] of Object.entries(annotate)) result.annotate[variant as Variant] = { pickerColdMs: median(a.cold), pickerCachedMs: median(a.cached), sendMs: median(a.send), sendLongTasksMs: median(a.sendLongTasks), sendLongestTaskMs: median(a.sendLongest), sendNoScreenshotMs: median(a.sendNoShot) }
     if (dashboard && opts.parts !== 'loads') result.recorder = await recorderCost(ctx, opts.rounds, 20)

@@ -440,6 +440,8 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
       const label = `host page, ${hostLabel[host]}`
       const isStatic = host !== 'react'
       record(opts, label, 'no tool: main thread, load + 1.5 s', base.mainMs, 'ms')
+      const range = r.noToolRange[host]
+      if (range) record(opts, label, 'no tool: main thread, load + 1.5 s, highest − lowest load', range.max - range.min, 'ms')
       record(opts, label, 'no tool: JS heap', base.heapMB, 'MB')
       record(opts, label, 'no tool: idle main thread', base.idleMsPerS, 'ms/s')
       record(opts, label, 'no tool: input + keydown + click', base.eventUs, 'µs')
@@ -451,6 +453,8 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
         const goal = (limit: number, when = true) => (ours && when ? { op: '<=' as const, limit } : undefined)
         const name = VARIANT_NAMES[variant]
         record(opts, label, `${name}: main thread, load + 1.5 s, added`, f.mainMs - base.mainMs, 'ms', goal(15, isStatic))
+        if (variant === 'empty') continue
+        record(opts, label, `${name}: its own main-thread time, load + 1.5 s (CPU samples in its scripts)`, f.ownMs, 'ms')
         record(opts, label, `${name}: bytes fetched for the tool before Annotate (as transferred)`, f.toolKB, 'KB', goal(30))
         record(opts, label, `${name}: requests for the tool before Annotate`, f.toolRequests, '')
         record(opts, label, `${name}: JS heap, added`, f.heapMB - base.heapMB, 'MB', goal(1.5))

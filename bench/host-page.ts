@@ -91,6 +91,8 @@ export interface HostPageOptions {
   rounds: number
   /** The loads (and Annotate, Send), the recorder's cost, or both (default). */
   parts?: 'loads' | 'recorder' | undefined
+  /** How long each round of ordinary use lasts, s (default 60: a minute of use, its one-off costs such as compiling the listeners counted once). */
+  recorderSeconds?: number | undefined
 }
 
 // ---- the hosts -------------------------------------------------------------------------------
@@ -627,7 +629,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
       if (none.length) result.noToolRange[host as Host] = { min: Math.min(...none), max: Math.max(...none) }
     }
     for (const [variant, a] of Object.entries(annotate)) result.annotate[variant as Variant] = { pickerColdMs: median(a.cold), pickerCachedMs: median(a.cached), sendMs: median(a.send), sendLongTasksMs: median(a.sendLongTasks), sendLongestTaskMs: median(a.sendLongest), sendNoScreenshotMs: median(a.sendNoShot) }
-    if (dashboard && opts.parts !== 'loads') result.recorder = await recorderCost(ctx, opts.rounds, 20)
+    if (dashboard && opts.parts !== 'loads') result.recorder = await recorderCost(ctx, opts.rounds, opts.recorderSeconds ?? 60)
     return result
   } finally {
     await browser.close()

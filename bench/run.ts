@@ -429,7 +429,8 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
   'host-page': async (opts) => {
     // BENCH_HOST_ROUNDS (default 5); BENCH_HOST_PARTS=loads or recorder: one half of the scenario.
     const parts = process.env.BENCH_HOST_PARTS
-    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined })
+    // BENCH_RECORDER_SECONDS: how long each round of ordinary use lasts (default 60).
+    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined, recorderSeconds: opts.smoke ? 5 : Number(process.env.BENCH_RECORDER_SECONDS) || undefined })
     if (!r) return void process.stderr.write('  host-page: skipped (no Chromium)\n')
     process.stderr.write(`  host-page: React Grab: ${r.reactGrab}\n`)
     const tools: Variant[] = ['tag', 'snippet']

@@ -44,6 +44,15 @@ async function clickCentre(page: Page, selector: string): Promise<void> {
 }
 
 describe.skipIf(!enabled)('the overlay is always on top', () => {
+  it('a modal dialog already open when the overlay starts: the toolbar goes into it and is usable', { timeout: 60_000 }, async () => {
+    const opened = PAGE.replace('{{overlay}}', "<script>document.getElementById('edit').showModal()</script>{{overlay}}")
+    const { page } = await setup(chromium.browser, cleanups, { '/orders': opened }, '/orders')
+    await eventually(() => page.evaluate(() => document.querySelector('marginalia-overlay')!.parentElement?.id)).toBe('edit')
+    expect(await hitAt(page, '.annotate')).toBe('overlay')
+    await clickCentre(page, '.annotate')
+    await eventually(() => ui(page, '.annotate').getAttribute('aria-pressed')).toBe('true')
+  })
+
   it('above a max z-index banner, a later popover and a modal dialog, and usable inside the dialog', { timeout: 90_000 }, async () => {
     const { store, page } = await setup(chromium.browser, cleanups, { '/orders': PAGE }, '/orders')
     // The banner covers the toolbar's corner at the highest z-index there is: the toolbar still wins.

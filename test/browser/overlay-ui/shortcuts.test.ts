@@ -2,7 +2,7 @@
  * Shortcuts: the annotate shortcut is Alt+Shift+A unless configured (the script tag's
  * data-shortcut, which the Vite plugin's `shortcut` option sets); no shortcut fires while the
  * person types in an input, a textarea or a contenteditable editor; the shortcut and Esc work
- * while focus is inside a same-origin iframe.
+ * while focus is inside a same-origin iframe (one there at load, one added later, one nested).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
@@ -65,6 +65,27 @@ describe.skipIf(!enabled)('shortcuts', () => {
       f.src = '/inner?again'
     }))
     await frame.locator('#pay').focus()
+    await page.keyboard.press('Alt+Shift+A')
+    expect(await annotating(page)).toBe('true')
+    await page.keyboard.press('Escape')
+    expect(await annotating(page)).toBe('false')
+
+    // An iframe the page adds later, and one inside it: heard once focus goes into them.
+    await page.locator('#save').focus()
+    await page.evaluate(() => new Promise((r) => {
+      const f = document.createElement('iframe')
+      f.id = 'later'
+      f.srcdoc = '<button id="outer">Outer</button><iframe id="nested" srcdoc="<button id=inner>Inner</button>"></iframe>'
+      f.addEventListener('load', r, { once: true })
+      document.body.append(f)
+    }))
+    const later = page.frameLocator('#later')
+    await later.locator('#outer').focus()
+    await page.keyboard.press('Alt+Shift+A')
+    expect(await annotating(page)).toBe('true')
+    await page.keyboard.press('Escape')
+    expect(await annotating(page)).toBe('false')
+    await later.frameLocator('#nested').locator('#inner').focus()
     await page.keyboard.press('Alt+Shift+A')
     expect(await annotating(page)).toBe('true')
     await page.keyboard.press('Escape')

@@ -85,58 +85,62 @@ function isTyping(e: KeyboardEvent): boolean {
 }
 
 /**
- * Hears keydown on the window and in every same-origin iframe (also ones added later, and after
- * an iframe navigates), so the overlay's keys work wherever focus is.
+ * Hears keydown in the same-origin iframe focus is in (nested ones too, and again after one
+ * navigates), so the overlay's keys work wherever focus is; the window's own keydown is the
+ * overlay's. No scan of the page and no observer of its changes: focus moving into a frame blurs
+ * the window the frame is in, and that window's focused element is then the frame — only that
+ * frame is listened to, when the person goes into it.
  */
 export class FrameKeys {
+  /** Windows whose blur is heard (the top one and each frame's). */
+  private readonly followed = new Set<Window>()
+  /** Frame windows with the keydown listener. */
   private readonly windows = new Set<Window>()
   private readonly frames = new WeakSet<Element>()
   /** Documents listened to: a frame that navigates keeps its window but loses its listeners. */
   private readonly docs = new WeakSet<Document>()
-  private readonly observer: MutationObserver
 
-  constructor(private readonly handler: (e: KeyboardEvent) => void) {
-    this.observer = new MutationObserver((records) => {
-      for (const r of records) {
-        for (const n of r.addedNodes) {
-          if (n.nodeType !== 1) continue
-          const el = n as Element
-          if (el.localName === 'iframe' || el.localName === 'frame' || el.querySelector('iframe, frame')) {
-            this.scan(el.ownerDocument)
-            return
-          }
-        }
-      }
-    })
-  }
+  constructor(private readonly handler: (e: KeyboardEvent) => void) {}
 
   start(): void {
-    this.scan(document)
+    this.follow(window)
   }
 
   stop(): void {
-    this.observer.disconnect()
-    for (const w of this.windows) {
+    for (const w of this.followed) {
       try {
-        w.removeEventListener('keydown', this.handler, true)
+        w.removeEventListener('blur', this.onBlur)
+        if (this.windows.has(w)) w.removeEventListener('keydown', this.handler, true)
       } catch {
         // gone
       }
     }
+    this.followed.clear()
     this.windows.clear()
   }
 
-  /** Listen in `doc`'s frames, nested, and watch `doc` for new ones. */
-  private scan(doc: Document): void {
-    this.observer.observe(doc, { childList: true, subtree: true })
-    for (const f of doc.querySelectorAll('iframe, frame')) {
-      if (!this.frames.has(f)) {
-        this.frames.add(f)
-        // A frame that navigates gets a new document: listen again.
-        f.addEventListener('load', () => this.listen(f as HTMLIFrameElement))
-      }
-      this.listen(f as HTMLIFrameElement)
+  /** Hear `win` lose the focus (to one of its frames), and take the frame focus is in already. */
+  private follow(win: Window): void {
+    this.followed.add(win)
+    win.addEventListener('blur', this.onBlur)
+    this.enter(win.document)
+  }
+
+  private readonly onBlur = (e: Event): void => {
+    const win = e.currentTarget as Window
+    if (e.target === win) this.enter(win.document)
+  }
+
+  /** The frame focused in `doc`, if one is: listened to. */
+  private enter(doc: Document): void {
+    const f = doc.activeElement
+    if (!f || (f.localName !== 'iframe' && f.localName !== 'frame')) return
+    if (!this.frames.has(f)) {
+      this.frames.add(f)
+      // A frame that navigates gets a new document: listen again.
+      f.addEventListener('load', () => this.listen(f as HTMLIFrameElement))
     }
+    this.listen(f as HTMLIFrameElement)
   }
 
   private listen(f: HTMLIFrameElement): void {
@@ -148,7 +152,7 @@ export class FrameKeys {
       this.docs.add(doc)
       win.addEventListener('keydown', this.handler, true)
       this.windows.add(win)
-      this.scan(doc)
+      this.follow(win)
     } catch {
       // cross-origin: its keys stay its own
     }

@@ -28,6 +28,13 @@ const COMPOSED = ['focusin', 'pointerdown'] as const
 
 const supported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function'
 
+/** Whether the focus (through open shadow roots) is in an open modal dialog. */
+function focusInModal(): boolean {
+  let focused = document.activeElement
+  while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement
+  return focused?.closest('dialog')?.matches(':modal') ?? false
+}
+
 export class TopLayer {
   private readonly observer: MutationObserver
   /** Modal dialogs in the order they opened: the last one is the one that blocks the page. */
@@ -57,7 +64,11 @@ export class TopLayer {
   start(): void {
     this.running = true
     this.observer.observe(document, OBSERVED)
-    this.place(false)
+    // No walk of the page at start (a query over every element costs a page of thousands of them
+    // milliseconds): a modal dialog already open holds the focus (showModal() moves it in), and
+    // fullscreen is a property. A popover the page opened before the overlay came is met at its
+    // next toggle or the press of Annotate (raise).
+    if (document.fullscreenElement || focusInModal()) this.place(false)
     document.addEventListener('toggle', this.onToggle, true)
     document.addEventListener('fullscreenchange', this.onFullscreen)
     for (const type of COMPOSED) document.addEventListener(type, this.onComposed, { capture: true, passive: true })

@@ -52,7 +52,7 @@ export function createPipeline(app: App, router: Router<Route>): (req: IncomingM
       if (!url) throw new HttpError(400, 'INVALID_PARAMS', 'The request target is not a valid path.')
       app.security.checkHost(req)
       const origin = app.security.checkOrigin(req)
-      cors = corsHeaders(origin)
+      cors = corsHeaders(origin, found.route?.jsonRpcErrors === true)
       if (method === 'OPTIONS') {
         res.writeHead(204, preflightHeaders(origin))
         res.end()
@@ -86,7 +86,7 @@ export function createPipeline(app: App, router: Router<Route>): (req: IncomingM
         const { status, headers, body } = toErrorResponse(e, app.log)
         sendRpcError(res, status, -32000, body.error.message, { ...cors, ...headers })
       } else {
-        sendError(res, e, app.log, cors)
+        sendError(res, e, app.log, cors['Access-Control-Allow-Origin'] === undefined ? cors : corsHeaders(cors['Access-Control-Allow-Origin']))
       }
     }
   }

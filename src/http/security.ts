@@ -177,9 +177,15 @@ const CORS_ALLOW_HEADERS = 'Content-Type, Authorization, Last-Event-ID, Mcp-Sess
 const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, WWW-Authenticate'
 const CORS_ALLOW_METHODS = 'GET, POST, DELETE, OPTIONS'
 
-/** CORS response headers for an allowed origin (always `Vary: Origin`, so caches keep them apart). */
-export function corsHeaders(origin: string | undefined): Record<string, string> {
+/**
+ * CORS response headers for an allowed origin (always `Vary: Origin`, so caches keep them apart).
+ * `expose`: the headers a page's script may read beyond the simple ones (the MCP session id, an
+ * authentication challenge) are named — on the MCP endpoint's answers and on errors, the only
+ * answers that carry them; the overlay's every other request is spared the bytes.
+ */
+export function corsHeaders(origin: string | undefined, expose = true): Record<string, string> {
   if (origin === undefined) return { Vary: 'Origin' }
+  if (!expose) return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin }
   return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSE_HEADERS }
 }
 

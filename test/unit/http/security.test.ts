@@ -52,7 +52,12 @@ describe('Origin and CORS', () => {
       expect(r.status, origin).toBe(200)
       expect(r.headers['access-control-allow-origin']).toBe(origin)
       expect(r.headers.vary).toContain('Origin')
+      // The headers beyond the simple ones are named only where they come (the MCP endpoint, errors).
+      expect(r.headers['access-control-expose-headers']).toBeUndefined()
     }
+    const missing = await request(`${server.url}/api/sessions/s_nope`, { headers: { Origin: 'http://localhost:5173' } })
+    expect(missing.status).toBe(404)
+    expect(missing.headers['access-control-expose-headers']).toContain('WWW-Authenticate')
     // No Origin (curl, agents): no CORS headers, still allowed.
     const plain = await request(`${server.url}/api/sessions`)
     expect(plain.status).toBe(200)

@@ -22,6 +22,12 @@ export interface StepsHandle {
   mark(): void
   mask(on: boolean | undefined): void
   pause(on: boolean): void
+  /**
+   * The overlay's own keydown listener, called after the recorder's in the recorder's window
+   * listener (one listener on every key press, not two); undefined takes it off. Optional: a
+   * recorder without it leaves the overlay to listen itself.
+   */
+  keys?(listener: ((e: KeyboardEvent) => void) | undefined): void
 }
 
 /**
@@ -59,6 +65,8 @@ export class StepLog implements StepsHandle {
   private maskSetting: boolean | undefined
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
+  /** The overlay's keydown listener (see `keys`). */
+  keyListener: ((e: KeyboardEvent) => void) | undefined
 
   /** An event that makes no step: the page's own (untrusted), or the person's while the picker is on. */
   ignores(e: Event): boolean {
@@ -285,6 +293,10 @@ export class StepLog implements StepsHandle {
   pause(on: boolean): void {
     if (on) this.flush()
     this.paused = on
+  }
+
+  keys(listener: ((e: KeyboardEvent) => void) | undefined): void {
+    this.keyListener = listener
   }
 
   mask(on: boolean | undefined): void {

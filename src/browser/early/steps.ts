@@ -13,7 +13,8 @@
  * never by its text. With `maskInputs` on (the default on origins that are not local dev origins)
  * no typed value is kept at all.
  *
- * Cheap: passive listeners called by the browser directly, each a few property reads and no
+ * Cheap: listeners called by the browser directly (passive but keydown's, which the overlay's key
+ * listener shares), each a few property reads and no
  * layout read; an event that makes a step (a click, a change, a submit) keeps only the element (and
  * a button's or link's words, unsquashed), which ./describe.ts names and locates when the steps are
  * read or saved, as a route's address is redacted then. Typing is heard by the keys that edit a
@@ -33,7 +34,9 @@
  * or since `mark()`, oldest first, in the store's `Step` shape (src/store/model.ts); `mark(): void`
  * — the person annotated, the next `recent()` starts here; `mask(on: boolean | undefined): void` —
  * the `maskInputs` setting (undefined: by origin), remembered for the tab; `pause(on: boolean): void`
- * — while the person picks what to annotate, their clicks and keys are the overlay's, not steps.
+ * — while the person picks what to annotate, their clicks and keys are the overlay's, not steps;
+ * and, optional (recorders before it lack it), `keys(listener | undefined): void` — the overlay's
+ * own keydown listener, called after the recorder's in the recorder's window listener (not passive).
  */
 import { LIMITS } from '../../store/vocabulary.js'
 import { squash } from './describe.js'
@@ -159,8 +162,7 @@ export function installSteps(page: Window): StepsHandle {
       // bookkeeping never disturbs the page
     }
   })
-  listen(win, 'keydown', (e) => {
-    if (log.ignores(e)) return
+  const onKey = (e: KeyboardEvent): void => {
     try {
       const key = e.key
       if (!KEYS.has(key)) {
@@ -178,7 +180,16 @@ export function installSteps(page: Window): StepsHandle {
     } catch {
       // bookkeeping never disturbs the page
     }
-  })
+  }
+  // Not passive: the overlay's own listener, called from here (`keys`), may take a key it handles from the page.
+  win.addEventListener(
+    'keydown',
+    (e) => {
+      if (!log.ignores(e)) onKey(e)
+      log.keyListener?.(e)
+    },
+    { capture: true },
+  )
   listen(win, 'submit', (e) => {
     if (log.ignores(e)) return
     try {

@@ -118,6 +118,7 @@ export class Overlay {
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
+  private mounted = false
   /** The panels' stylesheet (chunks/ui.ts): asked for, or adopted. */
   private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
   /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
@@ -363,10 +364,30 @@ export class Overlay {
         if (wantSteps && !this.steps) {
           this.steps = early.installSteps(window)
           if (this.options.maskInputs !== undefined) this.steps.mask(this.options.maskInputs)
+          if (this.mounted) this.listenKeys()
         }
       },
       () => {}, // the chunk cannot be fetched: annotations go without the page log and the steps
     )
+  }
+
+  /** The window's keydown listener of its own, while the steps' recorder does not call `onKeyDown` from its own. */
+  private ownKeys: AbortController | undefined
+
+  /**
+   * The window's key presses: heard in the steps recorder's keydown listener when it offers to
+   * call ours (one listener a key press costs the page, not two), else by a listener of our own.
+   */
+  private listenKeys(): void {
+    if (this.destroyed) return
+    if (this.steps?.keys) {
+      this.steps.keys(this.onKeyDown)
+      this.ownKeys?.abort()
+      this.ownKeys = undefined
+    } else if (!this.ownKeys) {
+      this.ownKeys = new AbortController()
+      window.addEventListener('keydown', this.onKeyDown, { capture: true, signal: this.ownKeys.signal })
+    }
   }
 
   /** Turned on while off at load: the log starts now (it has nothing from before). */
@@ -384,10 +405,11 @@ export class Overlay {
 
   mount(): void {
     const { signal } = this.listening
+    this.mounted = true
     this.csp.start()
     document.documentElement.appendChild(this.host)
     this.topLayer.start()
-    window.addEventListener('keydown', this.onKeyDown, { capture: true, signal })
+    this.listenKeys()
     this.frameKeys.start()
     onViewportChange(this.render.schedule, signal)
     window.addEventListener('online', this.onOnline, { signal })
@@ -415,6 +437,8 @@ export class Overlay {
     this.cancelTurnOn()
     this.ui?.stop()
     this.listening.abort()
+    this.ownKeys?.abort()
+    this.steps?.keys?.(undefined)
     this.frameKeys.stop()
     this.ui?.freezer.unfreeze()
     this.menu.stop()

@@ -182,6 +182,40 @@ document.getElementById('save').addEventListener('click', (e) => { e.currentTarg
     expect(JSON.stringify(await recent(p))).not.toContain('abc123')
   })
 
+  it('calls the listener handed to keys() after its own, on every key press (the page\'s own ones too), and that listener may take a key from the page; undefined takes it off', async () => {
+    const origin = await serve(() =>
+      page(UNTIMED, `<input id="q" aria-label="Search"><script>
+window.pageKeys = []
+document.addEventListener('keydown', (e) => window.pageKeys.push(e.key))
+</script>`),
+    )
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/search`)
+    await p.evaluate(() => {
+      const w = window as unknown as Record<string, string[]> & Record<symbol, { keys(l: ((e: KeyboardEvent) => void) | undefined): void }>
+      w.heard = []
+      w[Symbol.for('marginalia.steps')]!.keys((e) => {
+        w.heard!.push(`${e.key}${e.isTrusted ? '' : ' (page)'}`)
+        if (e.key === 'F2') {
+          e.preventDefault()
+          e.stopPropagation()
+        }
+      })
+    })
+    await p.locator('#q').press('a')
+    await p.locator('#q').press('F2')
+    await p.locator('#q').press('Enter')
+    await p.evaluate(() => document.getElementById('q')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'x', bubbles: true })))
+    expect(await p.evaluate(() => (window as unknown as Record<string, string[]>).heard)).toEqual(['a', 'F2', 'Enter', 'x (page)'])
+    // F2 was taken: the page never heard it.
+    expect(await p.evaluate(() => (window as unknown as Record<string, string[]>).pageKeys)).toEqual(['a', 'Enter', 'x'])
+    // The recorder still records: the typing and the Enter.
+    expect(await lines(p)).toEqual(['open /search', 'viewport 1024×700', 'type "a" in textbox "Search"', 'press Enter in textbox "Search"'])
+    await p.evaluate(() => (window as unknown as Record<symbol, { keys(l: undefined): void }>)[Symbol.for('marginalia.steps')]!.keys(undefined))
+    await p.locator('#q').press('b')
+    expect(await p.evaluate(() => (window as unknown as Record<string, string[]>).heard)).toHaveLength(4)
+  })
+
   it('reads a field\'s value when its step is written, not per keystroke, hears no input event, and names a clicked element only when the steps are read', async () => {
     // Counts, in the page's world, reads of a field's value, `input` listeners added, and attribute reads (the accessible name's).
     const SPY = `<script>

@@ -3,7 +3,8 @@
  * script tag and with the head snippet: no layout or style recalculation forced by its scripts,
  * no request to its server before the page's load event, /health asked once, a handful of
  * requests in all until it is connected; with the snippet, the recorders the loader started are
- * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them. And
+ * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them; one
+ * keydown listener on the window (the recorder's, which calls the overlay's). And
  * pressing Annotate costs the page no top-layer pass, the picker answers where the pointer is, and
  * a click held while annotate mode comes is picked, not recorded as a step to reproduce.
  */
@@ -68,20 +69,25 @@ async function load(serverUrl: string, origin: string, path: string) {
       const f = (e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace)![0]!
       return `${e.name} <- ${f.functionName}@${f.url?.slice(serverUrl.length)}:${f.lineNumber}:${f.columnNumber}`
     })
+  // Key presses: the recorder's keydown listener calls the overlay's (one listener on the window, not two).
+  const { result: win } = await cdp.send('Runtime.evaluate', { expression: 'window' })
+  const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: win.objectId! })
+  const keydownListeners = listeners.filter((l) => l.type === 'keydown').length
   const inPage = await page.evaluate(() => ({
     popover: document.querySelector('marginalia-overlay')!.hasAttribute('popover'),
     log: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.pageLog')]),
     steps: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.steps')]),
   }))
-  return { requests, loadedAt, forced, inPage }
+  return { requests, loadedAt, forced, inPage, keydownListeners }
 }
 
 /** Load /orders and check what every load must be: nothing forced, no popover, the recorders running, no request before the load event, /health once, 7 requests at most. */
 async function quietLoad(serverUrl: string, origin: string) {
   const loaded = await load(serverUrl, origin, '/orders')
-  const { requests, loadedAt, forced, inPage } = loaded
+  const { requests, loadedAt, forced, inPage, keydownListeners } = loaded
   expect(forced).toEqual([])
   expect(inPage).toEqual({ popover: false, log: true, steps: true })
+  expect(keydownListeners).toBe(1)
   const api = requests.filter((r) => !r.path.endsWith('.js'))
   for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
   expect(api.filter((r) => r.path === '/health')).toHaveLength(1)

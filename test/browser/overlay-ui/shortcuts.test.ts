@@ -92,6 +92,18 @@ describe.skipIf(!enabled)('shortcuts', () => {
     expect(await annotating(page)).toBe('false')
   })
 
+  it('works with the steps recorder turned off for the origin (the overlay listens itself)', { timeout: 60_000 }, async () => {
+    const { page, pages } = await setup(chromium.browser, cleanups, { '/form': PAGE, '/inner': INNER }, '/form')
+    await page.evaluate(() => localStorage.setItem('marginalia:steps', 'off'))
+    await openPage(page, `${pages.origin}/form`)
+    expect(await page.evaluate(() => Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.steps')]))).toBe(false)
+    await page.locator('#save').focus()
+    await page.keyboard.press('Alt+Shift+A')
+    await eventually(() => annotating(page)).toBe('true')
+    await page.keyboard.press('Escape')
+    expect(await annotating(page)).toBe('false')
+  })
+
   it("takes the Vite plugin's shortcut option (the script tag's data-shortcut)", { timeout: 120_000 }, async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'marginalia-shortcut-'))
     cleanups.push(() => rmSync(root, { recursive: true, force: true }))

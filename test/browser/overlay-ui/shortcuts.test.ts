@@ -2,7 +2,8 @@
  * Shortcuts: the annotate shortcut is Alt+Shift+A unless configured (the script tag's
  * data-shortcut, which the Vite plugin's `shortcut` option sets); no shortcut fires while the
  * person types in an input, a textarea or a contenteditable editor; the shortcut and Esc work
- * while focus is inside a same-origin iframe (one there at load, one added later, one nested).
+ * while focus is inside a same-origin iframe (one there at load, one added later and entered from
+ * another frame, one nested).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
@@ -80,6 +81,8 @@ describe.skipIf(!enabled)('shortcuts', () => {
       document.body.append(f)
     }))
     const later = page.frameLocator('#later')
+    // From one frame straight into another: the top window is not blurred again, the frame left is.
+    await frame.locator('#pay').focus()
     await later.locator('#outer').focus()
     await page.keyboard.press('Alt+Shift+A')
     expect(await annotating(page)).toBe('true')

@@ -85,11 +85,11 @@ function isTyping(e: KeyboardEvent): boolean {
 }
 
 /**
- * Hears keydown in the same-origin iframe focus is in (nested ones too, and again after one
+ * Hears keydown in the same-origin iframes focus is in (nested ones too, and again after one
  * navigates), so the overlay's keys work wherever focus is; the window's own keydown is the
- * overlay's. No scan of the page and no observer of its changes: focus moving into a frame blurs
- * the window the frame is in, and that window's focused element is then the frame — only that
- * frame is listened to, when the person goes into it.
+ * overlay's. No scan of the page and no observer of its changes: focus going into a frame, or from
+ * one frame to another, blurs a window heard here (the top one, or the frame it leaves), and the
+ * frames focus is in are then found from the top document down, each through its focused element.
  */
 export class FrameKeys {
   /** Windows whose blur is heard (the top one and each frame's). */
@@ -99,14 +99,18 @@ export class FrameKeys {
   private readonly frames = new WeakSet<Element>()
   /** Documents listened to: a frame that navigates keeps its window but loses its listeners. */
   private readonly docs = new WeakSet<Document>()
+  private stopped = false
 
   constructor(private readonly handler: (e: KeyboardEvent) => void) {}
 
   start(): void {
+    this.stopped = false
     this.follow(window)
+    this.walk()
   }
 
   stop(): void {
+    this.stopped = true
     for (const w of this.followed) {
       try {
         w.removeEventListener('blur', this.onBlur)
@@ -119,31 +123,40 @@ export class FrameKeys {
     this.windows.clear()
   }
 
-  /** Hear `win` lose the focus (to one of its frames), and take the frame focus is in already. */
   private follow(win: Window): void {
     this.followed.add(win)
     win.addEventListener('blur', this.onBlur)
-    this.enter(win.document)
   }
 
-  private readonly onBlur = (e: Event): void => {
-    const win = e.currentTarget as Window
-    if (e.target === win) this.enter(win.document)
+  private readonly onBlur = (): void => {
+    this.walk()
+    // From one frame to another, the first is blurred before the second has the focus: looked at again once it has.
+    setTimeout(this.walk, 0)
   }
 
-  /** The frame focused in `doc`, if one is: listened to. */
-  private enter(doc: Document): void {
-    const f = doc.activeElement
-    if (!f || (f.localName !== 'iframe' && f.localName !== 'frame')) return
-    if (!this.frames.has(f)) {
-      this.frames.add(f)
-      // A frame that navigates gets a new document: listen again.
-      f.addEventListener('load', () => this.listen(f as HTMLIFrameElement))
+  /** The frames focus is in, from the top document down: each listened to. */
+  private readonly walk = (): void => {
+    if (this.stopped) return
+    let doc: Document | null = document
+    for (let depth = 0; doc && depth < 16; depth++) {
+      const f: Element | null = doc.activeElement
+      if (!f || (f.localName !== 'iframe' && f.localName !== 'frame')) return
+      if (!this.frames.has(f)) {
+        this.frames.add(f)
+        // A frame that navigates gets a new document: listen again.
+        f.addEventListener('load', () => this.listen(f as HTMLIFrameElement))
+      }
+      this.listen(f as HTMLIFrameElement)
+      try {
+        doc = (f as HTMLIFrameElement).contentDocument
+      } catch {
+        return // cross-origin
+      }
     }
-    this.listen(f as HTMLIFrameElement)
   }
 
   private listen(f: HTMLIFrameElement): void {
+    if (this.stopped) return
     try {
       const win = f.contentWindow
       const doc = f.contentDocument

@@ -9,6 +9,7 @@
  * a click held while annotate mode comes is picked, not recorded as a step to reproduce.
  */
 import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { headSnippet } from '../../../src/integrations/shared/loader-script.js'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
@@ -95,6 +96,20 @@ async function quietLoad(serverUrl: string, origin: string) {
   return loaded
 }
 
+/** Annotate mode's chunk held at the network: `chunkAsked` once the page asks for it, sent on `open()`. */
+async function holdAnnotateChunk(page: Page): Promise<{ chunkAsked: Promise<void>; open: () => void }> {
+  let asked!: () => void
+  const chunkAsked = new Promise<void>((resolve) => (asked = resolve))
+  let open!: () => void
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  await page.route(/\/chunks\/annotate-/, async (route) => {
+    asked()
+    await gate
+    await route.continue()
+  })
+  return { chunkAsked, open }
+}
+
 describe.skipIf(!enabled)('the overlay at load', () => {
   it('with the tag: no forced layout, nothing before the load event, /health once, the recorders from the early chunk', { timeout: 60_000 }, async () => {
     const { http } = await startMarginalia(cleanups)
@@ -120,15 +135,7 @@ describe.skipIf(!enabled)('the overlay at load', () => {
     const button = page.locator('marginalia-overlay .annotate')
     await button.waitFor({ timeout: 15_000 })
     // Annotate mode's chunk is held at the network until the pointer has moved onto a cell.
-    let asked!: () => void
-    const chunkAsked = new Promise<void>((resolve) => (asked = resolve))
-    let open!: () => void
-    const gate = new Promise<void>((resolve) => (open = resolve))
-    await page.route(/\/chunks\/annotate-/, async (route) => {
-      asked()
-      await gate
-      await route.continue()
-    })
+    const { chunkAsked, open } = await holdAnnotateChunk(page)
     const box = (await button.boundingBox())!
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
     await chunkAsked
@@ -154,15 +161,7 @@ describe.skipIf(!enabled)('the overlay at load', () => {
     const button = page.locator('marginalia-overlay .annotate')
     await button.waitFor({ timeout: 15_000 })
     await page.getByRole('button', { name: 'Refresh' }).click()
-    let asked!: () => void
-    const chunkAsked = new Promise<void>((resolve) => (asked = resolve))
-    let open!: () => void
-    const gate = new Promise<void>((resolve) => (open = resolve))
-    await page.route(/\/chunks\/annotate-/, async (route) => {
-      asked()
-      await gate
-      await route.continue()
-    })
+    const { chunkAsked, open } = await holdAnnotateChunk(page)
     await button.click()
     await chunkAsked
     const refund = (await page.locator('#refund').boundingBox())!

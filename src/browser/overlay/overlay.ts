@@ -6,7 +6,8 @@
  * (chunks/annotate.ts), fetched when the person shows the intent to act ({@link Overlay.withUi}). What spans them lives in
  * modules of its own: which panel is open and where focus goes back (`panels.ts`), drawing and
  * laying out in one frame (`render.ts`), where the live stream's reports go (`stream-events.ts`),
- * what the person does in a thread or the list (`actions.ts`), sending (`sending.ts`).
+ * what the person does in a thread or the list (`actions.ts`), sending (`sending.ts`), the page log
+ * and the steps' recorder (`recorders.ts`).
  *
  * The parts live in rooms (docs/ARCHITECTURE.md has the map): `sync/` (the server and the
  * outbox), `views/` (what is drawn), `annotate/` (picking and writing), `capture/`, `anchor/`,
@@ -16,9 +17,9 @@ import { BrowserAuth, type Auth } from '../shared/auth.js'
 import { Api, type ExpectedServer, type Transport } from '../shared/api.js'
 import { h } from '../shared/dom.js'
 import type { Links } from '../shared/links.js'
-import { installedPageLog, pageLogEnabled, type PageLogHandle } from '../early/page-log.js'
-import { installedSteps, type StepsHandle } from '../early/steps.js'
-import { stepsEnabled } from '../early/steps-settings.js'
+import type { PageLogHandle } from '../early/page-log.js'
+import type { StepsHandle } from '../early/steps.js'
+import { Recorders } from './recorders.js'
 import { Follower } from './anchor/follow.js'
 import { INTENDED, complete, load, prefetchWhenIdle } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
@@ -84,10 +85,8 @@ export class Overlay {
   readonly sender: Sender
   readonly sync: PageSync
   readonly host = document.createElement('marginalia-overlay')
-  /** What the page logged (console errors, failed requests), unless turned off for this origin. */
-  pageLog: PageLogHandle | undefined
-  /** The steps to reproduce (the early recorder's when it ran), unless turned off for this origin. */
-  steps: StepsHandle | undefined
+  /** The page log and the steps' recorder (recorders.ts). */
+  private readonly recorders: Recorders
   readonly shadow = this.host.attachShadow({ mode: 'open' })
   /** Annotate mode and the panels, once the `annotate` chunk has come (withUi). */
   ui: UiParts | undefined
@@ -118,7 +117,6 @@ export class Overlay {
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
-  private mounted = false
   /** The panels' stylesheet (chunks/ui.ts): asked for, or adopted. */
   private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
   /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
@@ -134,7 +132,7 @@ export class Overlay {
     if (options.shortcut && !given) console.warn(`Marginalia: data-shortcut="${options.shortcut}" is not a shortcut (e.g. Alt+Shift+A, Ctrl+Alt+M); using ${DEFAULT_SHORTCUT}.`)
     const shortcut = given ?? parseShortcut(DEFAULT_SHORTCUT)!
     this.links = { attachments: server, editor: {} }
-    this.takeRecorders()
+    this.recorders = new Recorders((url) => url.startsWith(server), options.maskInputs)
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
     const settings = new Settings(storage)
@@ -341,75 +339,14 @@ export class Overlay {
     )
   }
 
-  /** Requests to the overlay's own server are never in the page log. */
-  private readonly ownRequest = (url: string): boolean => url.startsWith(this.server)
-
-  /**
-   * The page log and the steps' recorder: the early script's, taken over, when it ran (the head
-   * snippet's loader.js, the Vite loader, the extension); otherwise installed as overlay.js
-   * starts, from the `early` chunk (overlay.js does not carry a second copy of the recorders).
-   */
-  private takeRecorders(): void {
-    const wantLog = pageLogEnabled()
-    const wantSteps = stepsEnabled()
-    this.pageLog = wantLog ? installedPageLog(window) : undefined
-    this.pageLog?.ignore(this.ownRequest)
-    this.steps = wantSteps ? installedSteps(window) : undefined
-    if (this.options.maskInputs !== undefined) this.steps?.mask(this.options.maskInputs)
-    if ((!wantLog || this.pageLog) && (!wantSteps || this.steps)) return
-    load('early').then(
-      (early) => {
-        if (this.destroyed) return
-        if (wantLog && !this.pageLog) this.pageLog = early.installPageLog(window, this.ownRequest)
-        if (wantSteps && !this.steps) {
-          this.steps = early.installSteps(window)
-          if (this.options.maskInputs !== undefined) this.steps.mask(this.options.maskInputs)
-          if (this.mounted) this.listenKeys()
-        }
-      },
-      () => {}, // the chunk cannot be fetched: annotations go without the page log and the steps
-    )
-  }
-
-  /** The window's keydown listener of its own, while the steps' recorder does not call `onKeyDown` from its own. */
-  private ownKeys: AbortController | undefined
-
-  /**
-   * The window's key presses: heard in the steps recorder's keydown listener when it offers to
-   * call ours (one listener a key press costs the page, not two), else by a listener of our own.
-   */
-  private listenKeys(): void {
-    if (this.destroyed) return
-    if (this.steps?.keys) {
-      this.steps.keys(this.onKeyDown)
-      this.ownKeys?.abort()
-      this.ownKeys = undefined
-    } else if (!this.ownKeys) {
-      this.ownKeys = new AbortController()
-      window.addEventListener('keydown', this.onKeyDown, { capture: true, signal: this.ownKeys.signal })
-    }
-  }
-
-  /** Turned on while off at load: the log starts now (it has nothing from before). */
-  startPageLog(on: boolean): void {
-    if (!on || this.pageLog) return
-    load('early').then(
-      (early) => {
-        if (!this.destroyed && !this.pageLog) this.pageLog = early.installPageLog(window, this.ownRequest)
-      },
-      () => {}, // asked again the next time it is turned on
-    )
-  }
-
   // ------------------------------------------------------------------ life cycle and the public API
 
   mount(): void {
     const { signal } = this.listening
-    this.mounted = true
     this.csp.start()
     document.documentElement.appendChild(this.host)
     this.topLayer.start()
-    this.listenKeys()
+    this.recorders.listenKeys(this.onKeyDown)
     this.frameKeys.start()
     onViewportChange(this.render.schedule, signal)
     window.addEventListener('online', this.onOnline, { signal })
@@ -437,8 +374,7 @@ export class Overlay {
     this.cancelTurnOn()
     this.ui?.stop()
     this.listening.abort()
-    this.ownKeys?.abort()
-    this.steps?.keys?.(undefined)
+    this.recorders.stop()
     this.frameKeys.stop()
     this.ui?.freezer.unfreeze()
     this.menu.stop()
@@ -451,6 +387,21 @@ export class Overlay {
     this.csp.stop()
     this.permissions?.stop()
     this.host.remove()
+  }
+
+  /** What the page logged (console errors, failed requests), unless turned off for this origin. */
+  get pageLog(): PageLogHandle | undefined {
+    return this.recorders.pageLog
+  }
+
+  /** The steps to reproduce (the early recorder's when it ran), unless turned off for this origin. */
+  get steps(): StepsHandle | undefined {
+    return this.recorders.steps
+  }
+
+  /** Turned on while off at load: the log starts now (it has nothing from before). */
+  startPageLog(on: boolean): void {
+    this.recorders.startPageLog(on)
   }
 
   get sessionId(): string | undefined {

@@ -6,6 +6,7 @@
  * The answer is a store event the agent's process hears, whichever process serves this route.
  */
 import { z } from 'zod'
+import { ValidationError } from '../store/errors.js'
 import { PermissionAnswerInput, permissionState, type PermissionRecord } from '../store/permissions.js'
 import type { StoreEvent } from '../store/events.js'
 import { defineRoute, reply, type RequestContext, type Route } from './context.js'
@@ -20,16 +21,30 @@ function shown(record: PermissionRecord, now: string): PermissionRecord & { stat
 
 const isPermissionEvent = (event: StoreEvent): boolean => event.type === 'permission.requested' || event.type === 'permission.answered'
 
-/** Only the permission events (a page showing prompts needs nothing else), resuming after Last-Event-ID. */
+/**
+ * Only the permission events (a page showing prompts needs nothing else), resuming after
+ * Last-Event-ID; or, with `?open=1`, first how many requests wait for an answer now (a
+ * `permission.open` event, when any do) and then live events, without a replay: what a page
+ * that only needs to know when to show its prompts asks for, at every (re)connect.
+ */
 function permissionEvents(ctx: RequestContext): void {
   const { store, streams } = ctx.app
+  const open = ctx.url.searchParams.get('open')
+  if (open !== null && open !== '1') throw new ValidationError([{ path: 'open', message: 'must be 1 (how many requests are open now, then live events) or left out (a replay after lastEventId)' }])
   const header = ctx.req.headers['last-event-id']
   const since =
     parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
     parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
+  let first: string | undefined
+  if (open !== null) {
+    const now = new Date().toISOString()
+    const waiting = store.listPermissions().filter((r) => permissionState(r, now) === 'open').length
+    if (waiting > 0) first = `event: permission.open\ndata: ${JSON.stringify({ open: waiting })}\n\n`
+  }
   const stream = new EventStream(ctx.req, ctx.res, {
     store,
-    ...(since !== undefined ? { since } : {}),
+    ...(since !== undefined && open === null ? { since } : {}),
+    ...(first ? { first } : {}),
     hide: (event) => !isPermissionEvent(event),
     keepAliveMs: ctx.app.keepAliveMs,
     maxBufferedBytes: ctx.app.maxBufferedBytes,
@@ -63,7 +78,7 @@ export const permissionRoutes: readonly Route[] = [
     access: PERSON,
     readAfterWrite: true,
     stream: true,
-    summary: 'Permission requests and answers as they happen (Server-Sent Events; resumes after Last-Event-ID)',
+    summary: 'Permission requests and answers as they happen (Server-Sent Events; resumes after Last-Event-ID; with `?open=1`, first how many wait for an answer now, instead of a replay)',
     handler: (ctx) => permissionEvents(ctx),
   }),
   defineRoute({

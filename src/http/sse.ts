@@ -28,6 +28,8 @@ export interface EventStreamOptions {
   maxBufferedBytes: number
   /** Extra response headers (CORS). */
   headers?: Record<string, string>
+  /** Frames written first, before the replay (what the stream's route says of the state now). */
+  first?: string
   /** Events this client may not see (left out live and in the replay). */
   hide?: (event: StoreEvent) => boolean
   /** Called once when the stream ends, with why. */
@@ -109,6 +111,7 @@ export class EventStream {
     )
     if (this.closed) return
     this.res.write(`: marginalia rev ${store.rev}\n\n`)
+    if (this.options.first) this.res.write(this.options.first)
 
     if (since !== undefined) {
       try {

@@ -255,8 +255,9 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     const store = createMemoryStore()
     cleanups.push(() => store.close())
     const { page, http, pageUrl } = await setup({ store, open: false })
-    // No chunk arrives but annotate mode's: as when the server went away just after the person first pressed Annotate.
-    await page.route('**/chunks/**', (r) => (/\/chunks\/(annotate|shared)-/.test(r.request().url()) ? r.continue() : r.abort()))
+    // No chunk arrives but annotate mode's until the server is back: as when it went away just after the person first pressed Annotate.
+    let back = false
+    await page.route('**/chunks/**', (r) => (back || /\/chunks\/(annotate|shared)-/.test(r.request().url()) ? r.continue() : r.abort()))
     await openPage(page, pageUrl)
     await fetchAnnotateMode(page)
     const port = http.port
@@ -264,6 +265,7 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
     await annotate(page, '#checkout', 'Written before any chunk came')
     await eventually(() => ui(page, '.alert').textContent()).toContain('1 annotation is kept in this browser')
+    back = true
     const again = await startHttpServer(store, { port, log: () => {} })
     cleanups.push(() => again.close())
     await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Written before any chunk came'])

@@ -8,7 +8,7 @@ import type { Annotation } from '../shared/types.js'
 import { allAsMarkdown, copyText, oneAsMarkdown } from './views/copy.js'
 import type { Dock } from './views/dock.js'
 import type { ListEvents } from './views/list-panel.js'
-import type { Outbox, Sender } from './sync/outbox.js'
+import type { Outbox, OutboxSender } from './sync/outbox.js'
 import type { PageSync } from './sync/page-sync.js'
 import type { Panels } from './panels.js'
 import type { Pins } from './views/pins.js'
@@ -20,7 +20,7 @@ export interface ActionParts {
   readonly api: Api
   readonly sync: PageSync
   readonly outbox: Outbox
-  readonly sender: Sender
+  readonly sender: OutboxSender
   readonly dock: Dock
   readonly pins: Pins
   readonly panels: Panels

@@ -26,7 +26,7 @@ import { CspWatch, adoptStyles } from './page/csp.js'
 import { Dock } from './views/dock.js'
 import { freezeButton } from './page/freeze-button.js'
 import { onViewportChange } from './views/layout.js'
-import { Outbox, Sender, isWaiting } from './sync/outbox.js'
+import { LazySender, Outbox, isWaiting, type OutboxSender } from './sync/outbox.js'
 import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
 import OVERLAY_CSS from './overlay.css'
 import { PageSync } from './sync/page-sync.js'
@@ -82,7 +82,8 @@ export class Overlay {
   /** Every window listener added by mount(), removed at once by destroy(). */
   private readonly listening = new AbortController()
   readonly outbox: Outbox
-  readonly sender: Sender
+  /** The outbox's sender, fetched (the `sender` chunk) when something waits in the outbox. */
+  readonly sender: OutboxSender
   readonly sync: PageSync
   readonly host = document.createElement('marginalia-overlay')
   /** The page log and the steps' recorder (recorders.ts). */
@@ -195,7 +196,11 @@ export class Overlay {
     this.dock.setShortcut(shortcut.text)
     // Sending says what happens in the toolbar: made once the dock is there.
     this.outgoing = sending(this)
-    this.sender = new Sender(this.api, this.outbox, sessions, this.outgoing, { lockName: `marginalia-outbox:${server}` })
+    this.sender = new LazySender(
+      this.outbox,
+      () => load('sender').then((chunk) => new chunk.Sender(this.api, this.outbox, sessions, this.outgoing, { lockName: `marginalia-outbox:${server}` })),
+      this.outgoing,
+    )
     this.signIn = new SignIn(server, this.api, auth, {
       say: (text) => this.dock.say(text),
       render: (needed, name) => this.dock.renderWho(needed, name),
@@ -220,12 +225,17 @@ export class Overlay {
     this.menu = new SettingsMenu(settings, {
       changed: () => this.render.pins(),
       pageLog: (on) => this.startPageLog(on),
+      // The menu is drawn by the `ui` chunk, whose sheet is adopted first (styleUi's callback comes first).
+      view: () => {
+        this.styleUi()
+        return load('ui').then((ui) => ui.settingsView)
+      },
+      place: (element) => this.dock.extend([], [element]),
+      failed: () => this.dock.say('Could not load the settings from the Marginalia server: is it running? Try again.'),
     }, root)
     this.pins.shows = (a, openId) => this.menu.shows(a, openId)
-    // The menu's looks come with the panels' (the click opens it at once; the sheet follows).
-    this.menu.button.addEventListener('click', () => this.styleUi())
     const freeze = freezeButton((done) => this.withUi((ui) => done(ui.freezer.toggle())), (text) => this.dock.say(text))
-    this.dock.extend([freeze, this.menu.button], [this.menu.element])
+    this.dock.extend([freeze, this.menu.button])
     this.onKeyDown = overlayKeyListener(shortcut, {
       toggleAnnotate: () => {
         const range = selectedRange()

@@ -1,9 +1,10 @@
 /**
- * Watches for the agent's permission requests without the prompts' code: the requests as listed
- * (`GET /api/permissions`), then their event stream from that rev. The prompts (the `prompts`
- * chunk) are fetched and mounted when a request is waiting for an answer or a new one arrives;
- * they load the list again themselves and follow it from then on. Nothing is shown to a person
- * without access (the list answers an error) or without a server.
+ * Watches for the agent's permission requests without the prompts' code: the permission stream
+ * asked for what waits now and then live events (`GET /api/permissions/events?open=1`: a
+ * `permission.open` event when requests wait, `permission.requested` when one comes). The prompts
+ * (the `prompts` chunk) are fetched and mounted when a request is waiting for an answer or a new
+ * one arrives; they load the list themselves and follow it from then on. Nothing is shown to a
+ * person without access (the stream is refused, and not asked for again) or without a server.
  */
 import type { Api } from '../shared/api.js'
 import { LiveStream } from '../shared/live.js'
@@ -16,7 +17,6 @@ export interface PromptsWatch {
 
 export function watchPermissionPrompts(api: Api, loadPrompts: () => Promise<Chunks['prompts']>): PromptsWatch {
   let stopped = false
-  let stream: LiveStream | undefined
   let mounted: MountedPrompts | undefined
   let mounting = false
   const mount = (): void => {
@@ -25,38 +25,31 @@ export function watchPermissionPrompts(api: Api, loadPrompts: () => Promise<Chun
     loadPrompts().then(
       (chunk) => {
         if (stopped) return
-        stream?.close()
+        stream.close()
         mounted = chunk.mountPermissionPrompts(api)
       },
       // Asked for again at the next request.
       () => void (mounting = false),
     )
   }
-  void (async () => {
-    let listed: { rev: number; permissions: { answer?: unknown }[] }
-    try {
-      const response = await api.transport(`${api.base}/api/permissions`, { headers: api.authHeaders(), credentials: 'omit' })
-      if (!response.ok) return
-      listed = (await response.json()) as typeof listed
-    } catch {
-      return
-    }
-    if (stopped) return
-    if (listed.permissions.some((p) => p.answer === undefined)) return mount()
-    stream = new LiveStream(`${api.base}/api/permissions/events`, listed.rev, {
-      event: (e) => {
-        if (e.type === 'permission.requested') mount()
-      },
-      reset: () => {},
-      presence: () => {},
-      open: () => {},
-      down: () => {},
-    }, { headers: () => api.authHeaders(), transport: api.transport })
-  })()
+  // With `open=1` the server starts each connection from what waits now: no rev to resume from.
+  const stream = new LiveStream(`${api.base}/api/permissions/events?open=1`, 0, {
+    event: (e) => {
+      if (e.type === 'permission.requested') mount()
+    },
+    other: (type) => {
+      if (type === 'permission.open') mount()
+    },
+    refused: () => {},
+    reset: () => {},
+    presence: () => {},
+    open: () => {},
+    down: () => {},
+  }, { headers: () => api.authHeaders(), transport: api.transport })
   return {
     stop() {
       stopped = true
-      stream?.close()
+      stream.close()
       mounted?.stop()
     },
   }

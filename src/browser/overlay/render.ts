@@ -6,7 +6,7 @@
  * is harmless.
  */
 import type { Dock } from './views/dock.js'
-import { FrameLayout, placeDock, placePanel } from './views/layout.js'
+import { FrameLayout, placeDock } from './views/layout.js'
 import { waitingOn, type Outbox } from './sync/outbox.js'
 import type { PageSync } from './sync/page-sync.js'
 import type { Pins } from './views/pins.js'
@@ -118,6 +118,6 @@ export class Renderer {
     }
     marks.outlineAround(outlined)
     marks.mark(words)
-    if (list.isOpen) placePanel(list.element, undefined, reserve)
+    if (list.isOpen) list.place(reserve)
   }
 }

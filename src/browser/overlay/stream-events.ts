@@ -9,7 +9,7 @@ import type { Api } from '../shared/api.js'
 import type { Links } from '../shared/links.js'
 import { load } from './chunks/load.js'
 import type { Dock } from './views/dock.js'
-import type { Sender } from './sync/outbox.js'
+import type { OutboxSender } from './sync/outbox.js'
 import type { PageSync, SyncEvents } from './sync/page-sync.js'
 import type { Pins } from './views/pins.js'
 import type { Renderer } from './render.js'
@@ -21,7 +21,7 @@ export interface StreamParts {
   /** The overlay's host: never in a picture. */
   readonly host: Element
   readonly sync: PageSync
-  readonly sender: Sender
+  readonly sender: OutboxSender
   readonly dock: Dock
   readonly pins: Pins
   /** Annotate mode and the panels, once their chunk has come. */

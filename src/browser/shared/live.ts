@@ -17,6 +17,10 @@ export interface LiveHandlers {
   open(): void
   /** The connection was lost or could not be made; a reconnect is scheduled. */
   down(): void
+  /** An event of the stream's own (not a store event, a reset or presence), by its SSE name. */
+  other?(type: string, data: string): void
+  /** Given: the server refused the connection (401, 403) and the stream stops instead of retrying. */
+  refused?(status: number): void
 }
 
 export interface LiveOptions {
@@ -104,6 +108,10 @@ export class LiveStream {
     })
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => {})
+      if ((response.status === 401 || response.status === 403) && this.handlers.refused && this.controller === controller) {
+        this.close()
+        this.handlers.refused(response.status)
+      }
       return
     }
     if (this.controller !== controller) return
@@ -165,6 +173,6 @@ export class LiveStream {
       } catch {
         // ignore a malformed presence frame
       }
-    }
+    } else this.handlers.other?.(type, text)
   }
 }

@@ -56,6 +56,24 @@ describe.skipIf(!enabled)('permission prompts on the page', () => {
     expect(store.listPermissions()[0]!.answer).toMatchObject({ behavior: 'allow' })
   })
 
+  it('a request that was already waiting when the page loaded is shown too, and the answer is stored', { timeout: 60_000 }, async () => {
+    const { file } = testDir(cleanups, 'marginalia-permission-waiting-')
+    const store = await openStore({ file })
+    await store.requestPermission({ requestId: 'early', toolName: 'Bash', description: 'Build it', inputPreview: '{"command":"npm run build"}', agent: 'claude-code' })
+    const { http } = await startMarginalia(cleanups, { storeLocation: file }, store)
+    const pages = await servePages({ '/': `<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1><script src="${http.url}/overlay.js" defer data-marginalia></script></body></html>` }, cleanups)
+    const { page } = await chromium.newPage()
+    const asked: string[] = []
+    page.on('request', (r) => void (r.url().startsWith(http.url + '/api/permissions') && asked.push(new URL(r.url()).pathname + new URL(r.url()).search)))
+    await page.goto(`${pages.origin}/`)
+    const card = page.locator('[data-marginalia-permissions] .mg-permission[data-request-id="early"]')
+    await eventually(() => card.locator('.mg-what').textContent(), 15_000).toBe('The agent wants to run npm run build')
+    // The page asked the stream what waits; the prompts then listed the requests themselves.
+    expect(asked[0]).toBe('/api/permissions/events?open=1&lastEventId=0')
+    await card.getByRole('button', { name: 'Deny' }).click()
+    await eventually(() => store.listPermissions()[0]?.answer?.behavior, 10_000).toBe('deny')
+  })
+
   it('the inbox lists open requests with Allow / Deny, says which expired and which were answered elsewhere', { timeout: 60_000 }, async () => {
     const { file } = testDir(cleanups, 'marginalia-permission-inbox-')
     const store = await openStore({ file })

@@ -73,4 +73,36 @@ describe('permission requests over REST', () => {
     const events = await stream.until((e) => e.some((x) => x.event === 'permission.answered'))
     expect(events.map((e) => e.event)).toEqual(['permission.requested', 'permission.answered'])
   })
+
+  it('with ?open=1 the stream says first how many requests wait now (no replay), then goes on live; a bad value is refused', async () => {
+    const { store, url, person } = await team()
+    await store.requestPermission({ requestId: 'old01', toolName: 'Bash', description: '', inputPreview: 'ls' })
+    await store.answerPermission('old01', { behavior: 'deny' })
+    await store.requestPermission({ requestId: 'wait1', toolName: 'Bash', description: '', inputPreview: 'npm test' })
+    await store.requestPermission({ requestId: 'wait2', toolName: 'Write', description: '', inputPreview: 'src/a.ts' })
+
+    const stream = await SseClient.open(`${url}/api/permissions/events?lastEventId=0&open=1`, bearer(person))
+    cleanups.push(() => stream.close())
+    expect(stream.status).toBe(200)
+    await store.requestPermission({ requestId: 'live1', toolName: 'Bash', description: '', inputPreview: 'ls -la' })
+    const events = await stream.until((e) => e.some((x) => x.event === 'permission.requested'))
+    // What waits now (old01 was answered), then only what happened since: lastEventId=0 replays nothing.
+    expect(events.map((e) => e.event)).toEqual(['permission.open', 'permission.requested'])
+    expect(JSON.parse(events[0]!.data)).toEqual({ open: 2 })
+    expect(JSON.parse(events[1]!.data)).toMatchObject({ requestId: 'live1' })
+
+    // Nothing waiting: no permission.open frame at all.
+    await store.answerPermission('wait1', { behavior: 'allow' })
+    await store.answerPermission('wait2', { behavior: 'allow' })
+    await store.answerPermission('live1', { behavior: 'allow' })
+    const quiet = await SseClient.open(`${url}/api/permissions/events?open=1`, bearer(person))
+    cleanups.push(() => quiet.close())
+    await store.requestPermission({ requestId: 'live2', toolName: 'Bash', description: '', inputPreview: 'pwd' })
+    expect((await quiet.until((e) => e.length > 0)).map((e) => e.event)).toEqual(['permission.requested'])
+
+    const bad = await request(`${url}/api/permissions/events?open=yes`, { headers: bearer(person) })
+    expect(bad.status).toBe(400)
+    expect(bad.json.error.message).toContain('open')
+    expect((await request(`${url}/api/permissions/events?open=1`)).status).toBe(401)
+  })
 })

@@ -24,7 +24,7 @@ import { Marks } from '../views/marks.js'
 import type { Pins } from '../views/pins.js'
 import { ThreadPanel } from '../views/thread-panel.js'
 import type { UiParts } from '../ui-parts.js'
-import type { Outbox, Sender } from '../sync/outbox.js'
+import type { Outbox, OutboxSender } from '../sync/outbox.js'
 import type { PageSync } from '../sync/page-sync.js'
 import ANNOTATE_CSS from './annotate.css'
 import type { complete } from './extras.js'
@@ -37,7 +37,7 @@ export interface UiHost {
   readonly shadow: ShadowRoot
   readonly sync: PageSync
   readonly outbox: Outbox
-  readonly sender: Sender
+  readonly sender: OutboxSender
   readonly dock: Dock
   readonly pins: Pins
   readonly render: Renderer

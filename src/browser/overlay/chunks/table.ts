@@ -8,6 +8,7 @@ import type * as Annotate from './annotate.js'
 import type * as Early from './early.js'
 import type * as Extras from './extras.js'
 import type * as Prompts from './prompts.js'
+import type * as Sender from './sender.js'
 import type * as Ui from './ui.js'
 
 export interface Chunks {
@@ -16,6 +17,7 @@ export interface Chunks {
   extras: typeof Extras
   ui: typeof Ui
   prompts: typeof Prompts
+  sender: typeof Sender
 }
 
 /** Each chunk's loader; `attempt` (0 first) makes a retry's URL differ, as a browser remembers a module that failed to load. */
@@ -23,5 +25,5 @@ export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => 
 
 export function chunkLoaders(base: string | undefined): ChunkLoaders {
   void base // the chunks are inside this bundle
-  return { annotate: () => import('./annotate.js'), early: () => import('./early.js'), extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js') }
+  return { annotate: () => import('./annotate.js'), early: () => import('./early.js'), extras: () => import('./extras.js'), ui: () => import('./ui.js'), prompts: () => import('./prompts.js'), sender: () => import('./sender.js') }
 }

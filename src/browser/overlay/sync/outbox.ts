@@ -1,18 +1,10 @@
 /**
  * Nothing the person typed is lost: every annotation goes into a localStorage outbox before it
  * is sent, and leaves it only once the server has stored it. While the server is unreachable it
- * waits there (across reloads) and is retried with backoff.
- *
- * Sent exactly once:
- * - one flush at a time per tab (a promise chain), and across tabs of the origin through the
- *   Web Locks API where the browser has it; the list is re-read inside the lock;
- * - an item's attempt count is saved before each POST. An item that was attempted before and
- *   failed in a way that may hide a success (the answer was lost) is first looked for in its
- *   session — same comment, element and URL, created since it was queued — and not sent again
- *   if it is there.
+ * waits there (across reloads) and is retried with backoff. The sender (./sender.ts: each item
+ * sent exactly once) is fetched when something waits ({@link LazySender}).
  */
 import { LIMITS } from '../../../store/vocabulary.js'
-import { ApiError, UnreachableError, type Api } from '../../shared/api.js'
 import { clip, randomId } from '../../shared/format.js'
 import type { Annotation, NewAnnotation } from '../../shared/types.js'
 
@@ -118,150 +110,6 @@ export interface SenderOptions {
   lockName: string
 }
 
-export class Sender {
-  private running: Promise<void> | undefined
-  private again = false
-  private timer: ReturnType<typeof setTimeout> | undefined
-  private delay: number
-  private readonly retryMs: number
-  private readonly maxRetryMs: number
-  private stopped = false
-
-  constructor(
-    private readonly api: Api,
-    private readonly outbox: Outbox,
-    private readonly sessions: SessionResolver,
-    private readonly events: SenderEvents,
-    private readonly options: SenderOptions,
-  ) {
-    this.retryMs = options.retryMs ?? 1_000
-    this.maxRetryMs = options.maxRetryMs ?? 15_000
-    this.delay = this.retryMs
-  }
-
-  /** Send everything waiting; resolves when this round is done (a retry may be scheduled). */
-  flush(): Promise<void> {
-    if (this.stopped) return Promise.resolve()
-    if (this.running) {
-      this.again = true
-      return this.running
-    }
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
-    this.running = (async () => {
-      do {
-        this.again = false
-        await this.locked(() => this.round())
-      } while (this.again && !this.stopped)
-    })().finally(() => {
-      this.running = undefined
-    })
-    return this.running
-  }
-
-  /** Retry soon, from the first delay again (the server seems back). */
-  retrySoon(): void {
-    this.delay = this.retryMs
-    void this.flush()
-  }
-
-  stop(): void {
-    this.stopped = true
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
-  }
-
-  private async locked(fn: () => Promise<void>): Promise<void> {
-    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined
-    if (locks && typeof locks.request === 'function') {
-      await locks.request(this.options.lockName, fn)
-    } else {
-      await fn()
-    }
-  }
-
-  /** One pass over the outbox, re-read now (another tab may have sent some). */
-  private async round(): Promise<void> {
-    for (const item of this.outbox.list()) {
-      if (this.stopped) return
-      if (item.rejected !== undefined) continue
-      try {
-        await this.sendOne(item)
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e)
-        if (e instanceof ApiError && e.status >= 400 && e.status < 500 && ![401, 403, 408, 409, 429].includes(e.status)) {
-          this.outbox.update(item.id, { rejected: message, lastError: message })
-          this.events.rejected(item, message)
-          continue
-        }
-        // Unreachable, 5xx, auth or rate limits: keep it, try again later.
-        this.outbox.update(item.id, { lastError: message })
-        this.events.blocked(e instanceof UnreachableError ? e.message : message)
-        this.schedule()
-        return
-      }
-    }
-    this.delay = this.retryMs
-    this.events.drained()
-  }
-
-  private async sendOne(item: OutboxItem): Promise<void> {
-    let sessionId = await this.sessions.ensure(item.pageKey, item.pageTitle)
-    if (item.attempts > 0) {
-      const earlier = await this.findEarlierCopy(sessionId, item).catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 404) return undefined
-        throw e
-      })
-      if (earlier) {
-        this.outbox.remove(item.id)
-        this.events.sent(item, earlier, sessionId)
-        return
-      }
-    }
-    this.outbox.update(item.id, { attempts: item.attempts + 1 })
-    let annotation: Annotation
-    try {
-      annotation = await this.api.addAnnotation(sessionId, item.body)
-    } catch (e) {
-      if (!(e instanceof ApiError && e.status === 404)) throw e
-      // The remembered session is gone (a new store): start a new one for this page.
-      this.sessions.forget(item.pageKey)
-      sessionId = await this.sessions.ensure(item.pageKey, item.pageTitle)
-      annotation = await this.api.addAnnotation(sessionId, item.body)
-    }
-    this.outbox.remove(item.id)
-    this.events.sent(item, annotation, sessionId)
-  }
-
-  /** An annotation in the session that is this item, stored by an attempt whose answer was lost. */
-  private async findEarlierCopy(sessionId: string, item: OutboxItem): Promise<Annotation | undefined> {
-    const since = Date.parse(item.queuedAt) - 5 * 60_000 // allow for clock skew between browser and server
-    let cursor: string | undefined
-    do {
-      const page = await this.api.session(sessionId, cursor === undefined ? {} : { cursor })
-      const match = page.annotations.find(
-        (a) =>
-          a.comment === item.body.comment &&
-          (a.element?.selector ?? '') === (item.body.element?.selector ?? '') &&
-          (a.url ?? '') === (item.body.url ?? '') &&
-          Date.parse(a.createdAt) >= since,
-      )
-      if (match) return match
-      cursor = page.nextCursor
-    } while (cursor !== undefined)
-    return undefined
-  }
-
-  private schedule(): void {
-    if (this.stopped || this.timer !== undefined) return
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      void this.flush()
-    }, this.delay)
-    this.delay = Math.min(this.maxRetryMs, this.delay * 2)
-  }
-}
-
 /**
  * What `pageKey` sent that waits in the outbox (the server is down or slow), as annotations for
  * pins of their own (ids start with WAITING); one the server refused for good waits only in the list.
@@ -274,4 +122,78 @@ export function waitingOn(outbox: Outbox, pageKey: string): Annotation[] {
       const { comment, element, selectedText, elements, area } = body
       return { id: `${WAITING}${id}`, sessionId: '', status: 'pending', comment, element, selectedText, elements, area, replies: [], createdAt: queuedAt, updatedAt: queuedAt, rev: 0 }
     })
+}
+
+/** What the overlay holds of the sender: the real one (./sender.ts) once it has been fetched. */
+export interface OutboxSender {
+  /** Send everything waiting; resolves when this round is done (a retry may be scheduled). */
+  flush(): Promise<void>
+  /** Retry soon, from the first delay again (the server seems back). */
+  retrySoon(): void
+  stop(): void
+}
+
+/**
+ * The sender as the page holds it before anything waits: with nothing sendable in the outbox a
+ * flush is drained at once; otherwise the real sender is fetched (`make`) and flushes. When it
+ * cannot be fetched (the server went away with it), the items wait, the sender's events say it is
+ * blocked, and it is tried again with the sender's backoff (and at once when the server is back).
+ */
+export class LazySender implements OutboxSender {
+  private sender: OutboxSender | undefined
+  private making: Promise<OutboxSender> | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private delay: number
+  private stopped = false
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly make: () => Promise<OutboxSender>,
+    private readonly events: Pick<SenderEvents, 'blocked' | 'drained'>,
+    private readonly retryMs = 1_000,
+    private readonly maxRetryMs = 15_000,
+  ) {
+    this.delay = retryMs
+  }
+
+  flush(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (this.sender) return this.sender.flush()
+    if (!this.outbox.list().some((item) => item.rejected === undefined)) {
+      this.events.drained()
+      return Promise.resolve()
+    }
+    clearTimeout(this.timer)
+    this.timer = undefined
+    this.making ??= this.make()
+    return this.making.then(
+      (sender) => {
+        if (this.stopped) return sender.stop()
+        this.sender ??= sender
+        return this.sender.flush()
+      },
+      (e: unknown) => {
+        this.making = undefined
+        if (this.stopped || this.timer !== undefined) return
+        this.events.blocked(`Could not load the sender from the Marginalia server: ${e instanceof Error ? e.message : String(e)}`)
+        this.timer = setTimeout(() => {
+          this.timer = undefined
+          void this.flush()
+        }, this.delay)
+        this.delay = Math.min(this.maxRetryMs, this.delay * 2)
+      },
+    )
+  }
+
+  retrySoon(): void {
+    if (this.sender) return this.sender.retrySoon()
+    this.delay = this.retryMs
+    void this.flush()
+  }
+
+  stop(): void {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.sender?.stop()
+  }
 }

@@ -7,7 +7,7 @@ import { STATUS_LABEL, openQuestionOf, timeAgo } from '../../shared/format.js'
 import { confirmButton } from '../../shared/thread.js'
 import type { Annotation } from '../../shared/types.js'
 import type { OutboxItem } from '../sync/outbox.js'
-import { coarsePointer } from './layout.js'
+import { coarsePointer, placePanel } from './layout.js'
 
 export interface ListEvents {
   open(id: string): void
@@ -30,6 +30,11 @@ export class ListPanel {
     /** The annotate shortcut, as the empty list tells it. */
     private readonly shortcut = 'Alt+Shift+A',
   ) {}
+
+  /** Above the dock (`reserve` pixels high), at the bottom right of what is on screen. */
+  place(reserve: number): void {
+    placePanel(this.element, undefined, reserve)
+  }
 
   get isOpen(): boolean {
     return !this.element.hidden

@@ -1,18 +1,20 @@
 /**
- * The toolbar's settings menu: the theme (auto follows `prefers-color-scheme`, or light
- * or dark), whether resolved and dismissed pins show, whether any pin shows, and the defaults of
- * the composer's screenshot and page-log toggles. The theme and "show resolved" are remembered in
- * this browser (per origin); hiding all pins lasts until the page is left.
+ * The toolbar's settings as the page holds them: the theme (auto follows `prefers-color-scheme`,
+ * or light or dark), whether resolved and dismissed pins show, whether any pin shows; and the gear
+ * that opens their menu. The theme and "show resolved" are remembered in this browser (per
+ * origin); hiding all pins lasts until the page is left. The menu itself (its rows, and the
+ * defaults of the composer's screenshot and page-log toggles) is drawn by ./settings-view.ts, in
+ * the `ui` chunk: fetched when the gear is first pressed, with the menu's looks.
  */
 import { h } from '../../shared/dom.js'
 import type { Annotation } from '../../shared/types.js'
 import type { Settings } from '../page/settings.js'
 
 export type Theme = 'auto' | 'light' | 'dark'
-const THEMES: readonly Theme[] = ['auto', 'light', 'dark']
+export const THEMES: readonly Theme[] = ['auto', 'light', 'dark']
 
 /** localStorage keys; the screenshot and page-log keys are the ones the composer reads. */
-const PREF_KEYS = {
+export const PREF_KEYS = {
   theme: 'marginalia:theme',
   showClosed: 'marginalia:show-resolved',
   screenshot: 'marginalia:screenshot',
@@ -24,6 +26,23 @@ export interface SettingsMenuEvents {
   changed(): void
   /** The page-log default was turned on or off. */
   pageLog(on: boolean): void
+  /** The menu's view (the `ui` chunk) is wanted: it comes with the panels' stylesheet, adopted first. */
+  view(): Promise<(menu: SettingsMenu, settings: Settings) => SettingsView>
+  /** The menu's element, made: where it goes (above the toolbar). */
+  place(element: HTMLElement): void
+  /** The view could not be fetched (the server went away). */
+  failed(): void
+}
+
+/** The menu as drawn (./settings-view.ts, in the `ui` chunk). */
+export interface SettingsView {
+  /** The menu (above the toolbar). */
+  readonly element: HTMLDivElement
+  readonly isOpen: boolean
+  toggle(open: boolean): void
+  /** The core's state changed other than from the menu (Alt+Shift+P hid the pins): show it. */
+  sync(): void
+  stop(): void
 }
 
 /** Resolved and dismissed: finished work, hidden from the page unless asked for. */
@@ -34,18 +53,19 @@ function isClosed(a: Annotation): boolean {
 export class SettingsMenu {
   /** The gear in the toolbar. */
   readonly button: HTMLButtonElement
-  /** The menu itself (above the toolbar). */
-  readonly element: HTMLDivElement
   theme: Theme
   showClosed: boolean
   pinsHidden = false
   private readonly media: MediaQueryList | undefined
-  private readonly pinsBox: HTMLInputElement
-  private readonly themeInputs: HTMLInputElement[]
+  /** The menu, once drawn. */
+  private view: SettingsView | undefined
+  /** Whether the menu is to be open when its view comes (the gear pressed again meanwhile: not). */
+  private opening = false
+  private stopped = false
 
   constructor(
-    private readonly settings: Settings,
-    private readonly events: SettingsMenuEvents,
+    readonly settings: Settings,
+    readonly events: SettingsMenuEvents,
     /** The element whose `data-theme` says light or dark (the overlay's root). */
     private readonly themed: HTMLElement,
   ) {
@@ -64,73 +84,34 @@ export class SettingsMenu {
       'aria-expanded': 'false',
       onclick: () => this.toggle(),
     }, '⚙')
-    this.themeInputs = THEMES.map((t) =>
-      h('input', {
-        type: 'radio',
-        name: 'mg-theme',
-        value: t,
-        checked: t === this.theme,
-        onchange: () => {
-          this.theme = t
-          settings.set(PREF_KEYS.theme, t)
-          this.applyTheme()
-          events.changed()
-        },
-      }),
-    )
-    const closed = h('input', {
-      type: 'checkbox',
-      name: 'show-resolved',
-      checked: this.showClosed,
-      onchange: (e: Event) => {
-        this.showClosed = (e.target as HTMLInputElement).checked
-        settings.set(PREF_KEYS.showClosed, this.showClosed ? 'on' : 'off')
-        events.changed()
-      },
-    })
-    this.pinsBox = h('input', { type: 'checkbox', name: 'hide-pins', onchange: (e: Event) => this.setPinsHidden((e.target as HTMLInputElement).checked) })
-    const shot = h('input', { type: 'checkbox', name: 'screenshot-default', checked: settings.get(PREF_KEYS.screenshot) !== 'off', onchange: (e: Event) => settings.set(PREF_KEYS.screenshot, (e.target as HTMLInputElement).checked ? 'on' : 'off') })
-    const log = h('input', {
-      type: 'checkbox',
-      name: 'page-log-default',
-      checked: settings.get(PREF_KEYS.pageLog) !== 'off',
-      onchange: (e: Event) => {
-        const on = (e.target as HTMLInputElement).checked
-        settings.set(PREF_KEYS.pageLog, on ? 'on' : 'off')
-        events.pageLog(on)
-      },
-    })
-    const row = (input: HTMLInputElement, text: string, hint?: string) => h('label', { class: 'menu-row', title: hint }, input, h('span', {}, text))
-    this.element = h(
-      'div',
-      { class: 'menu', role: 'group', 'aria-label': 'Marginalia settings', hidden: true },
-      h('fieldset', {}, h('legend', {}, 'Theme'), h('div', { class: 'seg' }, ...this.themeInputs.map((input, i) => h('label', {}, input, h('span', {}, THEMES[i]!))))),
-      row(closed, 'Show resolved and dismissed pins'),
-      row(this.pinsBox, 'Hide all pins', 'Alt+Shift+P'),
-      h('div', { class: 'menu-sep', 'aria-hidden': 'true' }),
-      row(shot, 'Screenshot by default', 'Attach a picture of the element to new annotations'),
-      row(log, 'Page log by default', 'Attach console errors and failed requests to new annotations'),
-    )
     this.applyTheme()
   }
 
   get isOpen(): boolean {
-    return !this.element.hidden
+    return this.view?.isOpen ?? this.opening
   }
 
+  /** Open or close the menu; the first opening fetches its view, and opens once it has come. */
   toggle(open = !this.isOpen): void {
-    this.element.hidden = !open
     this.button.setAttribute('aria-expanded', String(open))
-    if (open) {
-      this.themeInputs.find((i) => i.checked)?.focus()
-      window.addEventListener('pointerdown', this.onOutside, true)
-    } else window.removeEventListener('pointerdown', this.onOutside, true)
-  }
-
-  /** A press outside the menu (and its gear) closes it. */
-  private readonly onOutside = (e: PointerEvent): void => {
-    const path = e.composedPath()
-    if (!path.includes(this.element) && !path.includes(this.button)) this.toggle(false)
+    if (this.view) return this.view.toggle(open)
+    if (this.opening === open) return
+    this.opening = open
+    if (!open) return
+    this.events.view().then(
+      (make) => {
+        if (this.stopped || this.view) return
+        this.view = make(this, this.settings)
+        this.events.place(this.view.element)
+        if (this.opening) this.view.toggle(true)
+        this.opening = false
+      },
+      () => {
+        this.opening = false
+        this.button.setAttribute('aria-expanded', 'false')
+        if (!this.stopped) this.events.failed()
+      },
+    )
   }
 
   /** Whether annotation `a` gets a pin now (`openId`: the open thread's always does). */
@@ -138,9 +119,22 @@ export class SettingsMenu {
     return a.id === openId || this.showClosed || !isClosed(a)
   }
 
+  setTheme(theme: Theme): void {
+    this.theme = theme
+    this.settings.set(PREF_KEYS.theme, theme)
+    this.applyTheme()
+    this.events.changed()
+  }
+
+  setShowClosed(show: boolean): void {
+    this.showClosed = show
+    this.settings.set(PREF_KEYS.showClosed, show ? 'on' : 'off')
+    this.events.changed()
+  }
+
   setPinsHidden(hidden: boolean): void {
     this.pinsHidden = hidden
-    this.pinsBox.checked = hidden
+    this.view?.sync()
     this.events.changed()
   }
 
@@ -150,7 +144,8 @@ export class SettingsMenu {
   }
 
   stop(): void {
-    window.removeEventListener('pointerdown', this.onOutside, true)
+    this.stopped = true
+    this.view?.stop()
     this.media?.removeEventListener('change', this.applyTheme)
   }
 

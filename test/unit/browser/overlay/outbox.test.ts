@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, type Store } from '../../../../src/index.js'
 import { Api, ApiError, UnreachableError } from '../../../../src/browser/shared/api.js'
-import { Outbox, Sender, type OutboxItem, type SenderEvents } from '../../../../src/browser/overlay/sync/outbox.js'
+import { LazySender, Outbox, type OutboxItem, type SenderEvents } from '../../../../src/browser/overlay/sync/outbox.js'
+import { Sender } from '../../../../src/browser/overlay/sync/sender.js'
 import { PageSessions } from '../../../../src/browser/overlay/sync/sessions.js'
 import type { Annotation, NewAnnotation } from '../../../../src/browser/shared/types.js'
 import { serve } from '../../../helpers/http.js'
@@ -218,5 +219,51 @@ describe('api client', () => {
     await expect(api.annotation('nope')).rejects.toBeInstanceOf(ApiError)
     await http.close()
     await expect(api.health()).rejects.toBeInstanceOf(UnreachableError)
+  })
+})
+
+describe('the sender as the page holds it (fetched when something waits)', () => {
+  async function lazy(fail = 0) {
+    const parts = await setup()
+    let made = 0
+    let failures = fail
+    const { log, events } = recorder()
+    const make = async () => {
+      made++
+      if (failures-- > 0) throw new Error('the chunk could not be fetched')
+      return parts.sender
+    }
+    const held = new LazySender(parts.outbox, make, events, 20, 80)
+    cleanups.push(() => held.stop())
+    return { ...parts, held, log, made: () => made }
+  }
+
+  it('with nothing sendable, a flush is drained at once and nothing is fetched', async () => {
+    const { held, outbox, log, made } = await lazy()
+    outbox.add(item('refused for good', { rejected: 'HTTP 400' }))
+    await held.flush()
+    held.retrySoon()
+    expect(made()).toBe(0)
+    expect(log).toEqual(['drained', 'drained'])
+  })
+
+  it('with something waiting, the sender is fetched once and sends it once, however many flushes ask', async () => {
+    const { held, outbox, store, made } = await lazy()
+    outbox.add(item('kept from the last visit'))
+    await Promise.all([held.flush(), held.flush(), held.flush()])
+    expect(made()).toBe(1)
+    expect(store.getAllPending().map((a) => a.comment)).toEqual(['kept from the last visit'])
+    expect(outbox.list()).toEqual([])
+  })
+
+  it('a sender that cannot be fetched leaves the item waiting, says so, and is tried again until it comes', async () => {
+    const { held, outbox, store, log, made } = await lazy(2)
+    outbox.add(item('while the server restarts'))
+    await held.flush()
+    expect(outbox.list()).toHaveLength(1)
+    expect(log[0]).toContain('blocked Could not load the sender from the Marginalia server: the chunk could not be fetched')
+    await eventually(() => store.getAllPending().map((a) => a.comment), 5_000).toEqual(['while the server restarts'])
+    expect(made()).toBe(3)
+    expect(outbox.list()).toEqual([])
   })
 })

@@ -48,16 +48,19 @@ const minifiedCss = {
 const CHUNK_ENTRIES = {
   annotate: path.join(root, 'src/browser/overlay/chunks/annotate.ts'),
   extras: path.join(root, 'src/browser/overlay/chunks/extras.ts'),
-  ui: path.join(root, 'src/browser/overlay/chunks/ui.ts'),
-  prompts: path.join(root, 'src/browser/overlay/chunks/prompts.ts'),
   sender: path.join(root, 'src/browser/overlay/chunks/sender.ts'),
 }
 /**
  * Chunks built alone, sharing nothing: `early` (the recorders, fetched as a page with the tag alone
- * loads) is one request, not three.
+ * loads) is one request, not three; `ui` (the panels' looks, fetched with annotate mode) and
+ * `prompts` (rarely fetched) keep the few small modules they share with `annotate` to themselves,
+ * so that annotate mode is two modules to import (its own and what it shares with `extras`), not
+ * five: each import() costs the page's main thread a request's set-up.
  */
 const ALONE_ENTRIES = {
   early: path.join(root, 'src/browser/overlay/chunks/early.ts'),
+  ui: path.join(root, 'src/browser/overlay/chunks/ui.ts'),
+  prompts: path.join(root, 'src/browser/overlay/chunks/prompts.ts'),
 }
 rmSync(path.join(out, 'chunks'), { recursive: true, force: true })
 const chunkOptions = (entryPoints, splitting) => ({
@@ -79,7 +82,7 @@ const chunkOptions = (entryPoints, splitting) => ({
   plugins: [minifiedCss],
   logLevel: 'warning',
 })
-const chunkBuilds = [await build(chunkOptions(CHUNK_ENTRIES, true)), await build(chunkOptions(ALONE_ENTRIES, false))]
+const chunkBuilds = [await build(chunkOptions(CHUNK_ENTRIES, true)), ...(await Promise.all(Object.entries(ALONE_ENTRIES).map(([name, entry]) => build(chunkOptions({ [name]: entry }, false)))))]
 const ALL_CHUNKS = { ...CHUNK_ENTRIES, ...ALONE_ENTRIES }
 /** Entry name → its file under chunks/, from what esbuild wrote. */
 const chunkFiles = {}

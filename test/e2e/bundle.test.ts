@@ -67,7 +67,8 @@ const BEFORE_ANNOTATE_BUDGET = 30 * 1024
 const CHUNK_BUDGETS: Record<string, { raw: number; brotli: number }> = {
   annotate: { raw: 46 * 1024, brotli: 14 * 1024 + 512 },
   extras: { raw: 56 * 1024, brotli: 19 * 1024 },
-  ui: { raw: 11 * 1024, brotli: 3 * 1024 },
+  // ui: with the settings menu's view and the small DOM helpers it keeps to itself (built alone): 11 513 and 3 083.
+  ui: { raw: 11 * 1024 + 512, brotli: 3 * 1024 + 128 },
   prompts: { raw: 12 * 1024, brotli: 4 * 1024 },
   // The page log's and the steps' recorders with the redaction they use, for a page without an early script: 15 126 and 5 939 bytes when this was set.
   early: { raw: 18 * 1024, brotli: 7 * 1024 },

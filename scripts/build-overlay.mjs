@@ -196,7 +196,7 @@ writeFileSync(path.join(out, 'app.html'), appPage.replace('<!--APP_SCRIPT-->', (
  * A second minification of every script a page loads, by terser: esbuild bundles and minifies in
  * one fast pass; terser's compressor (two passes) and mangler take a further ~4 % off what a page
  * fetches before anyone annotates (overlay.js: −0.8 KB brotli). The source maps are chained: each
- * still points at src/. The banner (the overlay's version) is kept.
+ * still points at src/, with the sources inside. The banner (the overlay's version) is kept.
  */
 for (const dir of [out, path.join(out, 'chunks')]) {
   for (const name of readdirSync(dir)) {
@@ -210,7 +210,7 @@ for (const dir of [out, path.join(out, 'chunks')]) {
       compress: { passes: 2 },
       mangle: true,
       format: { comments: /^ Marginalia overlay / },
-      ...(hasMap ? { sourceMap: { content: readFileSync(mapFile, 'utf8'), url: `${name}.map` } } : {}),
+      ...(hasMap ? { sourceMap: { content: readFileSync(mapFile, 'utf8'), url: `${name}.map`, includeSources: true } } : {}),
     })
     writeFileSync(file, result.code)
     if (hasMap) writeFileSync(mapFile, typeof result.map === 'string' ? result.map : JSON.stringify(result.map))

@@ -284,6 +284,25 @@ describe.skipIf(!enabled)('overlay in Chromium', () => {
     await eventually(() => store.getAllPending().map((a) => a.comment)).toEqual(['Once annotate mode came'])
   })
 
+  it('the settings menu cannot be fetched: the dock says so, the gear is not left expanded, and the next press opens the menu', { timeout: 90_000 }, async () => {
+    const { page, pageUrl } = await setup({ open: false })
+    let refuse = true
+    await page.route('**/chunks/**', (r) => (refuse ? r.abort() : r.continue()))
+    await openPage(page, pageUrl)
+    await ui(page, '.settings-btn').click()
+    await eventually(() => ui(page, '.toast').textContent()).toContain('Could not load the settings')
+    expect(await ui(page, '.settings-btn').getAttribute('aria-expanded')).toBe('false')
+    expect(await ui(page, '.menu').count()).toBe(0)
+    refuse = false
+    await ui(page, '.settings-btn').click()
+    await ui(page, '.menu input[name="show-resolved"]').waitFor({ state: 'visible' })
+    expect(await ui(page, '.settings-btn').getAttribute('aria-expanded')).toBe('true')
+    // A press outside closes it, as before the menu was a chunk.
+    await page.mouse.click(20, 20)
+    await eventually(() => ui(page, '.menu').isVisible()).toBe(false)
+    expect(await ui(page, '.settings-btn').getAttribute('aria-expanded')).toBe('false')
+  })
+
   it('an annotation kept while the server was down is sent by the next page load once it is back', { timeout: 90_000 }, async () => {
     const store = createMemoryStore()
     cleanups.push(() => store.close())

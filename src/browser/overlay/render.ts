@@ -46,17 +46,10 @@ export class Renderer {
     this.layout.now()
   }
 
-  /**
-   * The element under the pointer: highlighted in the next frame; the first one of a hover (annotate
-   * mode just on, or the pointer back on the page) at once, so the highlight comes with the
-   * pointer's first move rather than a frame later.
-   */
   hover(element: Element | undefined): void {
     if (element === this.hovered) return
-    const first = this.hovered === undefined && element !== undefined
     this.hovered = element
-    if (first) this.now()
-    else this.schedule()
+    this.schedule()
   }
 
   /** Drop the hover highlight (the comment box opened on what was hovered). */

@@ -49,7 +49,11 @@ describe.skipIf(!enabled)('team inbox across two sites in Chromium', () => {
     await page.goto(`${appOrigin}/shop`)
     await ui(page, '.signed-in .sign-in').waitFor({ timeout: 15_000 })
     const [popup] = await Promise.all([page.waitForEvent('popup'), ui(page, '.signed-in .sign-in').click()])
-    await popup.waitForEvent('close', { timeout: 15_000 })
+    // The popup closes itself once it has handed the token over; when it does not, what it says is the reason.
+    await popup.waitForEvent('close', { timeout: 15_000 }).catch(async (e: unknown) => {
+      const said = await popup.locator('#status').textContent().catch(() => '(unreadable)')
+      throw new Error(`the sign-in popup did not close; it says: ${said}`, { cause: e })
+    })
     await ui(page, '.who-name').filter({ hasText: 'Signed in as Alice Martin' }).waitFor({ timeout: 15_000 })
     const kept = (await page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('marginalia.session'))")) as string[]
     expect(kept).toHaveLength(1) // the app origin keeps its own token

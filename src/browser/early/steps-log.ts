@@ -136,7 +136,10 @@ export class StepLog implements StepsHandle {
     return this.scrolling !== undefined
   }
 
-  /** The first scroll of a run opens its step. */
+  /**
+   * The first scroll of a run opens its step; later ones return at once. The run ends at the next
+   * step (or when the steps are read): its step takes the position of then.
+   */
   scrolled(): void {
     if (this.scrolling) return
     this.scrolling = this.push({ kind: 'scroll', x: 0, y: 0 })

@@ -20,9 +20,10 @@
  * read or saved, as a route's address is redacted then. Typing is heard by the keys that edit a
  * field (no `input` listener: a keystroke costs one `keydown` call) and by the field's `change`
  * (paste, autofill), its value read when its step is written (the next step, leaving the field —
- * `focusout`, heard once per field typed in —, its change). The first scroll of the document opens
- * a scroll step and later scroll calls return at once until the next step closes it, the position
- * read then, once; a run of resizes is one step, its size read when
+ * `focusout`, heard once per field typed in —, its change). A scroll of the document is heard
+ * once per gesture, when it comes to rest (`scrollend`; per scroll event where the browser lacks
+ * it): the first opens a scroll step and later calls return at once until the next step closes it,
+ * the position read then, once; a run of resizes is one step, its size read when
  * the next step comes (the viewport's size at load too: the recorder starts without laying the
  * page out); no timer runs; the record is written to sessionStorage only when the page is hidden
  * or left.
@@ -91,9 +92,11 @@ export function installSteps(page: Window): StepsHandle {
 
   // Each listener is called by the browser itself (no wrapper in between): it leaves untrusted
   // events and the picker's events alone, and no throw of its bookkeeping reaches the page.
-  // The document's own scrolls (heard on the document: an element's scroll events do not bubble to
-  // it). The listener stays (adding and removing one per run of scrolling costs more than its calls):
-  // while a scroll step is open a call returns at once.
+  // The document's own scrolls (heard on the document: an element's scrolls do not bubble to it):
+  // where the browser has `scrollend`, one call per gesture when it comes to rest, else one per
+  // scroll event (the listener stays: adding and removing one per run of scrolling costs more than
+  // its calls). The first call of a run opens its step and later ones return at once; the
+  // position is read once, when the next step closes the run.
   const onScroll = (e: Event): void => {
     if (log.scrollOpen || e.target !== doc || log.ignores(e)) return
     try {
@@ -111,7 +114,7 @@ export function installSteps(page: Window): StepsHandle {
       // bookkeeping never disturbs the page
     }
   }
-  doc.addEventListener('scroll', onScroll, { passive: true })
+  doc.addEventListener('onscrollend' in win ? 'scrollend' : 'scroll', onScroll, { passive: true })
 
   log.restore()
   log.address('navigate', win.location.href)

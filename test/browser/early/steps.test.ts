@@ -36,7 +36,7 @@ EventTarget.prototype.addEventListener = function (type, fn, opts) {
   return add.call(this, type, function (e) { const t = performance.now(); try { return fn.call(this, e) } finally { (window.__by[(fn.control ? 'control:' : '') + type] ||= []).push(performance.now() - t) } }, opts)
 }
 // The control: a listener that does nothing, on every event the recorder hears, timed the same way (what timing itself costs).
-for (const type of ['click', 'input', 'change', 'focusout', 'keydown', 'submit', 'scroll', 'resize', 'popstate', 'hashchange']) {
+for (const type of ['click', 'input', 'change', 'focusout', 'keydown', 'submit', 'scroll', 'scrollend', 'resize', 'popstate', 'hashchange']) {
   const nothing = () => {}
   nothing.control = true
   window.addEventListener(type, nothing, true)
@@ -118,6 +118,49 @@ describe.skipIf(!enabled)('the steps recorder', () => {
     ])
     const text = JSON.stringify(await recent(p))
     for (const secret of ['4242424242424242', '123456', 'my-first-pet-rex', 'Secret answer']) expect(text).not.toContain(secret)
+  })
+
+  it('makes one scroll step of gestures with no step between them, and a new one after a step or an annotation', async () => {
+    const origin = await serve(() => page(UNTIMED, FORM))
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    const scrollSteps = async (): Promise<string[]> => (await lines(p)).filter((l) => l.startsWith('scroll') || l.startsWith('press'))
+    const wheelTo = async (dy: number, y: number): Promise<void> => {
+      await p.mouse.move(300, 400)
+      await p.mouse.wheel(0, dy)
+      await p.waitForFunction((at) => window.scrollY === at, y)
+    }
+    await wheelTo(300, 300)
+    await wheelTo(300, 600) // another gesture, no step between: the same step, moved
+    await expect.poll(scrollSteps).toEqual(['scroll to 0, 600'])
+    await p.keyboard.press('Escape') // a step, where the page is (nothing scrolls)
+    await wheelTo(200, 800)
+    await expect.poll(scrollSteps).toEqual(['scroll to 0, 600', 'press Escape', 'scroll to 0, 800'])
+    // The person annotates: the next gesture is a step of its own, after the mark.
+    await p.evaluate(() => (window as unknown as Record<symbol, { mark(): void }>)[Symbol.for('marginalia.steps')]!.mark())
+    await wheelTo(-100, 700)
+    await expect.poll(scrollSteps).toEqual(['scroll to 0, 700'])
+  })
+
+  it('hears a smooth scroll once, when it comes to rest, not on each of its frames', async () => {
+    const origin = await serve(() => page(TIMING, FORM + '<style>html{scroll-behavior:smooth}</style>'))
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    const frames = await p.evaluate(async () => {
+      let n = 0
+      const count = (): void => void n++
+      document.addEventListener('scroll', count)
+      const rested = new Promise((resolve) => document.addEventListener('scrollend', resolve, { once: true }))
+      window.scrollBy(0, 1500)
+      await rested
+      document.removeEventListener('scroll', count)
+      return n
+    })
+    expect(frames).toBeGreaterThan(3) // the browser scrolled smoothly, over several frames
+    const calls = await p.evaluate(() => (window as unknown as { __by: Record<string, number[]> }).__by)
+    expect(calls.scroll ?? []).toHaveLength(0)
+    expect(calls.scrollend).toHaveLength(1)
+    expect(await lines(p)).toContain('scroll to 0, 1500')
   })
 
   it('keeps the steps across a reload, starts after mark(), and masks typed values by the setting', async () => {

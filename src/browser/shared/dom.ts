@@ -25,6 +25,15 @@ function append(parent: Node, ...children: Child[]): void {
   }
 }
 
+/**
+ * `el`'s text, written only when it differs: writing a text node (even the same text) lays the
+ * page out and paints it again in the next frame, which costs a page of thousands of elements
+ * milliseconds each time.
+ */
+export function setText(el: Node, text: string): void {
+  if (el.textContent !== text) el.textContent = text
+}
+
 /** Replace all children. */
 export function replace(parent: Node, ...children: Child[]): void {
   while (parent.firstChild) parent.removeChild(parent.firstChild)

@@ -1,7 +1,8 @@
 /**
  * What the overlay costs the load of a page with no annotations (a 1 000-row table), with its
  * script tag and with the head snippet: no layout or style recalculation forced by its scripts,
- * no request to its server before the page's load event, /health asked once, a handful of
+ * no request to its server before the page's load event, no text written after its first render
+ * but what changed (the agent's word once connected), /health asked once, a handful of
  * requests in all until it is connected; with the snippet, the recorders the loader started are
  * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them; one
  * keydown listener on the window (the recorder's, which calls the overlay's). And
@@ -53,6 +54,24 @@ async function load(serverUrl: string, origin: string, path: string) {
   cdp.on('Page.loadEventFired', (e) => void (loadedAt = Math.min(loadedAt, e.timestamp)))
   await cdp.send('Network.enable')
   await cdp.send('Page.enable')
+  // What the overlay writes in its shadow root after its first render (each text written lays the
+  // page out and paints it again: a frame of a 1 000-row page's main thread each time).
+  await page.addInitScript(() => {
+    const written: string[] = []
+    Object.assign(window, { __overlayWrites: written })
+    const attach = Element.prototype.attachShadow
+    Element.prototype.attachShadow = function (init: ShadowRootInit) {
+      const root = attach.call(this, init)
+      if (this.localName === 'marginalia-overlay') {
+        let first = true
+        new MutationObserver((list) => {
+          if (first) return void (first = false)
+          for (const m of list) if (m.type !== 'attributes') written.push((m.target as Element).className || m.target.nodeName)
+        }).observe(root, { subtree: true, childList: true, characterData: true })
+      }
+      return root
+    }
+  })
   const events: TraceEvent[] = []
   cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])))
   const traced = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve))
@@ -74,19 +93,22 @@ async function load(serverUrl: string, origin: string, path: string) {
   const { result: win } = await cdp.send('Runtime.evaluate', { expression: 'window' })
   const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: win.objectId! })
   const keydownListeners = listeners.filter((l) => l.type === 'keydown').length
+  const written = await page.evaluate(() => (window as unknown as { __overlayWrites: string[] }).__overlayWrites)
   const inPage = await page.evaluate(() => ({
     popover: document.querySelector('marginalia-overlay')!.hasAttribute('popover'),
     log: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.pageLog')]),
     steps: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.steps')]),
   }))
-  return { requests, loadedAt, forced, inPage, keydownListeners }
+  return { requests, loadedAt, forced, inPage, keydownListeners, written }
 }
 
 /** Load /orders and check what every load must be: nothing forced, no popover, the recorders running, no request before the load event, /health once, 7 requests at most. */
 async function quietLoad(serverUrl: string, origin: string) {
   const loaded = await load(serverUrl, origin, '/orders')
-  const { requests, loadedAt, forced, inPage, keydownListeners } = loaded
+  const { requests, loadedAt, forced, inPage, keydownListeners, written } = loaded
   expect(forced).toEqual([])
+  // After the first render only what changed is written: the agent's word once it is connected ("Connecting…" before).
+  expect(written).toEqual(['agent-text'])
   expect(inPage).toEqual({ popover: false, log: true, steps: true })
   expect(keydownListeners).toBe(1)
   const api = requests.filter((r) => !r.path.endsWith('.js'))

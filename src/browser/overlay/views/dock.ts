@@ -3,7 +3,7 @@
  * page's count), the alert above it (server unreachable, a load problem, refused annotations) and
  * the toast. It reads the connection's state and tells its owner what the person pressed.
  */
-import { h, replace } from '../../shared/dom.js'
+import { h, replace, setText } from '../../shared/dom.js'
 import { AGENT_DETAIL, AGENT_LABEL, agentState, openQuestionOf, type AgentState } from '../../shared/format.js'
 import { Toast } from '../../shared/toast.js'
 import type { Annotation } from '../../shared/types.js'
@@ -146,7 +146,7 @@ export class Dock {
   renderCount(all: readonly Annotation[]): void {
     const open = all.filter((a) => a.status === 'pending' || a.status === 'acknowledged').length
     const questions = all.filter((a) => openQuestionOf(a)).length
-    this.countButton.textContent = String(all.length)
+    setText(this.countButton, String(all.length))
     if (questions > 0) this.countButton.setAttribute('data-question', '')
     else this.countButton.removeAttribute('data-question')
     const label = `Annotations on this page: ${all.length}, ${open} open${questions ? `, ${questions} with a question from the agent` : ''}`
@@ -188,7 +188,7 @@ export class Dock {
     this.agent.setAttribute('data-state', state)
     this.agent.title = detail
     const text = this.agent.querySelector('.agent-text')
-    if (text && text.textContent !== label) text.textContent = label
+    if (text) setText(text, label)
   }
 
   renderAlert(): void {

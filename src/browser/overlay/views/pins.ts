@@ -6,7 +6,7 @@
  * point is scrolled out of its scroll container or the viewport, or covered by fixed or sticky
  * page furniture; pins that would overlap are moved apart.
  */
-import { h } from '../../shared/dom.js'
+import { h, setText } from '../../shared/dom.js'
 import { STATUS_LABEL, clip, openQuestionOf } from '../../shared/format.js'
 import type { Annotation } from '../../shared/types.js'
 import { viewport, type Box } from './layout.js'
@@ -53,7 +53,7 @@ export class Pins {
       }
       const q = openQuestionOf(a)
       const queued = isWaiting(a.id)
-      pin.textContent = queued ? '…' : String(i + 1)
+      setText(pin, queued ? '…' : String(i + 1))
       pin.toggleAttribute('data-waiting', queued)
       pin.setAttribute('data-status', a.status)
       pin.setAttribute('data-id', a.id)

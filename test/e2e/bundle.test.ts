@@ -125,6 +125,34 @@ async function bundledInputs(entry: string): Promise<string[]> {
   return Object.keys(result.metafile.inputs).map((p) => path.relative(root, path.resolve(root, p)).split(path.sep).join('/'))
 }
 
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+/** The source index a source map's `mappings` gives generated `line` (1-based), `column` (0-based): the last segment at or before it. */
+function sourceAt(mappings: string, line: number, column: number): number | undefined {
+  let source = 0
+  let found: number | undefined
+  for (const [i, group] of mappings.split(';').entries()) {
+    let generated = 0
+    for (const segment of group ? group.split(',') : []) {
+      const fields: number[] = []
+      for (let k = 0, value = 0, shift = 0; k < segment.length; k++) {
+        const digit = BASE64.indexOf(segment[k]!)
+        value += (digit & 31) << shift
+        if (digit & 32) shift += 5
+        else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1)
+          value = shift = 0
+        }
+      }
+      generated += fields[0]!
+      if (fields.length > 1) source += fields[1]!
+      if (i === line - 1 && generated <= column && fields.length > 1) found = source
+    }
+    if (i === line - 1) return found
+  }
+  return undefined
+}
+
 describe('browser bundles', () => {
   it(`overlay.js stays within its budget (${OVERLAY_BUDGET} bytes)`, () => {
     expect(size('overlay.js', OVERLAY_BUDGET)).toBeLessThanOrEqual(OVERLAY_BUDGET)
@@ -169,6 +197,20 @@ describe('browser bundles', () => {
     const early = readFileSync(path.join(root, 'dist', 'overlay', 'chunks', readdirSync(path.join(root, 'dist', 'overlay', 'chunks')).find((f) => /^early-[A-Z0-9]{8}\.js$/.test(f))!), 'utf8')
     // What only the recorders listen for: the page's unhandled rejections and XHRs (page log), its being hidden and its leaving (steps).
     for (const word of ['unhandledrejection', 'XMLHttpRequest', 'visibilitychange', 'pagehide']) expect({ word, core: core.includes(word), early: early.includes(word) }).toEqual({ word, core: false, early: true })
+  })
+
+  it('every script a page runs opens with V8\'s compile hint, and its source map still points each line at src/', () => {
+    const dir = path.join(root, 'dist', 'overlay')
+    const scripts = [...readdirSync(dir).filter((f) => f.endsWith('.js')), ...readdirSync(path.join(dir, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => `chunks/${f}`)]
+    expect(scripts).toEqual(expect.arrayContaining(['overlay.js', 'loader.js']))
+    for (const file of scripts) expect({ file, first: readFileSync(path.join(dir, file), 'utf8').split('\n')[0] }).toEqual({ file, first: '//# allFunctionsCalledOnLoad' })
+    // The hint is a line of its own: the maps are written after it (the dock's "Connecting…" is in views/dock.ts).
+    const code = readFileSync(path.join(dir, 'overlay.js'), 'utf8')
+    const at = code.indexOf('Connecting')
+    const line = code.slice(0, at).split('\n').length
+    const column = at - code.lastIndexOf('\n', at) - 1
+    const map = JSON.parse(readFileSync(path.join(dir, 'overlay.js.map'), 'utf8')) as { sources: string[]; mappings: string }
+    expect(map.sources[sourceAt(map.mappings, line, column)!]).toMatch(/src\/browser\/overlay\/views\/dock\.ts$/)
   })
 
   it(`inbox.js stays within its budget (${INBOX_BUDGET} bytes)`, () => {

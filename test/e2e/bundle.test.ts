@@ -199,11 +199,16 @@ describe('browser bundles', () => {
     for (const word of ['unhandledrejection', 'XMLHttpRequest', 'visibilitychange', 'pagehide']) expect({ word, core: core.includes(word), early: early.includes(word) }).toEqual({ word, core: false, early: true })
   })
 
-  it('every script a page runs opens with V8\'s compile hint, and its source map still points each line at src/', () => {
+  it('the scripts a page runs as it loads open with V8\'s compile hint, the chunks fetched on use do not, and the source maps still point each line at src/', () => {
     const dir = path.join(root, 'dist', 'overlay')
-    const scripts = [...readdirSync(dir).filter((f) => f.endsWith('.js')), ...readdirSync(path.join(dir, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => `chunks/${f}`)]
-    expect(scripts).toEqual(expect.arrayContaining(['overlay.js', 'loader.js']))
-    for (const file of scripts) expect({ file, first: readFileSync(path.join(dir, file), 'utf8').split('\n')[0] }).toEqual({ file, first: '//# allFunctionsCalledOnLoad' })
+    const first = (file: string): string => readFileSync(path.join(dir, file), 'utf8').split('\n')[0]!
+    const atLoad = readdirSync(dir).filter((f) => f.endsWith('.js'))
+    const chunks = readdirSync(path.join(dir, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => `chunks/${f}`)
+    expect(atLoad).toEqual(expect.arrayContaining(['overlay.js', 'loader.js', 'early.js']))
+    for (const file of [...atLoad, ...chunks.filter((f) => f.startsWith('chunks/early-'))]) expect({ file, first: first(file) }).toEqual({ file, first: '//# allFunctionsCalledOnLoad' })
+    const onUse = chunks.filter((f) => /^chunks\/(annotate|ui|extras)-/.test(f))
+    expect(onUse).toHaveLength(3)
+    for (const file of onUse) expect({ file, hinted: first(file).includes('allFunctionsCalledOnLoad') }).toEqual({ file, hinted: false })
     // The hint is a line of its own: the maps are written after it (the dock's "Connecting…" is in views/dock.ts).
     const code = readFileSync(path.join(dir, 'overlay.js'), 'utf8')
     const at = code.indexOf('Connecting')

@@ -599,8 +599,9 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
   mkdirSync(CACHE, { recursive: true })
   const reactGrab = opts.smoke ? undefined : reactGrabScript()
   const dashboard = opts.smoke ? undefined : await buildDashboard()
+  // Unminified (its functions named in the profile), with the compile hint every shipped script opens with (scripts/build-overlay.mjs).
   const stepsJs = (
-    await esbuild({ stdin: { contents: "import { installSteps } from './steps.js'; installSteps(window)", resolveDir: path.join(ROOT, 'src', 'browser', 'early'), loader: 'ts' }, bundle: true, format: 'iife', minify: false, write: false })
+    await esbuild({ stdin: { contents: "import { installSteps } from './steps.js'; installSteps(window)", resolveDir: path.join(ROOT, 'src', 'browser', 'early'), loader: 'ts' }, bundle: true, format: 'iife', minify: false, write: false, banner: { js: '//# allFunctionsCalledOnLoad' } })
   ).outputFiles[0]!.text
   const earlyJs = readFileSync(path.join(ROOT, 'dist', 'overlay', 'early.js'), 'utf8')
   const store = createMemoryStore()

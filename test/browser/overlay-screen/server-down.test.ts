@@ -74,6 +74,22 @@ describe.skipIf(!enabled)('with the server down', () => {
     await page.keyboard.press('Escape')
     await http.close()
     await eventually(() => ui(page, '.agent').textContent()).toBe('Server unreachable')
+    // "Retry now" that fails again leaves the alert's words as they are: they are not put in again
+    // (new elements lay out and repaint the whole page).
+    await ui(page, '.alert .btn').waitFor()
+    await page.evaluate(() => {
+      const alert = document.querySelector('marginalia-overlay')!.shadowRoot!.querySelector('.alert')!
+      const w = window as unknown as { __alertRebuilt: number }
+      w.__alertRebuilt = 0
+      new MutationObserver((list) => void (w.__alertRebuilt += list.filter((m) => m.type === 'childList').length)).observe(alert, { childList: true, subtree: true })
+    })
+    for (let i = 0; i < 2; i++) {
+      const failed = page.waitForEvent('requestfailed', (r) => r.url().startsWith(http.url))
+      await ui(page, '.alert .btn').click()
+      await failed
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    }
+    expect(await page.evaluate(() => (window as unknown as { __alertRebuilt: number }).__alertRebuilt)).toBe(0)
     // An annotation kept while down: a toast says so, under the alert.
     await annotateMode(page)
     await clickAt(page, await page.locator('#save').boundingBox())

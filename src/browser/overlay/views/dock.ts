@@ -94,8 +94,17 @@ export class Dock {
     this.element = h('div', { class: 'dock' }, this.alert, toast, this.bar)
   }
 
-  /** Who is signed in: `needed` when the server asks people to sign in. */
+  /** What `who` shows now (see renderWho). */
+  private whoShown: string | undefined
+
+  /**
+   * Who is signed in: `needed` when the server asks people to sign in. Asked again at each
+   * /health poll; redrawn only when it changed (new words repaint the whole page).
+   */
   renderWho(needed: boolean, name: string | undefined): void {
+    const shown = name !== undefined ? `name:${name}` : needed ? 'sign-in' : ''
+    if (shown === this.whoShown) return
+    this.whoShown = shown
     if (name !== undefined) {
       replace(this.who, h('span', { class: 'who-name' }, `Signed in as ${name}`), ' · ', h('button', { type: 'button', class: 'link sign-out', onclick: () => this.events.signOut() }, 'Sign out'))
       this.who.hidden = false
@@ -222,9 +231,13 @@ export class Dock {
     this.events.resized()
   }
 
-  /** The alert with this content; hidden without any. */
+  /**
+   * The alert with this content; hidden without any. Drawn again at every render: the elements are
+   * put in only when their words differ from what it shows (new words repaint the whole page).
+   */
   private showAlert(...content: HTMLElement[]): void {
-    replace(this.alert, ...content)
+    const same = content.length === this.alert.childElementCount && content.map((c) => c.textContent).join('') === this.alert.textContent
+    if (!same) replace(this.alert, ...content)
     this.alert.hidden = content.length === 0
   }
 

@@ -82,14 +82,14 @@ export class Renderer {
 
   list(): void {
     const { ui, sync, outbox } = this.o
-    if (ui?.list.isOpen) ui.list.render(sync.ordered(), outbox.list())
+    if (ui?.list.isOpen) ui.list.render(sync.ordered(), outbox.shown(sync.ordered()))
     this.position()
   }
 
   private drawPins(): void {
     const { pins, sync, outbox, ui } = this.o
     pins.element.hidden = this.o.menu.pinsHidden || this.o.dock.collapsed
-    const waiting = waitingOn(outbox, sync.pageKey)
+    const waiting = waitingOn(outbox, sync.pageKey, sync.ordered())
     pins.render(sync.ordered(), ui?.thread.openId, waiting)
     this.o.follower.watch(sync.ordered().length + waiting.length > 0 || ui?.picker.active === true || ui?.composer.target !== undefined)
   }
@@ -98,7 +98,7 @@ export class Renderer {
   position(): void {
     if (this.stopped) return
     const { sync, outbox, pins, dock, ui } = this.o
-    const openPin = pins.position([...sync.ordered(), ...waitingOn(outbox, sync.pageKey)], ui?.thread.openId)
+    const openPin = pins.position([...sync.ordered(), ...waitingOn(outbox, sync.pageKey, sync.ordered())], ui?.thread.openId)
     placeDock(dock.element, this.o.host)
     if (!ui) return
     const { picker, marks, composer, thread, list } = ui

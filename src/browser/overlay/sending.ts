@@ -86,6 +86,8 @@ export function sending(o: SendingParts): Sending {
       dock.renderAlert()
       o.render.list()
     },
+    // The page's annotations now: the server's event for this one may come before the POST's answer.
+    posting: (item) => o.outbox.posting(item.id, sync.ordered()),
     drained: () => dock.renderAlert(),
     rejected(_item, error) {
       dock.say(`An annotation could not be sent: ${error}`)

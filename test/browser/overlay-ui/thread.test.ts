@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/chromium.js'
 import { eventually } from '../../helpers/eventually.js'
-import { annotateMode, clickAt, openPage, setup, ui } from '../overlay-anchor/setup.js'
+import { annotateMode, clickAt, openPage, pins, send, setup, ui } from '../overlay-anchor/setup.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -99,6 +99,34 @@ describe.skipIf(!enabled)('thread and composer', () => {
     await ui(page, '.composer input[name="severity"][value="blocking"]').focus()
     await page.keyboard.press('Control+Enter')
     await eventually(() => store.getAllPending().map((x) => [x.comment, x.severity])).toEqual([['Buy button needs a price', 'important']])
+    expect(store.getAllPending()).toHaveLength(1)
+  })
+  it('a sent annotation is one pin while the answer to its POST is slow and the server’s event came first', { timeout: 90_000 }, async () => {
+    const { store, page } = await setup(chromium.browser, cleanups, { '/shop': PAGE }, '/shop')
+    // The POST reaches the server at once; its answer is held until the page shows the stored copy.
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    await page.route(/\/api\/sessions\/[^/]+\/annotations$/, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue()
+      const response = await route.fetch()
+      await held
+      await route.fulfill({ response })
+    })
+    await annotateMode(page)
+    await clickAt(page, await page.locator('#buy').boundingBox())
+    await ui(page, '.composer input[name="screenshot"]').uncheck()
+    await send(page, 'Buy button needs a price')
+    await eventually(() => store.getAllPending().length).toBe(1)
+    await eventually(() => ui(page, '.pin[data-n="1"]').count()).toBe(1)
+    // The stored copy has come by the server's event; the copy in the outbox is not drawn beside it.
+    expect((await pins(page)).map((p) => p.n)).toEqual(['1'])
+    await page.keyboard.press('Escape')
+    await ui(page, '.count').click()
+    await eventually(() => ui(page, '.list-panel .item').count()).toBe(1)
+    expect(await ui(page, '.list-panel .outbox-item').count()).toBe(0)
+    release()
+    await eventually(() => ui(page, '.toast').textContent()).toContain('Sent as #1')
+    expect((await pins(page)).map((p) => p.n)).toEqual(['1'])
     expect(store.getAllPending()).toHaveLength(1)
   })
 })

@@ -36,9 +36,22 @@ export function outboxItem(pageKey: string, body: NewAnnotation, title: string):
   return item
 }
 
-/** The outbox list, in localStorage when it works, else in memory. */
+/**
+ * Whether `a` is what `body` asked the server to store: the same comment, on the same element, from
+ * the same URL. What an outbox item is looked for by once the server may have it.
+ */
+export function storedAs(a: Annotation, body: NewAnnotation): boolean {
+  return a.comment === body.comment && (a.element?.selector ?? '') === (body.element?.selector ?? '') && (a.url ?? '') === (body.url ?? '')
+}
+
+/**
+ * The outbox list, in localStorage when it works, else in memory; and, in memory, which item this
+ * tab is posting now.
+ */
 export class Outbox {
   private memory: OutboxItem[] = []
+  /** The item being posted, with the ids of the page's annotations known when its POST went. */
+  private inFlight: { id: string; known: ReadonlySet<string> } | undefined
 
   constructor(
     private readonly storage: Storage | undefined,
@@ -69,6 +82,27 @@ export class Outbox {
     this.save(this.list().filter((i) => i.id !== id))
   }
 
+  /** `id` is being posted; `known` is what the page shows now (its stored copy will be new). */
+  posting(id: string, known: readonly Annotation[]): void {
+    this.inFlight = { id, known: new Set(known.map((a) => a.id)) }
+  }
+
+  /** No POST is on its way from this tab any more (answered, failed or given up). */
+  posted(): void {
+    this.inFlight = undefined
+  }
+
+  /**
+   * What waits, less the item whose POST is on its way when the page already shows its stored copy:
+   * the server's event for it can come before the POST's answer, and it must not be drawn twice.
+   */
+  shown(known: readonly Annotation[]): OutboxItem[] {
+    const items = this.list()
+    const flight = this.inFlight
+    if (!flight) return items
+    return items.filter((item) => item.id !== flight.id || !known.some((a) => !flight.known.has(a.id) && storedAs(a, item.body)))
+  }
+
   private save(items: OutboxItem[]): void {
     this.memory = items
     if (!this.storage) return
@@ -95,6 +129,8 @@ export interface SessionResolver {
 }
 
 export interface SenderEvents {
+  /** The item's POST is about to go. */
+  posting(item: OutboxItem): void
   sent(item: OutboxItem, annotation: Annotation, sessionId: string): void
   /** The server could not be reached (or answered 5xx/401/403): items wait for the next retry. */
   blocked(error: string): void
@@ -114,9 +150,9 @@ export interface SenderOptions {
  * What `pageKey` sent that waits in the outbox (the server is down or slow), as annotations for
  * pins of their own (ids start with WAITING); one the server refused for good waits only in the list.
  */
-export function waitingOn(outbox: Outbox, pageKey: string): Annotation[] {
+export function waitingOn(outbox: Outbox, pageKey: string, known: readonly Annotation[]): Annotation[] {
   return outbox
-    .list()
+    .shown(known)
     .filter((item) => item.pageKey === pageKey && item.rejected === undefined)
     .map(({ id, queuedAt, body }): Annotation => {
       const { comment, element, selectedText, elements, area } = body

@@ -12,7 +12,7 @@
  */
 import type { Api } from '../../shared/api.js'
 import type { Annotation } from '../../shared/types.js'
-import type { Outbox, OutboxItem, SenderEvents, SenderOptions, SessionResolver } from './outbox.js'
+import { storedAs, type Outbox, type OutboxItem, type SenderEvents, type SenderOptions, type SessionResolver } from './outbox.js'
 
 /** The HTTP status of an `ApiError` (the server answered and refused), else undefined. */
 function apiStatus(e: unknown): number | undefined {
@@ -122,18 +122,23 @@ export class Sender {
       }
     }
     this.outbox.update(item.id, { attempts: item.attempts + 1 })
-    let annotation: Annotation
+    this.events.posting(item)
     try {
-      annotation = await this.api.addAnnotation(sessionId, item.body)
-    } catch (e) {
-      if (apiStatus(e) !== 404) throw e
-      // The remembered session is gone (a new store): start a new one for this page.
-      this.sessions.forget(item.pageKey)
-      sessionId = await this.sessions.ensure(item.pageKey, item.pageTitle)
-      annotation = await this.api.addAnnotation(sessionId, item.body)
+      let annotation: Annotation
+      try {
+        annotation = await this.api.addAnnotation(sessionId, item.body)
+      } catch (e) {
+        if (apiStatus(e) !== 404) throw e
+        // The remembered session is gone (a new store): start a new one for this page.
+        this.sessions.forget(item.pageKey)
+        sessionId = await this.sessions.ensure(item.pageKey, item.pageTitle)
+        annotation = await this.api.addAnnotation(sessionId, item.body)
+      }
+      this.outbox.remove(item.id)
+      this.events.sent(item, annotation, sessionId)
+    } finally {
+      this.outbox.posted()
     }
-    this.outbox.remove(item.id)
-    this.events.sent(item, annotation, sessionId)
   }
 
   /** An annotation in the session that is this item, stored by an attempt whose answer was lost. */
@@ -142,13 +147,7 @@ export class Sender {
     let cursor: string | undefined
     do {
       const page = await this.api.session(sessionId, cursor === undefined ? {} : { cursor })
-      const match = page.annotations.find(
-        (a) =>
-          a.comment === item.body.comment &&
-          (a.element?.selector ?? '') === (item.body.element?.selector ?? '') &&
-          (a.url ?? '') === (item.body.url ?? '') &&
-          Date.parse(a.createdAt) >= since,
-      )
+      const match = page.annotations.find((a) => storedAs(a, item.body) && Date.parse(a.createdAt) >= since)
       if (match) return match
       cursor = page.nextCursor
     } while (cursor !== undefined)

@@ -48,6 +48,7 @@ function item(comment: string, extra: Partial<OutboxItem> = {}): OutboxItem {
 function recorder() {
   const log: string[] = []
   const events: SenderEvents = {
+    posting: (i) => log.push(`posting ${i.body.comment}`),
     sent: (i, a) => log.push(`sent ${i.body.comment} as ${a.id}`),
     blocked: (e) => log.push(`blocked ${e}`),
     drained: () => log.push('drained'),
@@ -67,7 +68,7 @@ async function setup(api?: (base: string) => Api) {
   const { log, events } = recorder()
   const sender = new Sender(client, outbox, sessions, events, { lockName: 'test', retryMs: 50, maxRetryMs: 200 })
   cleanups.push(() => sender.stop())
-  return { store, http, storage, outbox, sessions, sender, log }
+  return { store, http, storage, outbox, sessions, sender, log, events }
 }
 
 describe('outbox', () => {
@@ -88,6 +89,24 @@ describe('outbox', () => {
     expect(a.list()).toEqual([])
     storage.setItem('k', '{not json')
     expect(() => a.list()).not.toThrow()
+  })
+
+  it('an item whose POST is on its way is not shown once the page has its stored copy; an older copy with the same words does not hide it', () => {
+    const box = new Outbox(new MemoryStorage(), 'k')
+    const waiting = item('Pay is cut off')
+    box.add(waiting)
+    box.add(item('other'))
+    const stored = (id: string, comment = 'Pay is cut off'): Annotation => ({ id, sessionId: 's', status: 'pending', comment, url: waiting.body.url, element: { selector: '#pay' }, replies: [], createdAt: waiting.queuedAt, updatedAt: waiting.queuedAt, rev: 1 })
+    const older = stored('ann_older')
+    const comments = (known: Annotation[]) => box.shown(known).map((i) => i.body.comment)
+    box.posting(waiting.id, [older])
+    expect(comments([older])).toEqual(['Pay is cut off', 'other'])
+    expect(comments([older, stored('ann_else', 'Something else')])).toEqual(['Pay is cut off', 'other'])
+    expect(comments([older, stored('ann_new')])).toEqual(['other'])
+    // The POST failed: it waits and is shown again, whatever the page has.
+    box.posted()
+    expect(comments([older, stored('ann_new')])).toEqual(['Pay is cut off', 'other'])
+    expect(box.list()).toHaveLength(2)
   })
 
   it('works without storage (in memory for the page)', () => {
@@ -184,6 +203,38 @@ describe('sender', () => {
     expect(outbox.list()[0]).toMatchObject({ attempts: 1 })
     await eventually(() => outbox.list()).toEqual([]) // the retry found it in the session
     expect(store.getAllPending().map((a) => a.comment)).toEqual(['once'])
+  })
+
+  it('says which item it posts before the POST goes, and no item is in flight once the POST failed', async () => {
+    let seen: string[] = []
+    let fail = true
+    const { store, outbox, sender, log, events } = await setup(
+      (base) =>
+        new (class extends Api {
+          override async addAnnotation(sessionId: string, body: NewAnnotation): Promise<Annotation> {
+            const stored = await super.addAnnotation(sessionId, body)
+            // The server has it; the page heard of it (its event) before this answer.
+            seen = outbox.shown([stored]).map((i) => i.body.comment)
+            if (fail) {
+              fail = false
+              throw new UnreachableError('connection reset')
+            }
+            return stored
+          }
+        })(base, 5_000),
+    )
+    // What the overlay does when told: the page's annotations known when the POST goes.
+    events.posting = (i) => {
+      log.push(`posting ${i.body.comment}`)
+      outbox.posting(i.id, store.getAllPending())
+    }
+    outbox.add(item('once'))
+    await sender.flush()
+    expect(seen).toEqual([])
+    // The answer was lost: the item waits, and is shown although the server has a copy.
+    expect(outbox.shown(store.getAllPending()).map((i) => i.body.comment)).toEqual(['once'])
+    await eventually(() => outbox.list()).toEqual([])
+    expect(log.filter((l) => l.startsWith('posting'))).toEqual(['posting once'])
   })
 
   it('starts a new session when the remembered one is gone (a new store)', async () => {

@@ -145,6 +145,19 @@ export class StepLog implements StepsHandle {
     this.scrolling = this.push({ kind: 'scroll', x: 0, y: 0 })
   }
 
+  /**
+   * The document's scroll offset as a pointer event saw it (its pageX − clientX, pageY − clientY,
+   * set when the browser made the event): an open run of scrolling ends there, without the layout
+   * that reading `scrollX` forces on a page changed since its last frame.
+   */
+  scrolledTo(x: number, y: number): void {
+    const s = this.scrolling
+    if (!s) return
+    this.scrolling = undefined
+    s.x = Math.max(0, Math.round(x))
+    s.y = Math.max(0, Math.round(y))
+  }
+
   resized(): void {
     if (this.resizing) return
     const l = this.last('viewport')

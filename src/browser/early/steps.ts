@@ -23,7 +23,8 @@
  * `focusout`, heard once per field typed in —, its change). A scroll of the document is heard
  * once per gesture, when it comes to rest (`scrollend`; per scroll event where the browser lacks
  * it): the first opens a scroll step and later calls return at once until the next step closes it,
- * the position read then, once; a run of resizes is one step, its size read when
+ * the position read then, once (from the click's own coordinates when that step is a pointer's
+ * click, which reads no layout); a run of resizes is one step, its size read when
  * the next step comes (the viewport's size at load too: the recorder starts without laying the
  * page out); no timer runs; the record is written to sessionStorage only when the page is hidden
  * or left.
@@ -148,6 +149,8 @@ export function installSteps(page: Window): StepsHandle {
     try {
       const hit = pageElement(e)
       if (!hit) return
+      // A pointer's click (not a key's: it has no position) says where the document is scrolled.
+      if (log.scrollOpen && e.detail > 0) log.scrolledTo(e.pageX - e.clientX, e.pageY - e.clientY)
       log.flush()
       const actionable = hit.closest(ACTIONABLE)
       const el = actionable ?? hit

@@ -142,6 +142,22 @@ describe.skipIf(!enabled)('the steps recorder', () => {
     await expect.poll(scrollSteps).toEqual(['scroll to 0, 700'])
   })
 
+  it('takes the position a run of scrolling ends at from the click that ends it, reading no layout', async () => {
+    // Every read of the window's scroll position counted (such a read lays out a page changed since its last frame).
+    const counted = `<script>window.__reads = 0; for (const k of ['scrollX', 'scrollY', 'pageXOffset', 'pageYOffset']) { const d = Object.getOwnPropertyDescriptor(window, k); Object.defineProperty(window, k, { configurable: true, get() { window.__reads++; return d.get.call(window) } }) }</script>`
+    const origin = await serve(() => page(counted, FORM))
+    const { page: p } = await chromium.newPage()
+    await p.goto(`${origin}/order`)
+    await p.mouse.move(300, 300)
+    await p.mouse.wheel(0, 450)
+    await p.waitForFunction(() => document.scrollingElement!.scrollTop === 450)
+    await p.evaluate(() => (document.body.style.paddingTop = '3px')) // the page changed since its last frame
+    await p.mouse.click(300, 300) // on the page's empty space
+    const reads = await p.evaluate(() => (window as unknown as { __reads: number }).__reads)
+    expect(reads).toBe(0)
+    expect((await lines(p)).filter((l) => l.startsWith('scroll'))).toEqual(['scroll to 0, 450'])
+  })
+
   it('hears a smooth scroll once, when it comes to rest, not on each of its frames', async () => {
     const origin = await serve(() => page(TIMING, FORM + '<style>html{scroll-behavior:smooth}</style>'))
     const { page: p } = await chromium.newPage()

@@ -236,11 +236,27 @@ export class StepLog implements StepsHandle {
 
   // ---- typing: the final value of a field per focus
 
-  /** Another keystroke in the field being typed in: the one thing to do is remember it changed. */
-  typingIn(target: EventTarget | null): boolean {
-    if (!this.typing || this.typing.el !== target) return false
+  /**
+   * A key other than Enter, Escape or Tab while a field is typed in (the focus is in it until its
+   * focusout is heard): it may have changed the field, whose value is read when its step is
+   * written. False when no field is typed in.
+   */
+  typedOn(): boolean {
+    if (!this.typing) return false
     this.typing.dirty = true
     return true
+  }
+
+  /**
+   * The field typed in was taken out of the page with the focus in it, where the browser fires no
+   * focusout then (Firefox): its step is written and its typing ends. Asked on a click or an acting
+   * key, whose next keystrokes may be another field's.
+   */
+  focusLost(): void {
+    if (this.typing && !this.typing.el.isConnected) {
+      this.flush()
+      this.typing = undefined
+    }
   }
 
   input(el: TextField): void {

@@ -18,7 +18,8 @@
  * layout read; an event that makes a step (a click, a change, a submit) keeps only the element (and
  * a button's or link's words, unsquashed), which ./describe.ts names and locates when the steps are
  * read or saved, as a route's address is redacted then. Typing is heard by the keys that edit a
- * field (no `input` listener: a keystroke costs one `keydown` call) and by the field's `change`
+ * field (no `input` listener: a keystroke costs one `keydown` call, which reads only the key while
+ * a field is typed in) and by the field's `change`
  * (paste, autofill), its value read when its step is written (the next step, leaving the field —
  * `focusout`, heard once per field typed in —, its change). A scroll of the document is heard
  * once per gesture, when it comes to rest (`scrollend`; per scroll event where the browser lacks
@@ -151,6 +152,7 @@ export function installSteps(page: Window): StepsHandle {
       if (!hit) return
       // A pointer's click (not a key's: it has no position) says where the document is scrolled.
       if (log.scrollOpen && e.detail > 0) log.scrolledTo(e.pageX - e.clientX, e.pageY - e.clientY)
+      log.focusLost()
       log.flush()
       const actionable = hit.closest(ACTIONABLE)
       const el = actionable ?? hit
@@ -168,17 +170,20 @@ export function installSteps(page: Window): StepsHandle {
       // bookkeeping never disturbs the page
     }
   })
-  const onKey = (e: KeyboardEvent): void => {
+  const onKey = (e: KeyboardEvent, key: string): void => {
     try {
-      const key = e.key
       if (!KEYS.has(key)) {
         // A key that edits a field: the field is typed in, its value read once when its step is written.
-        if (edits(e) && !log.typingIn(e.target) && isTextField(e.target)) log.input(e.target)
+        if (edits(e)) {
+          const target = e.target
+          if (isTextField(target)) log.input(target)
+        }
         return
       }
       if (e.repeat || e.isComposing) return
       const el = pageElement(e)
       if (!el) return
+      log.focusLost()
       log.flush()
       if (key === 'Enter' && isTextField(el)) entered = { form: el.form, at: Date.now() }
       if (el === doc.body || el === doc.documentElement) log.push({ kind: 'key', key: key as 'Enter' })
@@ -188,10 +193,14 @@ export function installSteps(page: Window): StepsHandle {
     }
   }
   // Not passive: the overlay's own listener, called from here (`keys`), may take a key it handles from the page.
+  // The common key press, a character in the field being typed in, reads its key and nothing else:
+  // the field is the one the focus is in until its focusout is heard (a field removed with the focus
+  // in it fires one), and a key that changed nothing only has its value read once more.
   win.addEventListener(
     'keydown',
     (e) => {
-      if (!log.ignores(e)) onKey(e)
+      const key = e.key
+      if ((KEYS.has(key) || !log.typedOn()) && !log.ignores(e)) onKey(e, key)
       log.keyListener?.(e)
     },
     { capture: true },

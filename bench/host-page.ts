@@ -33,8 +33,10 @@
  * bundled to its own script, unminified so its functions are named) and with `early.js` (page log +
  * recorder), against none. The figure with a goal is the main-thread time in the tool's own code,
  * from the V8 sampling profiler (50 µs): the samples whose innermost script frame is the tool's
- * script (DOM calls made by that code included, so the page's own `history.pushState` called
- * through the recorder's wrapper counts as the recorder's), each counted as one interval.
+ * script (DOM calls made by that code included; not the page's own calls a wrapper of the page
+ * log passes on, such as its polling `fetch`), each counted as one interval. Beside them, the least
+ * a recorder of these steps reads: the same listeners, each reading only its event's trust and
+ * target (a key press: its key; a route change: the address).
  * TaskDuration with minus without over the same script is reported beside it; at these sizes it
  * is noise.
  *
@@ -82,7 +84,7 @@ export interface HostPageResult {
   /** variant → medians, on the static 1 000-row page. */
   annotate: Partial<Record<Variant, { pickerColdMs: number; pickerCachedMs: number; sendMs: number; sendLongTasksMs: number; sendLongestTaskMs: number; sendNoScreenshotMs: number }>>
   /** The steps recorder on the React dashboard, per minute of scripted use. */
-  recorder?: { actionsPerMin: number; stepsSelfMsPerMin: number; earlySelfMsPerMin: number; taskDeltaStepsMsPerMin: number; taskDeltaEarlyMsPerMin: number }
+  recorder?: { actionsPerMin: number; stepsSelfMsPerMin: number; earlySelfMsPerMin: number; floorSelfMsPerMin: number; taskDeltaStepsMsPerMin: number; taskDeltaEarlyMsPerMin: number }
   reactGrab: string
 }
 
@@ -204,7 +206,7 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     'react-grab': '<script src="/react-grab.js" crossorigin="anonymous"></script>',
     empty: '<script src="/empty.js" defer></script>',
   }
-  const recorders: Record<string, string> = { none: '', steps: '<script src="/steps.js"></script>', early: '<script src="/early.js"></script>' }
+  const recorders: Record<string, string> = { none: '', steps: '<script src="/steps.js"></script>', early: '<script src="/early.js"></script>', floor: '<script src="/floor.js"></script>' }
   const pages = new Map<string, string>()
   for (const [variant, tag] of Object.entries(tools)) {
     pages.set(`/static-1k/${variant}`, tablePage(smoke ? 100 : 1_000, tag))
@@ -221,12 +223,13 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     if (p === '/react-grab.js' && reactGrab) return send(req, res, 'text/javascript', reactGrab, true)
     if (p === '/steps.js') return send(req, res, 'text/javascript', stepsJs)
     if (p === '/early.js') return send(req, res, 'text/javascript', earlyJs)
+    if (p === '/floor.js') return send(req, res, 'text/javascript', FLOOR_JS)
     if (p === '/empty.js') return send(req, res, 'text/javascript', '')
     // /static-1k/tag/a3: the same page at an address of its own (a load that annotates leaves its annotations there).
     const page = pages.get(p.replace(/\/a\d+$/, ''))
     if (page) return send(req, res, 'text/html; charset=utf-8', page)
     if (dashboard) {
-      const m = /^\/react\/(none|tag|snippet|react-grab|rec-none|rec-steps|rec-early)(\/.*)?$/.exec(p)
+      const m = /^\/react\/(none|tag|snippet|react-grab|rec-none|rec-steps|rec-early|rec-floor)(\/.*)?$/.exec(p)
       if (m) {
         const v = m[1]!
         const tag = v.startsWith('rec-') ? recorders[v.slice(4)]! : tools[v as Variant]
@@ -473,6 +476,13 @@ async function sendAnnotation(ctx: Ctx, page: Page, screenshot: boolean): Promis
  * time since the previous sample, which on a shared machine includes the time the OS ran other
  * work. Also the heaviest of the tool's functions (name:line:column → ms), to say where it goes.
  */
+/**
+ * The page's own calls a tool's wrapper passes on to the browser's function it wrapped (the page
+ * log wraps fetch, console.error and warn, and XMLHttpRequest's open and send): a sample inside
+ * one, called from the tool's frame, is the page's time, which it spends without the tool too.
+ */
+const FORWARDED = new Set(['fetch', 'warn', 'error', 'open', 'send'])
+
 function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number }; children?: number[] }[]; samples: number[] }, isToolScript: (url: string) => boolean, intervalUs: number): { ms: number; top: string[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
@@ -482,12 +492,14 @@ function selfTimeIn(profile: { nodes: { id: number; callFrame: { url: string; fu
     if (owner.has(id)) return owner.get(id)
     // The innermost frame with a script: this node's, else its caller's (a builtin or a native call has none).
     let answer: string | undefined
+    let forwarded = false
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const f = byId.get(at)!.callFrame
       if (f.url) {
-        answer = isToolScript(f.url) ? `${f.functionName || '(anonymous)'}:${f.lineNumber + 1}:${f.columnNumber + 1}` : undefined
+        answer = isToolScript(f.url) && !forwarded ? `${f.functionName || '(anonymous)'}:${f.lineNumber + 1}:${f.columnNumber + 1}` : undefined
         break
       }
+      forwarded ||= FORWARDED.has(f.functionName)
     }
     owner.set(id, answer)
     return answer
@@ -544,9 +556,28 @@ async function ordinaryUse(page: Page, seconds: number): Promise<number> {
 
 const SAMPLING_US = 50
 
+/**
+ * The least a recorder of these steps reads (the `floor` row): the recorder's listeners, with its
+ * options, each reading only what tells whether and where the person acted — the event's trust and
+ * target, a key press's key (the keys that act are told by it), the address after a route change.
+ * It opens with the compile hint the shipped scripts carry.
+ */
+const FLOOR_JS = `//# allFunctionsCalledOnLoad
+(() => {
+  let seen
+  const passive = { capture: true, passive: true }
+  for (const type of ['click', 'change', 'submit', 'resize']) addEventListener(type, (e) => { if (e.isTrusted) seen = e.target }, passive)
+  addEventListener('keydown', (e) => { seen = e.key }, { capture: true })
+  document.addEventListener('onscrollend' in window ? 'scrollend' : 'scroll', (e) => { seen = e.target }, { passive: true })
+  const routed = () => { seen = location.href }
+  if (window.navigation) navigation.addEventListener('currententrychange', routed)
+  addEventListener('hashchange', routed)
+})()
+`
+
 async function recorderCost(ctx: Ctx, rounds: number, seconds: number): Promise<NonNullable<HostPageResult['recorder']>> {
-  const per: Record<'none' | 'steps' | 'early', { task: number[]; self: number[]; actions: number[] }> = { none: { task: [], self: [], actions: [] }, steps: { task: [], self: [], actions: [] }, early: { task: [], self: [], actions: [] } }
-  const order = ['none', 'steps', 'early'] as const
+  const per: Record<'none' | 'steps' | 'early' | 'floor', { task: number[]; self: number[]; actions: number[] }> = { none: { task: [], self: [], actions: [] }, steps: { task: [], self: [], actions: [] }, early: { task: [], self: [], actions: [] }, floor: { task: [], self: [], actions: [] } }
+  const order = ['none', 'steps', 'early', 'floor'] as const
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < order.length; k++) {
       const v = order[(k + r) % order.length]!
@@ -580,9 +611,10 @@ async function recorderCost(ctx: Ctx, rounds: number, seconds: number): Promise<
   }
   const task = (v: 'none' | 'steps' | 'early') => median(per[v].task)
   return {
-    actionsPerMin: median([...per.steps.actions, ...per.early.actions, ...per.none.actions]),
+    actionsPerMin: median([...per.steps.actions, ...per.early.actions, ...per.none.actions, ...per.floor.actions]),
     stepsSelfMsPerMin: median(per.steps.self),
     earlySelfMsPerMin: median(per.early.self),
+    floorSelfMsPerMin: median(per.floor.self),
     taskDeltaStepsMsPerMin: task('steps') - task('none'),
     taskDeltaEarlyMsPerMin: task('early') - task('none'),
   }

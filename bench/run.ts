@@ -481,6 +481,7 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
       record(opts, label, 'actions', r.recorder.actionsPerMin, '/min')
       record(opts, label, 'recorder alone (steps.ts): own main-thread time', r.recorder.stepsSelfMsPerMin, 'ms/min', { op: '<=', limit: 1 })
       record(opts, label, 'early.js (page log + recorder): own main-thread time', r.recorder.earlySelfMsPerMin, 'ms/min')
+      record(opts, label, 'the least a recorder reads (its listeners, reading only trust, target, key, address): own main-thread time', r.recorder.floorSelfMsPerMin, 'ms/min')
       record(opts, label, 'recorder alone: TaskDuration with − without (noisy)', r.recorder.taskDeltaStepsMsPerMin, 'ms/min')
       record(opts, label, 'early.js: TaskDuration with − without (noisy)', r.recorder.taskDeltaEarlyMsPerMin, 'ms/min')
     }

@@ -82,8 +82,11 @@ export class StepLog implements StepsHandle {
    * the steps are read, never as the recorder starts (reading it then lays the page out).
    */
   private viewportUnread = false
-  /** The field typed in during its current focus, and the step that says so once written. */
-  private typing: { el: TextField; step: Kept | undefined; dirty: boolean } | undefined
+  /**
+   * The field typed in during its current focus, and the step that says so once written; `dirty`:
+   * typed in since its value was last read (the recorder's key listener sets it itself).
+   */
+  typing: { readonly el: TextField; step: Kept | undefined; dirty: boolean } | undefined
 
   constructor(
     private readonly win: Window,
@@ -235,17 +238,6 @@ export class StepLog implements StepsHandle {
   }
 
   // ---- typing: the final value of a field per focus
-
-  /**
-   * A key other than Enter, Escape or Tab while a field is typed in (the focus is in it until its
-   * focusout is heard): it may have changed the field, whose value is read when its step is
-   * written. False when no field is typed in.
-   */
-  typedOn(): boolean {
-    if (!this.typing) return false
-    this.typing.dirty = true
-    return true
-  }
 
   /**
    * The field typed in was taken out of the page with the focus in it, where the browser fires no

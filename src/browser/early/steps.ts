@@ -193,14 +193,16 @@ export function installSteps(page: Window): StepsHandle {
     }
   }
   // Not passive: the overlay's own listener, called from here (`keys`), may take a key it handles from the page.
-  // The common key press, a character in the field being typed in, reads its key and nothing else:
-  // the field is the one the focus is in until its focusout is heard (a field removed with the focus
-  // in it fires one), and a key that changed nothing only has its value read once more.
+  // The common key press, a character in the field being typed in, reads its key and nothing else
+  // and marks the field changed: the field is the one the focus is in until its focusout is heard,
+  // and a key that changed nothing only has its value read once more when its step is written.
   win.addEventListener(
     'keydown',
     (e) => {
       const key = e.key
-      if ((KEYS.has(key) || !log.typedOn()) && !log.ignores(e)) onKey(e, key)
+      const typing = log.typing
+      if (typing !== undefined && !KEYS.has(key)) typing.dirty = true
+      else if (!log.ignores(e)) onKey(e, key)
       log.keyListener?.(e)
     },
     { capture: true },

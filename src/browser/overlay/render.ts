@@ -82,23 +82,28 @@ export class Renderer {
 
   list(): void {
     const { ui, sync, outbox } = this.o
-    if (ui?.list.isOpen) ui.list.render(sync.ordered(), outbox.shown(sync.ordered()))
+    if (ui?.list.isOpen) {
+      const ordered = sync.ordered()
+      ui.list.render(ordered, outbox.shown(ordered))
+    }
     this.position()
   }
 
   private drawPins(): void {
     const { pins, sync, outbox, ui } = this.o
     pins.element.hidden = this.o.menu.pinsHidden || this.o.dock.collapsed
-    const waiting = waitingOn(outbox, sync.pageKey, sync.ordered())
-    pins.render(sync.ordered(), ui?.thread.openId, waiting)
-    this.o.follower.watch(sync.ordered().length + waiting.length > 0 || ui?.picker.active === true || ui?.composer.target !== undefined)
+    const ordered = sync.ordered()
+    const waiting = waitingOn(outbox, sync.pageKey, ordered)
+    pins.render(ordered, ui?.thread.openId, waiting)
+    this.o.follower.watch(ordered.length + waiting.length > 0 || ui?.picker.active === true || ui?.composer.target !== undefined)
   }
 
   /** Pins on their elements, the highlight on the hovered element, panels beside what they belong to. */
   position(): void {
     if (this.stopped) return
     const { sync, outbox, pins, dock, ui } = this.o
-    const openPin = pins.position([...sync.ordered(), ...waitingOn(outbox, sync.pageKey, sync.ordered())], ui?.thread.openId)
+    const ordered = sync.ordered()
+    const openPin = pins.position([...ordered, ...waitingOn(outbox, sync.pageKey, ordered)], ui?.thread.openId)
     placeDock(dock.element, this.o.host)
     if (!ui) return
     const { picker, marks, composer, thread, list } = ui

@@ -72,13 +72,15 @@ async function run(values: Values): Promise<void> {
   // Checks that only warn (stderr) wait for the first request past the handshake (or for the stop).
   let warnings: Promise<unknown> | undefined
   const warn = (): Promise<unknown> => (warnings ??= Promise.all([isDatabaseUrl(file) ? undefined : warnIfTrackedByGit(store.location, log), presence === undefined ? undefined : warnIfOtherStore(store.location, root)]))
-  // Page reads are answered beside the SDK (page-reads.ts), by the same service the server calls.
+  // Page reads are answered beside the SDK (page-reads.ts), by the same service the server calls;
+  // the next page of a walk is read ahead from the store.
   const transport = answeringPageReads(
     afterFirstRequest(
       observeClose(writingKeptJson(new StdioServerTransport()), () => void (reason ? stop(`the stdio transport closed: ${reason}`, 1) : stop('stdin closed'))),
       () => void warn(),
     ),
     serverOptions.registry,
+    store,
   )
   // One entry serves both revisions: a 2025 client's initialize pins a session instance, a
   // 2026-07-28 client's server/discover (or first request) pins a stateless one.

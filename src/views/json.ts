@@ -15,6 +15,16 @@ export function keptJson(value: object): string {
   return json
 }
 
+/**
+ * `toJson(value)` of an immutable object, kept while it lives like `keptJson`'s: for an object
+ * made of parts whose JSON is kept (a page's result), serialised once ahead of sending it.
+ */
+export function keepJson(value: object): string {
+  let json = kept.get(value)
+  if (json === undefined) kept.set(value, (json = toJson(value) ?? JSON.stringify(value)))
+  return json
+}
+
 /** `JSON.stringify(text)` without its quotes: the text as it stands inside a JSON string. */
 export function jsonBody(text: string): string {
   const json = JSON.stringify(text)

@@ -45,6 +45,36 @@ describe('marginalia mcp (built, over stdio)', () => {
     expect(mcp.stderr()).toContain('stopping (stdin closed)')
   })
 
+  it('walks every page of a long list, and a page after another process\'s write shows that write', async () => {
+    const { dir } = testDir(cleanups)
+    const store = await openStore({ file: path.join(dir, '.marginalia', 'store.json') })
+    cleanups.push(() => store.close())
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    const ids: string[] = []
+    for (let i = 0; i < 250; i++) ids.push((await store.addAnnotation({ sessionId: session.id, comment: `Row ${i} is misaligned`, element: { selector: `tr:nth-child(${i + 1})` } })).id)
+    const mcp = spawnNode(cleanups, [CLI, 'mcp'], { cwd: dir, env: { MARGINALIA_STORE: '' } })
+    const client = new Client({ name: 'e2e', version: '1.0.0' })
+    await client.connect(new ChildTransport(mcp.child))
+    type Page = { annotations: { id: string }[]; nextCursor?: string; rev: number }
+    const page = async (cursor?: string) => ((await client.callTool({ name: 'get_all_pending', arguments: cursor ? { cursor } : {} })) as CallToolResult).structuredContent as Page
+
+    // A walk: every annotation once, in order.
+    const walked: string[] = []
+    for (let p: Page | undefined = await page(); p; p = p.nextCursor ? await page(p.nextCursor) : undefined) walked.push(...p.annotations.map((a) => a.id))
+    expect(walked).toEqual(ids)
+
+    // The server reads page two as soon as it has written page one. Another process then takes an
+    // annotation of page two: the page the agent gets is read after that write.
+    const first = await page()
+    expect(first.nextCursor).toBeDefined()
+    await client.callTool({ name: 'list_sessions', arguments: {} }) // the server has finished with page one
+    await store.acknowledge(ids[150]!)
+    const second = await page(first.nextCursor)
+    expect(second.rev).toBe(store.rev)
+    expect(second.annotations.map((a) => a.id)).toEqual(ids.slice(100, 201).filter((id) => id !== ids[150]))
+    await client.close()
+  })
+
   it('writes nothing but protocol on stdout', async () => {
     const { dir } = testDir(cleanups)
     const mcp = spawnNode(cleanups, [CLI, 'mcp', '--store', 'custom/store.json'], { cwd: dir })

@@ -6,7 +6,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server'
 import { EXTENSION_ID } from '@modelcontextprotocol/ext-apps/server'
 import { describe, expect, it } from 'vitest'
-import { answeringPageReads } from '../../../src/cli/page-reads.js'
+import { answeringPageReads, type PageSource } from '../../../src/cli/page-reads.js'
 import type { CallOutcome, ToolService } from '../../../src/tools/registry.js'
 
 /** The transport below (the SDK's stdio transport stands here): records what is sent through it. */
@@ -147,5 +147,129 @@ describe('answeringPageReads', () => {
     expect([...modern.calls, ...apps.calls]).toEqual([])
     expect(modern.handed.some((m) => 'id' in m && m.id === 1)).toBe(true)
     expect(apps.handed.some((m) => 'id' in m && m.id === 1)).toBe(true)
+  })
+})
+
+describe('answeringPageReads: the next page of a walk, read ahead', () => {
+  /**
+   * A list of `size` items in pages of 2, read from a store whose state is `state.now` (a new
+   * object after each write, as the store's); each page says which state it was read from.
+   */
+  function walkSetUp(size = 7) {
+    const inner = fakeTransport()
+    const calls: Record<string, unknown>[] = []
+    const store = { now: { writes: 0 }, news: undefined as undefined | (() => void), catchUps: 0 }
+    const source: PageSource = {
+      catchUp: () => {
+        store.catchUps++
+        const news = store.news
+        store.news = undefined
+        return news ? Promise.resolve().then(news) : undefined
+      },
+      getState: () => store.now,
+    }
+    const service: ToolService = {
+      list: () => [],
+      serverInfo: () => {
+        throw new Error('not used')
+      },
+      call: async (name, raw) => {
+        const args = raw as { cursor?: string; limit?: number }
+        calls.push({ ...args })
+        const catchingUp = source.catchUp()
+        if (catchingUp) await catchingUp
+        const from = Number(args.cursor ?? 0)
+        const limit = args.limit ?? 2
+        const items = Array.from({ length: Math.max(0, Math.min(limit, size - from)) }, (_, i) => `item ${from + i}`)
+        const next = from + limit < size ? { nextCursor: String(from + limit) } : {}
+        const result = { annotations: items, writes: store.now.writes, ...next }
+        return { ok: true, result, text: `${name}: ${items.join(', ')} (writes ${store.now.writes})` }
+      },
+    }
+    const transport = answeringPageReads(inner, service, source)
+    transport.onmessage = () => {}
+    const receive = (message: JSONRPCMessage) => inner.onmessage!(message)
+    const settled = () => new Promise((resolve) => setImmediate(resolve))
+    let id = 10
+    /** A page read answered; its result as sent. */
+    const read = async (args: Record<string, unknown>) => {
+      const sent = inner.sent.length
+      receive(pageCall(++id, { name: 'get_all_pending', arguments: args }))
+      await settled()
+      expect(inner.sent.length).toBe(sent + 1)
+      return (inner.sent.at(-1) as { result: { structuredContent: { annotations: string[]; writes: number; nextCursor?: string } } }).result
+    }
+    /** A write by another process: the store moves to a new state when it catches up. */
+    const writeElsewhere = () => {
+      store.news = () => void (store.now = { writes: store.now.writes + 1 })
+    }
+    const initialize = async () => {
+      receive({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+      await transport.send({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'marginalia', version: '0' } } })
+    }
+    return { inner, calls, store, read, writeElsewhere, initialize }
+  }
+
+  it('reads the next page once a page with a cursor is written, and answers the request for it with that page, byte for byte', async () => {
+    const t = walkSetUp()
+    await t.initialize()
+    const first = await t.read({})
+    expect(first.structuredContent).toEqual({ annotations: ['item 0', 'item 1'], writes: 0, nextCursor: '2' })
+    // Page one was read, then page two ahead of its request.
+    expect(t.calls).toEqual([{}, { cursor: '2' }])
+    const pages = [first]
+    for (let cursor = first.structuredContent.nextCursor; cursor !== undefined; cursor = pages.at(-1)!.structuredContent.nextCursor) pages.push(await t.read({ cursor }))
+    expect(pages.flatMap((p) => p.structuredContent.annotations)).toEqual(['item 0', 'item 1', 'item 2', 'item 3', 'item 4', 'item 5', 'item 6'])
+    // Each page read once: pages two to four were read ahead, and nothing after the last.
+    expect(t.calls).toEqual([{}, { cursor: '2' }, { cursor: '4' }, { cursor: '6' }])
+    // The store was caught up before each page read ahead was handed over, as before a read.
+    expect(t.store.catchUps).toBe(4 + 3)
+    // What was sent is what a read at that moment sends: the same line.
+    const fresh = walkSetUp()
+    await fresh.initialize()
+    const again = await fresh.read({ cursor: '4' })
+    expect(JSON.stringify(pages[2])).toBe(JSON.stringify(again))
+  })
+
+  it('reads the page again when another process wrote since it was read ahead (caught up first)', async () => {
+    const t = walkSetUp()
+    await t.initialize()
+    await t.read({})
+    t.writeElsewhere()
+    const second = await t.read({ cursor: '2' })
+    // Read again after catching up: the page shows the write.
+    expect(second.structuredContent.writes).toBe(1)
+    expect(t.calls).toEqual([{}, { cursor: '2' }, { cursor: '2' }, { cursor: '4' }])
+    // The walk goes on from the new state, ahead again.
+    expect((await t.read({ cursor: '4' })).structuredContent.writes).toBe(1)
+    expect(t.calls).toHaveLength(5)
+  })
+
+  it('reads the page when the request is not for the page read ahead: other arguments, another cursor', async () => {
+    const t = walkSetUp()
+    await t.initialize()
+    await t.read({})
+    expect((await t.read({ cursor: '2', limit: 3 })).structuredContent.annotations).toEqual(['item 2', 'item 3', 'item 4'])
+    expect((await t.read({ cursor: '4' })).structuredContent.annotations).toEqual(['item 4', 'item 5'])
+    expect(t.calls).toEqual([{}, { cursor: '2' }, { cursor: '2', limit: 3 }, { cursor: '5', limit: 3 }, { cursor: '4' }, { cursor: '6' }])
+  })
+
+  it('reads nothing ahead of a last page, of a failed read, or without the store to check against', async () => {
+    const last = walkSetUp(2)
+    await last.initialize()
+    await last.read({})
+    expect(last.calls).toEqual([{}])
+
+    const failing = setUp({ ok: false, error: { code: 'INVALID_PARAMS', message: 'cursor: not a cursor' } })
+    await failing.initialize()
+    failing.receive(pageCall(1, { name: 'get_all_pending', arguments: { cursor: 'x' } }))
+    await failing.settled()
+    expect(failing.calls).toHaveLength(1)
+
+    const unchecked = setUp({ ok: true, result: { annotations: [], count: 0, total: 9, rev: 3, nextCursor: 'c' }, text: 'More' })
+    await unchecked.initialize()
+    unchecked.receive(pageCall(1))
+    await unchecked.settled()
+    expect(unchecked.calls).toHaveLength(1)
   })
 })

@@ -197,7 +197,7 @@ describe('answeringPageReads: the next page of a walk, read ahead', () => {
       receive(pageCall(++id, { name: 'get_all_pending', arguments: args }))
       await settled()
       expect(inner.sent.length).toBe(sent + 1)
-      return (inner.sent.at(-1) as { result: { structuredContent: { annotations: string[]; writes: number; nextCursor?: string } } }).result
+      return (inner.sent.at(-1) as unknown as { result: { structuredContent: { annotations: string[]; writes: number; nextCursor?: string } } }).result
     }
     /** A write by another process: the store moves to a new state when it catches up. */
     const writeElsewhere = () => {

@@ -43,8 +43,9 @@
  * Micro costs are the median of short batches in the page; on a shared machine a batch the OS
  * preempts is an outlier. `uptime` before a run says how shared the machine was.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -69,9 +70,14 @@ export interface LoadFigures {
   toolRequests: number
   heapMB: number
   idleMsPerS: number
+  /** Micro costs in a browser no DevTools client is attached to (see `microCosts`). */
   eventUs: number
   consoleUs: number
   fetchUs: number
+  /** The same, in the page the bench drives over the DevTools protocol. */
+  devtoolsEventUs: number
+  devtoolsConsoleUs: number
+  devtoolsFetchUs: number
   /** The tool's own main-thread time over the same window, from a CPU profile of a load of its own (0 without a tool). */
   ownMs: number
 }
@@ -186,8 +192,12 @@ function reactGrabScript(): string | undefined {
 
 interface HostServer {
   origin: string
+  /** The micro costs a page loaded with `?micro=ID` posts (`MICRO_PAGE_SCRIPT`). */
+  microResult(id: string): Promise<MicroCosts>
   close(): Promise<void>
 }
+
+type MicroCosts = { eventUs: number; consoleUs: number; fetchUs: number }
 
 function send(req: IncomingMessage, res: ServerResponse, type: string, body: string | Buffer, compress = false): void {
   const headers: Record<string, string> = { 'Content-Type': type, 'Cache-Control': 'no-store' }
@@ -214,9 +224,22 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
   }
   const dashboardHtml = dashboard ? readFileSync(path.join(dashboard, 'index.html'), 'utf8') : ''
   let polls = 0
+  const micro = new Map<string, (costs: MicroCosts) => void>()
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x')
     const p = url.pathname
+    if (p === '/micro-result' && req.method === 'POST') {
+      let body = ''
+      req.on('data', (c: Buffer) => (body += c.toString()))
+      req.on('end', () => {
+        micro.get(url.searchParams.get('id') ?? '')?.(JSON.parse(body) as MicroCosts)
+        res.writeHead(204).end()
+      })
+      return
+    }
+    // A page asked for with ?micro=ID measures its micro costs itself and posts them (no DevTools client to ask it).
+    const microId = url.searchParams.get('micro')
+    const withMicro = (html: string) => (microId ? `${html}<script>${MICRO_PAGE_SCRIPT(microId)}</script>` : html)
     if (p === '/blank') return send(req, res, 'text/html', '<!doctype html><title>blank</title>')
     if (p === '/ping') return send(req, res, 'text/plain', 'ok')
     if (p === '/api/status') return send(req, res, 'application/json', JSON.stringify({ n: ++polls }))
@@ -227,13 +250,13 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     if (p === '/empty.js') return send(req, res, 'text/javascript', '')
     // /static-1k/tag/a3: the same page at an address of its own (a load that annotates leaves its annotations there).
     const page = pages.get(p.replace(/\/a\d+$/, ''))
-    if (page) return send(req, res, 'text/html; charset=utf-8', page)
+    if (page) return send(req, res, 'text/html; charset=utf-8', withMicro(page))
     if (dashboard) {
       const m = /^\/react\/(none|tag|snippet|react-grab|rec-none|rec-steps|rec-early|rec-floor)(\/.*)?$/.exec(p)
       if (m) {
         const v = m[1]!
         const tag = v.startsWith('rec-') ? recorders[v.slice(4)]! : tools[v as Variant]
-        return send(req, res, 'text/html; charset=utf-8', dashboardHtml.replace('<!--tool-->', tag))
+        return send(req, res, 'text/html; charset=utf-8', withMicro(dashboardHtml.replace('<!--tool-->', tag)))
       }
       if (p.startsWith('/assets/')) {
         const file = path.join(dashboard, path.posix.normalize(p))
@@ -245,6 +268,7 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    microResult: (id) => new Promise((resolve) => micro.set(id, resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -292,29 +316,47 @@ function countTransfers(cdp: CDPSession, isTool: (url: string) => boolean): { kb
  * the figure.
  */
 const BATCHES = `const perCall = (batches, n, run) => { const out = []; for (let b = 0; b < batches; b++) { const t0 = performance.now(); run(n); out.push((performance.now() - t0) / n * 1000) } out.sort((x, y) => x - y); return out[Math.floor(out.length / 2)] };`
-const EVENT_COST = `(() => { ${BATCHES}
+/** `scale`: calls per batch, times the default (a browser without DevTools gives performance.now() 100 µs steps: bigger batches). */
+const eventCost = (scale = 1) => `(() => { ${BATCHES}
   const el = document.querySelector('#rows td') || document.body
   const run = (n) => { for (let i = 0; i < n; i++) { el.dispatchEvent(new InputEvent('input', { bubbles: true })); el.dispatchEvent(new KeyboardEvent('keydown', { bubbles: true, key: 'a' })); el.dispatchEvent(new MouseEvent('click', { bubbles: true })) } }
   run(200)
-  return perCall(31, 100, run)
+  return perCall(31, ${100 * scale}, run)
 })()`
-const CONSOLE_COST = `(() => { ${BATCHES}
+const consoleCost = (scale = 1) => `(() => { ${BATCHES}
   let k = 0
   const run = (n) => { for (let i = 0; i < n; i++) console.warn('bench line', k++) }
   run(50)
-  return perCall(31, 20, run)
+  return perCall(31, ${20 * scale}, run)
 })()`
-const FETCH_COST = `(async () => { ${BATCHES}
+const fetchCost = (scale = 1) => `(async () => {
   await Promise.all(Array.from({ length: 20 }, (_, i) => fetch('/ping?w=' + i)))
-  const pending = []
+  // Each batch's requests are awaited after its clock stops, so at most one batch is in flight.
+  const out = []
   let k = 0
-  const us = perCall(21, 10, (n) => { for (let i = 0; i < n; i++) pending.push(fetch('/ping?i=' + k++)) })
-  await Promise.all(pending)
-  return us
+  for (let b = 0; b < 21; b++) {
+    const pending = []
+    const t0 = performance.now()
+    for (let i = 0; i < ${10 * scale}; i++) pending.push(fetch('/ping?i=' + k++))
+    out.push((performance.now() - t0) / ${10 * scale} * 1000)
+    await Promise.all(pending)
+  }
+  out.sort((x, y) => x - y)
+  return out[Math.floor(out.length / 2)]
 })()`
+const EVENT_COST = eventCost()
+const CONSOLE_COST = consoleCost()
+const FETCH_COST = fetchCost()
+
+/** What a page loaded with ?micro=ID runs: load + 1.5 s, the micro costs (batches 10× bigger), posted to /micro-result. */
+const MICRO_PAGE_SCRIPT = (id: string) => `addEventListener('load', () => setTimeout(async () => {
+  const costs = { eventUs: ${eventCost(10)}, consoleUs: ${consoleCost(10)}, fetchUs: await ${fetchCost(10)} }
+  navigator.sendBeacon('/micro-result?id=${id}', JSON.stringify(costs))
+}, 1500))`
 
 interface Ctx {
   browser: Browser
+  executablePath: string
   hosts: HostServer
   marginalia: HttpServer
   store: ReturnType<typeof createMemoryStore>
@@ -346,6 +388,41 @@ async function ownLoadMs(ctx: Ctx, url: string, isToolScript: (u: string) => boo
     return selfTimeIn(profile, isToolScript, SAMPLING_US).ms
   } finally {
     await context.close()
+  }
+}
+
+let microLoads = 0
+const MICRO_BOUND_MS = 60_000
+
+/**
+ * The micro costs of `url` in a Chromium no DevTools client is attached to: Debian's Chromium run
+ * headless as a person's browser is, without a debugging pipe or port (a fresh profile), the page
+ * measuring itself (`MICRO_PAGE_SCRIPT`) and posting the figures. Under the DevTools protocol the
+ * browser instruments what these rows time: every console call is sent to the client with its
+ * stack, every request records its initiator; a wrapper's extra frame then costs ~15–20 µs a
+ * console call, as much for a wrapper of one line as for the page log's.
+ */
+async function microCosts(ctx: Ctx, url: string): Promise<MicroCosts> {
+  const id = String(++microLoads)
+  const profile = mkdtempSync(path.join(tmpdir(), 'marginalia-bench-chromium-'))
+  const result = ctx.hosts.microResult(id)
+  const browser = spawn(ctx.executablePath, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--user-data-dir=${profile}`, '--window-size=1280,800', `${url}${url.includes('?') ? '&' : '?'}micro=${id}`], { stdio: 'ignore', detached: true })
+  const exited = new Promise<void>((resolve) => browser.once('exit', () => resolve()))
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([
+      result,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`host-page: ${url} posted no micro costs within ${MICRO_BOUND_MS / 1000} s`)), MICRO_BOUND_MS))),
+    ])
+  } finally {
+    clearTimeout(timer)
+    try {
+      process.kill(-browser.pid!, 'SIGKILL') // the browser and its helper processes
+    } catch {
+      // already gone
+    }
+    await exited
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5 })
   }
 }
 
@@ -382,11 +459,12 @@ async function measureLoad(ctx: Ctx, host: Host, variant: Variant, annotate: boo
     await sleep(idleS * 1000)
     const i1 = await metrics(cdp)
     const idleMsPerS = ((i1.TaskDuration! - i0.TaskDuration!) * 1000) / idleS
-    const eventUs = (await page.evaluate(EVENT_COST)) as number
-    const consoleUs = (await page.evaluate(CONSOLE_COST)) as number
-    const fetchUs = (await page.evaluate(FETCH_COST)) as number
+    const devtoolsEventUs = (await page.evaluate(EVENT_COST)) as number
+    const devtoolsConsoleUs = (await page.evaluate(CONSOLE_COST)) as number
+    const devtoolsFetchUs = (await page.evaluate(FETCH_COST)) as number
     const ownMs = variant === 'none' || variant === 'empty' ? 0 : await ownLoadMs(ctx, url, isTool)
-    const load: LoadFigures = { mainMs, toolKB: transfers.kb(), toolRequests: transfers.requests(), heapMB, idleMsPerS, eventUs, consoleUs, fetchUs, ownMs }
+    const micro = variant === 'empty' ? { eventUs: 0, consoleUs: 0, fetchUs: 0 } : await microCosts(ctx, url)
+    const load: LoadFigures = { mainMs, toolKB: transfers.kb(), toolRequests: transfers.requests(), heapMB, idleMsPerS, ...micro, devtoolsEventUs, devtoolsConsoleUs, devtoolsFetchUs, ownMs }
     if (!annotate) return { load }
     const cold = await pickerReady(page)
     // The smoke run leaves the screenshot out: seconds of the page's main thread (see sendAnnotation).
@@ -640,7 +718,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
   const marginalia = await startHttpServer(store, { port: 0, log: () => {} })
   const hosts = await serveHosts(opts.smoke, marginalia.url, dashboard, reactGrab, stepsJs, earlyJs)
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
-  const ctx: Ctx = { browser, hosts, marginalia, store, smoke: opts.smoke }
+  const ctx: Ctx = { browser, executablePath, hosts, marginalia, store, smoke: opts.smoke }
   try {
     const hostList: Host[] = opts.smoke ? ['static-1k'] : ['static-1k', 'static-10k', 'react']
     const variants: Variant[] = opts.smoke ? ['none', 'snippet'] : reactGrab ? ['none', 'tag', 'snippet', 'react-grab', 'empty'] : ['none', 'tag', 'snippet', 'empty']
@@ -668,7 +746,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
     for (const [host, byVariant] of Object.entries(loads)) {
       const out: Partial<Record<Variant, LoadFigures>> = {}
       for (const [variant, list] of Object.entries(byVariant)) {
-        out[variant as Variant] = { ownMs: medianOf(list, 'ownMs'), mainMs: medianOf(list, 'mainMs'), toolKB: medianOf(list, 'toolKB'), toolRequests: medianOf(list, 'toolRequests'), heapMB: medianOf(list, 'heapMB'), idleMsPerS: medianOf(list, 'idleMsPerS'), eventUs: medianOf(list, 'eventUs'), consoleUs: medianOf(list, 'consoleUs'), fetchUs: medianOf(list, 'fetchUs') }
+        out[variant as Variant] = { ownMs: medianOf(list, 'ownMs'), mainMs: medianOf(list, 'mainMs'), toolKB: medianOf(list, 'toolKB'), toolRequests: medianOf(list, 'toolRequests'), heapMB: medianOf(list, 'heapMB'), idleMsPerS: medianOf(list, 'idleMsPerS'), eventUs: medianOf(list, 'eventUs'), consoleUs: medianOf(list, 'consoleUs'), fetchUs: medianOf(list, 'fetchUs'), devtoolsEventUs: medianOf(list, 'devtoolsEventUs'), devtoolsConsoleUs: medianOf(list, 'devtoolsConsoleUs'), devtoolsFetchUs: medianOf(list, 'devtoolsFetchUs') }
       }
       result.loads[host as Host] = out
       const none = (byVariant.none ?? []).map((f) => f.mainMs)

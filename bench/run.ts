@@ -448,6 +448,9 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
       record(opts, label, 'no tool: input + keydown + click', base.eventUs, 'µs')
       record(opts, label, 'no tool: console.warn call', base.consoleUs, 'µs')
       record(opts, label, 'no tool: fetch call', base.fetchUs, 'µs')
+      record(opts, label, 'no tool: input + keydown + click, DevTools attached', base.devtoolsEventUs, 'µs')
+      record(opts, label, 'no tool: console.warn call, DevTools attached', base.devtoolsConsoleUs, 'µs')
+      record(opts, label, 'no tool: fetch call, DevTools attached', base.devtoolsFetchUs, 'µs')
       for (const [variant, f] of Object.entries(byVariant) as [Variant, NonNullable<(typeof byVariant)['none']>][]) {
         if (variant === 'none') continue
         const ours = tools.includes(variant)
@@ -463,6 +466,9 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
         record(opts, label, `${name}: input + keydown + click, added`, f.eventUs - base.eventUs, 'µs', goal(10))
         record(opts, label, `${name}: console.warn call, added`, f.consoleUs - base.consoleUs, 'µs', goal(5))
         record(opts, label, `${name}: fetch call, added`, f.fetchUs - base.fetchUs, 'µs', goal(20))
+        record(opts, label, `${name}: input + keydown + click, added, DevTools attached`, f.devtoolsEventUs - base.devtoolsEventUs, 'µs')
+        record(opts, label, `${name}: console.warn call, added, DevTools attached`, f.devtoolsConsoleUs - base.devtoolsConsoleUs, 'µs')
+        record(opts, label, `${name}: fetch call, added, DevTools attached`, f.devtoolsFetchUs - base.devtoolsFetchUs, 'µs')
       }
     }
     for (const [variant, a] of Object.entries(r.annotate) as [Variant, NonNullable<(typeof r.annotate)['tag']>][]) {

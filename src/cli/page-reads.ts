@@ -11,18 +11,17 @@
  *
  * A client handed a page with a cursor to the next one is likely to walk on (the page's text tells
  * it to): once that page is written, the next one is read ahead, while the client parses what it
- * got. It is kept with
- * the store state it was read from and answers the next request only when that request asks for
- * exactly it (the same tool and arguments, the cursor the page handed out) and the store, caught
- * up with other processes' writes, is still in that state; otherwise it is dropped and the page
- * read as usual. The answer is the same either way: a page is a pure function of the state and
- * the arguments.
+ * got. It is kept with the store state it was read from and answers the next request only when
+ * that request asks for exactly it (the same tool and arguments, the cursor the page handed out)
+ * and the store, caught up with other processes' writes, is still in that state; otherwise it is
+ * dropped and the page read as usual. The answer is the same either way: a page is a pure
+ * function of the state and the arguments.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server'
 import { rendersApps } from '../mcp/app.js'
 import { toCallToolResult } from '../mcp/server.js'
 import type { ToolService } from '../tools/registry.js'
-import { keepJson } from '../views/json.js'
+import { keepToJson } from '../views/json.js'
 import { wrapTransport } from './transport.js'
 
 /** The list tools: read-only, answered at once, their pages sized to the byte budget. */
@@ -113,7 +112,7 @@ export function answeringPageReads(transport: Transport, service: ToolService, s
         // Kept only when no write came in while it was read (the service catches up first).
         if (!outcome.ok || source.getState() !== state) return
         const page = toCallToolResult(outcome)
-        keepJson(page) // serialised now, while the client parses the last page
+        keepToJson(page) // serialised now, while the client parses the last page
         ahead = { key: readKey(name, next), state, result: page }
       },
       () => {}, // a bug the request itself will meet and answer

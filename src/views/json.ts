@@ -19,7 +19,7 @@ export function keptJson(value: object): string {
  * `toJson(value)` of an immutable object, kept while it lives like `keptJson`'s: for an object
  * made of parts whose JSON is kept (a page's result), serialised once ahead of sending it.
  */
-export function keepJson(value: object): string {
+export function keepToJson(value: object): string {
   let json = kept.get(value)
   if (json === undefined) kept.set(value, (json = toJson(value) ?? JSON.stringify(value)))
   return json

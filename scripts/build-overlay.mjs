@@ -13,6 +13,7 @@
 // page's globals but window.Marginalia; overlay.js imports its chunks with import() by URL.
 // Every script and page gets its brotli and gzip siblings (x.js.br, x.js.gz), which the server sends.
 import { build, transform } from 'esbuild'
+import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -109,6 +110,9 @@ for (const name of Object.keys(ALL_CHUNKS)) {
   if (!chunkFiles[name]) throw new Error(`the chunk ${name} was not written`)
   if (!table.includes(`${name}: () => import('./${name}.js')`)) throw new Error(`src/browser/overlay/chunks/table.ts does not load the chunk ${name} as scripts/build-overlay.mjs expects`)
 }
+if (!table.includes("export const CHUNKS_BUILD = 'inline'")) throw new Error('src/browser/overlay/chunks/table.ts does not export CHUNKS_BUILD as scripts/build-overlay.mjs expects')
+/** The chunk files' names (content-hashed) as one short fingerprint: a page that remembers it knows its browser has these very files. */
+const chunksBuild = createHash('sha256').update(JSON.stringify(chunkFiles)).digest('hex').slice(0, 12)
 
 /**
  * In overlay.js, chunks/table.ts imports the chunk files by URL instead of bundling them in. The
@@ -120,7 +124,8 @@ const chunksByUrl = {
   name: 'chunks-by-url',
   setup(b) {
     b.onLoad({ filter: /[\\/]overlay[\\/]chunks[\\/]table\.ts$/ }, () => ({
-      contents: `export function chunkLoaders(base) {
+      contents: `export const CHUNKS_BUILD = ${JSON.stringify(chunksBuild)}
+export function chunkLoaders(base) {
   const url = (file, attempt) => new URL(attempt > 0 ? file + '?attempt=' + attempt : file, base).href
   const at = (file, deps, attempt) => {
     for (const dep of deps) import(url(dep, 0)).catch(() => {})

@@ -21,7 +21,7 @@ import type { PageLogHandle } from '../early/page-log.js'
 import type { StepsHandle } from '../early/steps.js'
 import { Recorders } from './recorders.js'
 import { Follower } from './anchor/follow.js'
-import { INTENDED, complete, load, prefetchWhenIdle } from './chunks/load.js'
+import { INTENDED, complete, load, prefetchWhenIdle, rememberUse, usedBefore } from './chunks/load.js'
 import { CspWatch, adoptStyles } from './page/csp.js'
 import { Dock } from './views/dock.js'
 import { freezeButton } from './page/freeze-button.js'
@@ -95,6 +95,8 @@ export class Overlay {
   readonly dock: Dock
   /** The toolbar's settings: theme, resolved pins, all pins hidden, capture defaults. */
   readonly menu: SettingsMenu
+  /** What the overlay remembers in this browser (this site's storage). */
+  private readonly settings: Settings
   /** Pins, marks and panels drawn, and laid out at most once a frame. */
   readonly render = new Renderer(this, () => this.ui?.panels.closeThread())
   /** Where the thread's images and source links point. */
@@ -136,7 +138,7 @@ export class Overlay {
     this.recorders = new Recorders((url) => url.startsWith(server), options.maskInputs)
     this.host.setAttribute('data-marginalia', '')
     const storage = browserStorage()
-    const settings = new Settings(storage)
+    const settings = (this.settings = new Settings(storage))
     const auth = options.auth ?? new BrowserAuth(`marginalia.session@${server}`)
     this.api = new Api(server, 10_000, auth, options.transport)
     if (options.expect) this.api.expectServer(options.expect)
@@ -269,6 +271,7 @@ export class Overlay {
     this.uiLoading ??= load('annotate').then((chunk) => {
       if (this.destroyed) throw new Error('removed')
       this.ui ??= chunk.createUi(this, this.root)
+      rememberUse(this.settings)
       return this.ui
     })
     this.uiLoading.then(
@@ -375,6 +378,8 @@ export class Overlay {
       whenLoadedAndIdle(() => (this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))), signal)
     }, signal)
     if (this.options.prefetch === 'idle') prefetchWhenIdle(signal, this.styleUi)
+    // Annotate mode's chunks, from the browser's cache, where it used them here before.
+    else if (this.options.prefetch !== false && usedBefore(this.settings)) prefetchWhenIdle(signal, undefined, INTENDED)
   }
 
   destroy(): void {

@@ -138,6 +138,39 @@ describe.skipIf(!enabled)('the overlay loads in parts', () => {
     for (const name of ['annotate', 'ui', 'extras']) await eventually(() => [...scripts.values()].some((s) => s.path.startsWith(`/chunks/${name}-`) && s.done), 10_000).toBe(true)
   })
 
+  it('a browser that used annotate mode on this site fetches its chunks from its cache when a later page is idle, so the press finds them; another build\'s mark fetches nothing', { timeout: 60_000 }, async () => {
+    const { origin, tab, scripts, settled } = await setup('')
+    await open(tab, `${origin}/a`)
+    await tab.locator('marginalia-overlay .bar').hover()
+    await annotateTimes(tab)
+    await tab.keyboard.press('Escape')
+    expect(await tab.evaluate(() => localStorage.getItem('marginalia:chunks-used'))).toMatch(/^[0-9a-f]{12} http:\/\/127\.0\.0\.1:\d+\/$/)
+    // The pointer away from where the toolbar will be: no intent on the next page.
+    await tab.mouse.move(5, 300)
+
+    scripts.clear()
+    await open(tab, `${origin}/b`)
+    for (const name of ['annotate', 'ui']) await eventually(() => [...scripts.values()].some((s) => s.path.startsWith(`/chunks/${name}-`) && s.done), 10_000).toBe(true)
+    const idle = (await settled()).filter((s) => s.path.startsWith('/chunks/'))
+    // What Annotate needs and the modules it shares, all from the browser's cache; not what Send needs.
+    expect(idle.some((s) => s.path.startsWith('/chunks/extras-'))).toBe(false)
+    for (const s of idle) expect({ path: s.path, cached: s.cached, wire: s.wire }).toEqual({ path: s.path, cached: true, wire: 0 })
+    const picked = await annotateTimes(tab)
+    // Nothing asked for twice: the press used what the idle moment fetched.
+    const paths = (await settled()).map((s) => s.path)
+    expect(paths.length).toBe(new Set(paths).size)
+    console.log(`Annotate → picker ready on a later page, annotate mode fetched from the cache while idle: ${picked.picker.toFixed(1)} ms`)
+    await tab.keyboard.press('Escape')
+
+    // A mark another build left (its chunks are not the ones this overlay loads): nothing fetched.
+    await tab.evaluate(() => localStorage.setItem('marginalia:chunks-used', `000000000000 ${localStorage.getItem('marginalia:chunks-used')!.split(' ')[1]}`))
+    scripts.clear()
+    await open(tab, `${origin}/a`)
+    await tab.evaluate(() => new Promise((r) => requestIdleCallback(() => r(undefined), { timeout: 3_000 })))
+    await tab.evaluate(() => new Promise((r) => setTimeout(r, 500)))
+    expect((await settled()).filter((s) => s.path.startsWith('/chunks/') && !s.path.startsWith('/chunks/early-'))).toEqual([])
+  })
+
   it('by default fetches nothing more at load; the pointer on the toolbar fetches annotate mode and its looks once, the press finds them there, and annotate mode fetches what Send needs', { timeout: 60_000 }, async () => {
     const { origin, tab, settled } = await setup('')
     await open(tab, `${origin}/a`)

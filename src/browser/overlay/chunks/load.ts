@@ -4,12 +4,22 @@
  * panels (./annotate.ts), their looks (./ui.ts) and what Send needs (./extras.ts) are chunks. Each
  * chunk is fetched once (a failed fetch is tried again on next use). The overlay fetches
  * {@link INTENDED} when the person shows the intent to annotate (overlay.ts), or, with
- * `data-prefetch="idle"`, {@link prefetchWhenIdle} fetches them after the page's load.
+ * `data-prefetch="idle"`, {@link prefetchWhenIdle} fetches them after the page's load. A browser
+ * that has used annotate mode's chunks of this very build on this site has them in its cache
+ * ({@link rememberUse}): there they are fetched when the page is idle, at no cost on the wire, so
+ * the press finds them ready.
  */
-import { chunkLoaders, type ChunkLoaders, type Chunks } from './table.js'
+import type { Settings } from '../page/settings.js'
+import { CHUNKS_BUILD, chunkLoaders, type ChunkLoaders, type Chunks } from './table.js'
 
 /** Where the chunks may be, in order (each a loader table); the first that answers is kept. */
 let places: ChunkLoaders[] = []
+/** The first place looked in: part of what the browser's cache is keyed by. */
+let firstBase = ''
+
+/** Where this site's storage remembers which build's annotate chunks its browser has used (and so has cached). */
+const USED_KEY = 'marginalia:chunks-used'
+const usedMark = (): string => `${CHUNKS_BUILD} ${firstBase}`
 const loading = new Map<keyof Chunks, Promise<Chunks[keyof Chunks]>>()
 const failures = new Map<keyof Chunks, number>()
 
@@ -19,6 +29,17 @@ const failures = new Map<keyof Chunks, number>()
  */
 export function setChunkBases(bases: readonly string[]): void {
   places = [...new Set(bases)].map((base) => chunkLoaders(base))
+  firstBase = bases[0] ?? ''
+}
+
+/** Annotate mode's chunks came to use on this page: remembered for later pages of the site (written once per build). */
+export function rememberUse(settings: Settings): void {
+  if (settings.get(USED_KEY) !== usedMark()) settings.set(USED_KEY, usedMark())
+}
+
+/** This browser used annotate mode's chunks of this build here before: they are in its cache. */
+export function usedBefore(settings: Settings): boolean {
+  return settings.get(USED_KEY) === usedMark()
 }
 
 async function fetchChunk<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
@@ -55,14 +76,15 @@ export const INTENDED: readonly (keyof Chunks)[] = ['annotate', 'ui']
 const PREFETCHED: readonly (keyof Chunks)[] = [...INTENDED, 'extras']
 
 /**
- * Those chunks, once the page has loaded and the browser is idle (at most 5 s after load), then
- * `fetched` (which puts what came to use); stopped by `signal`.
+ * `names` (by default what Annotate, the panels and Send need), once the page has loaded and the
+ * browser is idle (at most 5 s after load), then `fetched` (which puts what came to use); stopped
+ * by `signal`.
  */
-export function prefetchWhenIdle(signal: AbortSignal, fetched: () => void): void {
+export function prefetchWhenIdle(signal: AbortSignal, fetched?: () => void, names: readonly (keyof Chunks)[] = PREFETCHED): void {
   const fetchAll = (): void => {
     if (signal.aborted) return
-    for (const name of PREFETCHED) load(name).catch(() => {}) // fetched again on first use
-    fetched()
+    for (const name of names) load(name).catch(() => {}) // fetched again on first use
+    fetched?.()
   }
   const whenIdle = (): void => {
     if (signal.aborted) return

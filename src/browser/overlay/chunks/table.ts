@@ -20,6 +20,12 @@ export interface Chunks {
   sender: typeof Sender
 }
 
+/**
+ * Which chunk files this build loads: scripts/build-overlay.mjs puts a fingerprint of their
+ * content-hashed names here (a bundle that holds the chunks inline keeps this one).
+ */
+export const CHUNKS_BUILD = 'inline'
+
 /** Each chunk's loader; `attempt` (0 first) makes a retry's URL differ, as a browser remembers a module that failed to load. */
 export type ChunkLoaders = { readonly [K in keyof Chunks]: (attempt: number) => Promise<Chunks[K]> }
 

@@ -49,10 +49,11 @@ const OVERLAY_BUDGET = 77 * 1024 + 512
  * 23 626 and 26 751 with the shared keydown listener, focus-driven iframe keys and the walk-free
  * top-layer start (what the page fetches before Annotate stays within its own budget below);
  * 22 013 and 24 814 with the settings menu's view and the outbox's sender in chunks and terser's
- * second minification.
+ * second minification; 22 303 and 25 178 with annotate mode's chunks fetched from the cache on a
+ * site whose browser used them before (gzip goes only to a client that takes no brotli).
  */
 const OVERLAY_BROTLI_BUDGET = 22 * 1024 + 256
-const OVERLAY_GZIP_BUDGET = 24 * 1024 + 512
+const OVERLAY_GZIP_BUDGET = 24 * 1024 + 768
 /**
  * What a page fetches for the overlay before the person reaches for it, brotli: the tag's
  * overlay.js and early chunk, or the head snippet's loader.js and overlay.js (issue goal: 30 KB).
@@ -104,7 +105,7 @@ function size(file: string, budget: number): number {
 const chunksByUrl: Plugin = {
   name: 'chunks-by-url',
   setup(b) {
-    b.onLoad({ filter: /[\\/]overlay[\\/]chunks[\\/]table\.ts$/ }, () => ({ contents: 'export function chunkLoaders(base) { return { extras: () => import(base) } }', loader: 'js' }))
+    b.onLoad({ filter: /[\\/]overlay[\\/]chunks[\\/]table\.ts$/ }, () => ({ contents: "export const CHUNKS_BUILD = 'test'; export function chunkLoaders(base) { return { extras: () => import(base) } }", loader: 'js' }))
   },
 }
 

@@ -352,7 +352,7 @@ const FETCH_COST = fetchCost()
 const MICRO_PAGE_SCRIPT = (id: string) => `addEventListener('load', () => setTimeout(async () => {
   const costs = { eventUs: ${eventCost(10)}, consoleUs: ${consoleCost(10)}, fetchUs: await ${fetchCost(10)} }
   navigator.sendBeacon('/micro-result?id=${id}', JSON.stringify(costs))
-}, 1500))`
+}, ${LOAD_SETTLE_MS}))`
 
 interface Ctx {
   browser: Browser

@@ -70,9 +70,9 @@ function readKey(name: string, args: Record<string, unknown>): string {
   return JSON.stringify([name, ...Object.keys(args).sort().map((k) => [k, args[k]])])
 }
 
-/** The cursor of the page after this result's, if it has one. */
+/** The cursor of the page after this result's, if it has one (a failure has no structured content). */
 function nextCursorOf(result: CallToolResult): string | undefined {
-  const cursor = result.isError ? undefined : (result.structuredContent as { nextCursor?: unknown } | undefined)?.nextCursor
+  const cursor = (result.structuredContent as { nextCursor?: unknown } | undefined)?.nextCursor
   return typeof cursor === 'string' ? cursor : undefined
 }
 

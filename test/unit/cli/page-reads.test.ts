@@ -158,7 +158,7 @@ describe('answeringPageReads: the next page of a walk, read ahead', () => {
   function walkSetUp(size = 7) {
     const inner = fakeTransport()
     const calls: Record<string, unknown>[] = []
-    const store = { now: { writes: 0 }, news: undefined as undefined | (() => void), catchUps: 0 }
+    const store = { now: { writes: 0 }, news: undefined as undefined | (() => void), catchUps: 0, failing: new Set<string>() }
     const source: PageSource = {
       catchUp: () => {
         store.catchUps++
@@ -178,6 +178,8 @@ describe('answeringPageReads: the next page of a walk, read ahead', () => {
         calls.push({ ...args })
         const catchingUp = source.catchUp()
         if (catchingUp) await catchingUp
+        // A cursor set to fail answers once with a failure (a read-ahead the store refused).
+        if (args.cursor !== undefined && store.failing.delete(args.cursor)) return { ok: false, error: { code: 'INTERNAL_ERROR', message: 'the store refused' } }
         const from = Number(args.cursor ?? 0)
         const limit = args.limit ?? 2
         const items = Array.from({ length: Math.max(0, Math.min(limit, size - from)) }, (_, i) => `item ${from + i}`)
@@ -254,17 +256,19 @@ describe('answeringPageReads: the next page of a walk, read ahead', () => {
     expect(t.calls).toEqual([{}, { cursor: '2' }, { cursor: '2', limit: 3 }, { cursor: '5', limit: 3 }, { cursor: '4' }, { cursor: '6' }])
   })
 
-  it('reads nothing ahead of a last page, of a failed read, or without the store to check against', async () => {
+  it('reads nothing ahead of a last page or without the store to check against, and keeps no failed read ahead', async () => {
     const last = walkSetUp(2)
     await last.initialize()
     await last.read({})
     expect(last.calls).toEqual([{}])
 
-    const failing = setUp({ ok: false, error: { code: 'INVALID_PARAMS', message: 'cursor: not a cursor' } })
+    // A read ahead that failed is not kept: the request reads the page itself.
+    const failing = walkSetUp()
     await failing.initialize()
-    failing.receive(pageCall(1, { name: 'get_all_pending', arguments: { cursor: 'x' } }))
-    await failing.settled()
-    expect(failing.calls).toHaveLength(1)
+    failing.store.failing.add('2')
+    await failing.read({})
+    expect((await failing.read({ cursor: '2' })).structuredContent.annotations).toEqual(['item 2', 'item 3'])
+    expect(failing.calls).toEqual([{}, { cursor: '2' }, { cursor: '2' }, { cursor: '4' }])
 
     const unchecked = setUp({ ok: true, result: { annotations: [], count: 0, total: 9, rev: 3, nextCursor: 'c' }, text: 'More' })
     await unchecked.initialize()

@@ -55,14 +55,23 @@ import { chromium, type Browser, type BrowserContext, type CDPSession, type Page
 import { filter, firstValueFrom } from 'rxjs'
 import { createMemoryStore, startHttpServer, type HttpServer } from '../src/index.js'
 import { headSnippet } from '../src/integrations/shared/loader-script.js'
+import { launchPipeBrowser, type PipeBrowser } from './cdp-pipe.js'
 import { median, ROOT, sleep } from './lib.js'
 
 const CACHE = path.join(ROOT, 'bench', '.cache')
 const REACT_GRAB_VERSION = '0.2.0'
 
-export type Host = 'static-1k' | 'static-10k' | 'react'
-export type Variant = 'none' | 'tag' | 'snippet' | 'react-grab' | 'empty'
-export const VARIANT_NAMES: Record<Variant, string> = { none: 'no tool', tag: 'overlay tag', snippet: 'head snippet', 'react-grab': `React Grab ${REACT_GRAB_VERSION}`, empty: 'an empty deferred script (the harness\'s floor)' }
+/** `static-100` is measured by the main-thread row's loads only: a page whose own layout is small beside the tool's cost. */
+export type Host = 'static-100' | 'static-1k' | 'static-10k' | 'react'
+export type Variant = 'none' | 'tag' | 'snippet' | 'react-grab' | 'empty' | 'empty-x'
+export const VARIANT_NAMES: Record<Variant, string> = {
+  none: 'no tool',
+  tag: 'overlay tag',
+  snippet: 'head snippet',
+  'react-grab': `React Grab ${REACT_GRAB_VERSION}`,
+  empty: 'an empty deferred script (the harness\'s floor)',
+  'empty-x': 'an empty deferred script from another origin (the floor of a tag like the overlay\'s)',
+}
 
 export interface LoadFigures {
   mainMs: number
@@ -87,6 +96,10 @@ export interface HostPageResult {
   loads: Partial<Record<Host, Partial<Record<Variant, LoadFigures>>>>
   /** host → the no-tool loads' main-thread time, lowest and highest: how far one load moves from the next with nothing added. */
   noToolRange: Partial<Record<Host, { min: number; max: number }>>
+  /** host → variant → main-thread time of the loads in a browser without the Network and Runtime domains (`plainMainMs`), median, and how many loads. */
+  plainMain: Partial<Record<Host, Partial<Record<Variant, { ms: number; loads: number }>>>>
+  /** host → the same loads without a tool, lowest and highest. */
+  plainNoToolRange: Partial<Record<Host, { min: number; max: number }>>
   /** variant → medians, on the static 1 000-row page. */
   annotate: Partial<Record<Variant, { pickerColdMs: number; pickerCachedMs: number; sendMs: number; sendLongTasksMs: number; sendLongestTaskMs: number; sendNoScreenshotMs: number }>>
   /** The steps recorder on the React dashboard, per minute of scripted use. */
@@ -97,6 +110,8 @@ export interface HostPageResult {
 export interface HostPageOptions {
   smoke: boolean
   rounds: number
+  /** Rounds of the main-thread row's own loads (`plainMainMs`; default: 3 × rounds): cheap loads, and the row moves most from one load to the next. */
+  mainRounds?: number | undefined
   /** The loads (and Annotate, Send), the recorder's cost, or both (default). */
   parts?: 'loads' | 'recorder' | undefined
   /** How long each round of ordinary use lasts, s (default 60: a minute of use, its one-off costs such as compiling the listeners counted once). */
@@ -215,10 +230,13 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     snippet: headSnippet({ server: marginalia, command: 'npx marginalia serve' }),
     'react-grab': '<script src="/react-grab.js" crossorigin="anonymous"></script>',
     empty: '<script src="/empty.js" defer></script>',
+    // The same server under another name: another origin, as the Marginalia server is the page's (its port set once it listens).
+    'empty-x': '<script src="http://localhost:PORT/empty.js" defer></script>',
   }
   const recorders: Record<string, string> = { none: '', steps: '<script src="/steps.js"></script>', early: '<script src="/early.js"></script>', floor: '<script src="/floor.js"></script>' }
   const pages = new Map<string, string>()
   for (const [variant, tag] of Object.entries(tools)) {
+    pages.set(`/static-100/${variant}`, tablePage(100, tag))
     pages.set(`/static-1k/${variant}`, tablePage(smoke ? 100 : 1_000, tag))
     pages.set(`/static-10k/${variant}`, tablePage(10_000, tag))
   }
@@ -266,8 +284,10 @@ async function serveHosts(smoke: boolean, marginalia: string, dashboard: string 
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found')
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  for (const [key, html] of pages) if (key.endsWith('/empty-x')) pages.set(key, html.replace('PORT', String(port)))
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: `http://127.0.0.1:${port}`,
     microResult: (id) => new Promise((resolve) => micro.set(id, resolve)),
     close: () =>
       new Promise<void>((resolve) => {
@@ -439,6 +459,71 @@ async function openLoad(ctx: Ctx, url: string, isTool: (u: string) => boolean): 
   await sleep(ctx.smoke ? 300 : LOAD_SETTLE_MS)
   const after = await metrics(cdp)
   return { context, page, cdp, transfers, mainMs: (after.TaskDuration! - before.TaskDuration!) * 1000 }
+}
+
+const PLAIN_BOUND_MS = 60_000
+
+/**
+ * The main-thread row: TaskDuration (the renderer main thread's busy time, thread ticks) from the
+ * navigation to load + 1.5 s, in a fresh browser context of a browser driven over a bare DevTools
+ * pipe (./cdp-pipe.ts) with only the Page and Performance domains on. The loads Playwright drives
+ * have its Network and Runtime domains on: the browser then records a stack for each request's
+ * initiator and sends console calls to the client, which a tool's requests pay for on the page's
+ * main thread and a person's browser does not.
+ */
+async function plainMainMs(pipe: PipeBrowser, ctx: Ctx, url: string): Promise<number> {
+  const { browserContextId } = await pipe.send<{ browserContextId: string }>('Target.createBrowserContext')
+  let timer: NodeJS.Timeout | undefined
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`host-page: ${url} did not load within ${PLAIN_BOUND_MS / 1000} s`)), PLAIN_BOUND_MS)))
+  try {
+    return await Promise.race([
+      bound,
+      (async () => {
+        const { targetId } = await pipe.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank', browserContextId })
+        const { sessionId } = await pipe.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true })
+        await pipe.send('Page.enable', {}, sessionId)
+        const goto = async (to: string) => {
+          const loaded = pipe.next('Page.loadEventFired', sessionId)
+          await pipe.send('Page.navigate', { url: to }, sessionId)
+          await loaded
+        }
+        await goto(`${ctx.hosts.origin}/blank`)
+        await pipe.send('Performance.enable', { timeDomain: 'threadTicks' }, sessionId)
+        const taskSeconds = async () => (await pipe.send<{ metrics: { name: string; value: number }[] }>('Performance.getMetrics', {}, sessionId)).metrics.find((m) => m.name === 'TaskDuration')!.value
+        const before = await taskSeconds()
+        await goto(url)
+        await sleep(ctx.smoke ? 300 : LOAD_SETTLE_MS)
+        return ((await taskSeconds()) - before) * 1000
+      })(),
+    ])
+  } finally {
+    clearTimeout(timer)
+    await pipe.send('Target.disposeBrowserContext', { browserContextId }).catch(() => {})
+  }
+}
+
+/** `rounds` interleaved rounds of `plainMainMs` over every host and variant (the starting variant rotating): host → variant → ms of each load. */
+async function plainMainRounds(ctx: Ctx, hostList: Host[], variants: Variant[], rounds: number): Promise<Partial<Record<Host, Partial<Record<Variant, number[]>>>>> {
+  const pipe = await launchPipeBrowser(ctx.executablePath)
+  const out: Partial<Record<Host, Partial<Record<Variant, number[]>>>> = {}
+  try {
+    // The browser's first load pays for its own start: one load, not counted.
+    await plainMainMs(pipe, ctx, `${ctx.hosts.origin}/static-1k/none`)
+    for (let r = 0; r < rounds; r++) {
+      for (const host of hostList) {
+        // The floors are measured on the static pages (no script there, so any script changes how the page parses and lays out).
+        const here = variants.filter((v) => host !== 'react' || (v !== 'empty' && v !== 'empty-x'))
+        for (let k = 0; k < here.length; k++) {
+          const variant = here[(k + r) % here.length]!
+          const url = host === 'react' ? `${ctx.hosts.origin}/react/${variant}` : `${ctx.hosts.origin}/${host}/${variant}`
+          ;((out[host] ??= {})[variant] ??= []).push(await plainMainMs(pipe, ctx, url))
+        }
+      }
+    }
+    return out
+  } finally {
+    await pipe.close()
+  }
 }
 
 type Picker = { cold: number; cached: number; send: number; sendLongTasks: number; sendLongest: number; sendNoShot: number }
@@ -742,7 +827,8 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
         }
       }
     }
-    const result: HostPageResult = { loads: {}, noToolRange: {}, annotate: {}, reactGrab: reactGrab ? `react-grab@${REACT_GRAB_VERSION}, dist/index.global.js` : opts.smoke ? 'not in the smoke run' : 'react-grab could not be installed from the registry; its column is left out' }
+    const plain = opts.parts === 'recorder' ? {} : await plainMainRounds(ctx, opts.smoke ? hostList : ['static-100', ...hostList], opts.smoke ? variants : [...variants, 'empty-x'], opts.smoke ? 1 : (opts.mainRounds ?? 3 * opts.rounds))
+    const result: HostPageResult = { loads: {}, noToolRange: {}, plainMain: {}, plainNoToolRange: {}, annotate: {}, reactGrab: reactGrab ? `react-grab@${REACT_GRAB_VERSION}, dist/index.global.js` : opts.smoke ? 'not in the smoke run' : 'react-grab could not be installed from the registry; its column is left out' }
     for (const [host, byVariant] of Object.entries(loads)) {
       const out: Partial<Record<Variant, LoadFigures>> = {}
       for (const [variant, list] of Object.entries(byVariant)) {
@@ -751,6 +837,11 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
       result.loads[host as Host] = out
       const none = (byVariant.none ?? []).map((f) => f.mainMs)
       if (none.length) result.noToolRange[host as Host] = { min: Math.min(...none), max: Math.max(...none) }
+    }
+    for (const [host, byVariant] of Object.entries(plain) as [Host, Partial<Record<Variant, number[]>>][]) {
+      result.plainMain[host] = Object.fromEntries(Object.entries(byVariant).map(([variant, list]) => [variant, { ms: median(list), loads: list.length }]))
+      const none = byVariant.none ?? []
+      if (none.length) result.plainNoToolRange[host] = { min: Math.min(...none), max: Math.max(...none) }
     }
     for (const [variant, a] of Object.entries(annotate)) result.annotate[variant as Variant] = { pickerColdMs: median(a.cold), pickerCachedMs: median(a.cached), sendMs: median(a.send), sendLongTasksMs: median(a.sendLongTasks), sendLongestTaskMs: median(a.sendLongest), sendNoScreenshotMs: median(a.sendNoShot) }
     if (dashboard && opts.parts !== 'loads') result.recorder = await recorderCost(ctx, opts.rounds, opts.recorderSeconds ?? 60)

@@ -430,19 +430,34 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     // BENCH_HOST_ROUNDS (default 5); BENCH_HOST_PARTS=loads or recorder: one half of the scenario.
     const parts = process.env.BENCH_HOST_PARTS
     // BENCH_RECORDER_SECONDS: how long each round of ordinary use lasts (default 60).
-    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined, recorderSeconds: opts.smoke ? 5 : Number(process.env.BENCH_RECORDER_SECONDS) || undefined })
+    // BENCH_HOST_MAIN_ROUNDS: rounds of the main-thread row's own loads (default 3 × BENCH_HOST_ROUNDS).
+    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, mainRounds: Number(process.env.BENCH_HOST_MAIN_ROUNDS) || undefined, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined, recorderSeconds: opts.smoke ? 5 : Number(process.env.BENCH_RECORDER_SECONDS) || undefined })
     if (!r) return void process.stderr.write('  host-page: skipped (no Chromium)\n')
     process.stderr.write(`  host-page: React Grab: ${r.reactGrab}\n`)
     const tools: Variant[] = ['tag', 'snippet']
-    const hostLabel = { 'static-1k': opts.smoke ? 'static page, 100 rows' : 'static page, 1 000 rows', 'static-10k': 'static page, 10 000 rows', react: 'React dashboard (production)' } as const
+    const hostLabel = { 'static-100': 'static page, 100 rows', 'static-1k': opts.smoke ? 'static page, 100 rows' : 'static page, 1 000 rows', 'static-10k': 'static page, 10 000 rows', react: 'React dashboard (production)' } as const
+    // The main-thread row: loads in a browser without the Network and Runtime domains on (see hostPage).
+    for (const [host, plain] of Object.entries(r.plainMain) as [keyof typeof hostLabel, NonNullable<(typeof r.plainMain)['react']>][]) {
+      const base = plain.none
+      if (!base) continue
+      const label = `host page, ${hostLabel[host]}`
+      record(opts, label, `no tool: main thread, load + 1.5 s (${base.loads} loads)`, base.ms, 'ms')
+      const range = r.plainNoToolRange[host]
+      if (range) record(opts, label, 'no tool: main thread, load + 1.5 s, highest − lowest load', range.max - range.min, 'ms')
+      for (const [variant, f] of Object.entries(plain) as [Variant, { ms: number; loads: number }][]) {
+        if (variant === 'none') continue
+        const goal = tools.includes(variant) && (host === 'static-1k' || host === 'static-10k') ? { op: '<=' as const, limit: 15 } : undefined
+        record(opts, label, `${VARIANT_NAMES[variant]}: main thread, load + 1.5 s, added`, f.ms - base.ms, 'ms', goal)
+      }
+    }
     for (const [host, byVariant] of Object.entries(r.loads) as [keyof typeof hostLabel, NonNullable<(typeof r.loads)['react']>][]) {
       const base = byVariant.none
       if (!base) continue
       const label = `host page, ${hostLabel[host]}`
       const isStatic = host !== 'react'
-      record(opts, label, 'no tool: main thread, load + 1.5 s', base.mainMs, 'ms')
+      record(opts, label, 'no tool: main thread, load + 1.5 s, DevTools attached (Network, Runtime)', base.mainMs, 'ms')
       const range = r.noToolRange[host]
-      if (range) record(opts, label, 'no tool: main thread, load + 1.5 s, highest − lowest load', range.max - range.min, 'ms')
+      if (range) record(opts, label, 'no tool: main thread, load + 1.5 s, DevTools attached, highest − lowest load', range.max - range.min, 'ms')
       record(opts, label, 'no tool: JS heap', base.heapMB, 'MB')
       record(opts, label, 'no tool: idle main thread', base.idleMsPerS, 'ms/s')
       record(opts, label, 'no tool: input + keydown + click', base.eventUs, 'µs')
@@ -456,7 +471,7 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
         const ours = tools.includes(variant)
         const goal = (limit: number, when = true) => (ours && when ? { op: '<=' as const, limit } : undefined)
         const name = VARIANT_NAMES[variant]
-        record(opts, label, `${name}: main thread, load + 1.5 s, added`, f.mainMs - base.mainMs, 'ms', goal(15, isStatic))
+        record(opts, label, `${name}: main thread, load + 1.5 s, added, DevTools attached (Network, Runtime)`, f.mainMs - base.mainMs, 'ms')
         if (variant === 'empty') continue
         record(opts, label, `${name}: its own main-thread time, load + 1.5 s (CPU samples in its scripts)`, f.ownMs, 'ms')
         record(opts, label, `${name}: bytes fetched for the tool before Annotate (as transferred)`, f.toolKB, 'KB', goal(30))

@@ -117,12 +117,15 @@ export class LiveStream {
     if (this.controller !== controller) return
     this.delay = this.retryMs
     this.handlers.open()
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+    // The body's own reader and one decoder: no TransformStream and pipe between them, which
+    // cost the page a chain of promises per chunk and their set-up at every connect.
+    const reader = response.body.getReader()
+    const decoder = new TextDecoder()
     let buffer = ''
     for (;;) {
       const { done, value } = await reader.read()
       if (done || this.controller !== controller) return
-      buffer += value.replace(/\r\n?/g, '\n')
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n')
       let at: number
       while ((at = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, at)

@@ -11,7 +11,10 @@
  *
  * What is measured, per load:
  *   - main-thread time from navigation to load + 1.5 s: CDP `Performance.getMetrics` TaskDuration,
- *     the renderer main thread's busy time, before and after;
+ *     the renderer main thread's busy time, before and after. The row with a goal comes from loads
+ *     of their own (`plainMainMs`, 3 × the rounds, a 100-row page too) in a browser driven over a
+ *     bare DevTools pipe with only the Page and Performance domains on; the same figure from the
+ *     loads Playwright drives (its Network and Runtime domains on) is reported beside it;
  *   - bytes fetched for the tool before anyone annotates: every response from the Marginalia server
  *     (or React Grab's script) as transferred (compressed as served, headers included), from the
  *     navigation until the Annotate click — the load, 1.5 s, the idle window — whatever the overlay

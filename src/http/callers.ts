@@ -47,6 +47,14 @@ export function seesRoster(caller: Caller): boolean {
   return caller.kind !== 'identity' || caller.principal.identity.role === 'admin'
 }
 
+/**
+ * Whether the caller may see the agents' permission requests and the answers: whoever may answer
+ * them (a person, an admin, the operator and local use), never an agent.
+ */
+export function seesPermissions(caller: Caller): boolean {
+  return caller.kind !== 'identity' || caller.principal.identity.role !== 'agent'
+}
+
 /** The bearer secret of a request, if any. */
 export function bearerOf(req: IncomingMessage): string | undefined {
   const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')

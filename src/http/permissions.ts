@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
 import { PermissionAnswerInput, permissionState, type PermissionRecord } from '../store/permissions.js'
-import type { StoreEvent } from '../store/events.js'
+import { isPermissionEvent } from '../store/events.js'
 import { defineRoute, reply, type RequestContext, type Route } from './context.js'
 import { parseLastEventId, EventStream } from './sse.js'
 
@@ -18,8 +18,6 @@ const PERSON = { kind: 'caller', roles: ['person'], what: 'answer an agent\'s pe
 function shown(record: PermissionRecord, now: string): PermissionRecord & { state: ReturnType<typeof permissionState> } {
   return { ...record, state: permissionState(record, now) }
 }
-
-const isPermissionEvent = (event: StoreEvent): boolean => event.type === 'permission.requested' || event.type === 'permission.answered'
 
 /**
  * Only the permission events (a page showing prompts needs nothing else), resuming after

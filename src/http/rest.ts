@@ -17,8 +17,8 @@ import { defineRoute, parse, queryOf, reply, type RequestContext, type Route } f
 import { HttpError } from './respond.js'
 import { checkKinds, identityIds, type WhoFilter } from './who.js'
 import { EventStream, parseLastEventId } from './sse.js'
-import { seesRoster } from './callers.js'
-import { isIdentityEvent } from '../store/events.js'
+import { seesPermissions, seesRoster } from './callers.js'
+import { isIdentityEvent, isPermissionEvent, type StoreEvent } from '../store/events.js'
 
 /** Whether the caller is an agent identity (their replies are agent replies). */
 function isAgent(ctx: RequestContext): boolean {
@@ -101,11 +101,14 @@ function events(ctx: RequestContext, sessionId?: string): void {
     parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
     parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
   if (sessionId !== undefined) store.getSession(sessionId) // unknown session → 404 before the stream starts
+  const roster = seesRoster(ctx.caller)
+  const permissions = seesPermissions(ctx.caller)
+  const hidden = roster && permissions ? undefined : (event: StoreEvent) => (!roster && isIdentityEvent(event)) || (!permissions && isPermissionEvent(event))
   const stream = new EventStream(ctx.req, ctx.res, {
     store,
     ...(sessionId !== undefined ? { sessionId } : {}),
     ...(since !== undefined ? { since } : {}),
-    ...(seesRoster(ctx.caller) ? {} : { hide: isIdentityEvent }),
+    ...(hidden ? { hide: hidden } : {}),
     presence$: ctx.app.presence.presence$,
     keepAliveMs: ctx.app.keepAliveMs,
     maxBufferedBytes: ctx.app.maxBufferedBytes,
@@ -322,7 +325,7 @@ export const restRoutes: readonly Route[] = [
     access: READ,
     readAfterWrite: true,
     stream: true,
-    summary: 'Every live event (Server-Sent Events; resumes after Last-Event-ID)',
+    summary: "Every live event (Server-Sent Events; resumes after Last-Event-ID); identities and credentials to admins only, the agents' permission requests and answers not to agents",
     handler: (ctx) => events(ctx),
   }),
   // The agent side of REST: what the MCP tools acknowledge, resolve and dismiss do.

@@ -274,6 +274,15 @@ export function publicEvent(event: StoreEvent): StoreEvent {
   return { ...event, credential }
 }
 
+/**
+ * Whether an event is an agent's permission request or a person's answer to one: what only those
+ * who may answer (a person, an admin, the operator, local use) see on event streams and in the
+ * changes tools — an agent reads neither its own nor another agent's prompts.
+ */
+export function isPermissionEvent(event: StoreEvent): event is PermissionRequestedEvent | PermissionAnsweredEvent {
+  return event.type === 'permission.requested' || event.type === 'permission.answered'
+}
+
 /** Whether an event is about identities (no annotation session): what only admins see on event streams. */
 export function isIdentityEvent(event: StoreEvent): event is IdentityAddedEvent | IdentityRevokedEvent | CredentialIssuedEvent | CredentialEndedEvent {
   return event.type === 'identity.added' || event.type === 'identity.revoked' || event.type === 'credential.issued' || event.type === 'credential.ended'

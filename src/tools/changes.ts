@@ -1,7 +1,6 @@
 /** Follow everything that happens, not only new work: the change cursor, and its long-poll form. */
 import { z } from 'zod'
-import type { StoreEvent } from '../store/events.js'
-import { isIdentityEvent, STORE_EVENT_TYPES } from '../store/events.js'
+import { isIdentityEvent, isPermissionEvent, STORE_EVENT_TYPES, type StoreEvent } from '../store/events.js'
 import { currentActor } from '../store/actor.js'
 import { ValidationError } from '../store/errors.js'
 import { AnnotationStatus, Id, Reply, Session } from '../store/model.js'
@@ -55,16 +54,20 @@ type ChangesPage = z.infer<z.ZodObject<typeof changesOutput>>
 
 /** Events after `sinceRev`, limited by count and by the byte budget. */
 /**
- * Whether the one calling may not see the roster (identity and credential events): an identity
- * that is not an admin. Read when the call starts, in the caller's context (a watch's later probes
- * run in the context of whoever wrote).
+ * What the one calling may not see, read when the call starts, in the caller's context (a watch's
+ * later probes run in the context of whoever wrote): the roster (identity and credential events)
+ * unless an admin; the agents' permission requests and their answers when an agent (only a
+ * person answers them, and an agent reads no prompt, its own or another's).
  */
-function hidesRoster(store: Store): boolean {
+function hiddenFor(store: Store): ((event: StoreEvent) => boolean) | undefined {
   const actor = currentActor()
-  return actor !== undefined && store.identities.get(actor.id)?.role !== 'admin'
+  if (actor === undefined) return undefined
+  const role = store.identities.get(actor.id)?.role
+  if (role === 'admin') return undefined
+  return role === 'agent' ? (event) => isIdentityEvent(event) || isPermissionEvent(event) : isIdentityEvent
 }
 
-function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext, hideRoster: boolean): ChangesPage {
+function changesPage(store: Store, sinceRev: number, sessionId: string | undefined, limit: number, ctx: ToolContext, hidden: ((event: StoreEvent) => boolean) | undefined): ChangesPage {
   const currentRev = store.rev
   if (sinceRev > currentRev) throw new ValidationError([{ path: 'sinceRev', message: `must be at most the current rev ${currentRev}` }])
   const all = store.changesSince(sinceRev) // CURSOR_EXPIRED when older than the kept window
@@ -73,7 +76,7 @@ function changesPage(store: Store, sinceRev: number, sessionId: string | undefin
   let toRev = sinceRev
   let more = false
   for (const event of all) {
-    if ((sessionId !== undefined && event.sessionId !== sessionId) || (hideRoster && isIdentityEvent(event))) {
+    if ((sessionId !== undefined && event.sessionId !== sessionId) || hidden?.(event) === true) {
       toRev = event.rev
       continue
     }
@@ -116,7 +119,7 @@ export const getChanges = defineTool({
   input: z.strictObject({ sinceRev: SinceRev, sessionId: Id.optional().describe('Only this session'), limit: Limit.optional() }),
   output: z.object(changesOutput),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ sinceRev, sessionId, limit }, ctx) => changesPage(ctx.store, sinceRev, sessionId, limit ?? DEFAULT_CHANGES_LIMIT, ctx, hidesRoster(ctx.store)),
+  handler: ({ sinceRev, sessionId, limit }, ctx) => changesPage(ctx.store, sinceRev, sessionId, limit ?? DEFAULT_CHANGES_LIMIT, ctx, hiddenFor(ctx.store)),
   render: renderChanges,
 })
 
@@ -135,10 +138,10 @@ export const watchChanges = defineTool({
   handler: async ({ sinceRev, sessionId, timeoutMs, limit }, ctx) => {
     const { store } = ctx
     const max = limit ?? DEFAULT_CHANGES_LIMIT
-    const hideRoster = hidesRoster(store)
-    changesPage(store, sinceRev, sessionId, max, ctx, hideRoster) // validate sinceRev now (INVALID_PARAMS / CURSOR_EXPIRED)
+    const hidden = hiddenFor(store)
+    changesPage(store, sinceRev, sessionId, max, ctx, hidden) // validate sinceRev now (INVALID_PARAMS / CURSOR_EXPIRED)
     const probe = () => {
-      const page = changesPage(store, sinceRev, sessionId, max, ctx, hideRoster)
+      const page = changesPage(store, sinceRev, sessionId, max, ctx, hidden)
       return page.count > 0 ? page : undefined
     }
     const outcome = await waitWithProgress(watchFor(store, probe, { timeoutMs: waitMs(timeoutMs, ctx) }), ctx, 'Waiting for changes')

@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { ValidationError } from '../store/errors.js'
 import { PermissionAnswerInput, permissionState, type PermissionRecord } from '../store/permissions.js'
 import { isPermissionEvent } from '../store/events.js'
+import type { Store } from '../store/store.js'
 import { defineRoute, reply, type RequestContext, type Route } from './context.js'
 import { parseLastEventId, EventStream } from './sse.js'
 
@@ -17,6 +18,16 @@ const PERSON = { kind: 'caller', roles: ['person'], what: 'answer an agent\'s pe
 /** A request as the page shows it: with where it stands now. */
 function shown(record: PermissionRecord, now: string): PermissionRecord & { state: ReturnType<typeof permissionState> } {
   return { ...record, state: permissionState(record, now) }
+}
+
+/**
+ * A `permission.open` frame saying how many requests wait for an answer now, when any do: what a
+ * stream that follows only live permission events starts with, at every (re)connect.
+ */
+export function openPermissionsFrame(store: Store): string | undefined {
+  const now = new Date().toISOString()
+  const waiting = store.listPermissions().filter((r) => permissionState(r, now) === 'open').length
+  return waiting > 0 ? `event: permission.open\ndata: ${JSON.stringify({ open: waiting })}\n\n` : undefined
 }
 
 /**
@@ -33,12 +44,7 @@ function permissionEvents(ctx: RequestContext): void {
   const since =
     parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
     parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
-  let first: string | undefined
-  if (open !== null) {
-    const now = new Date().toISOString()
-    const waiting = store.listPermissions().filter((r) => permissionState(r, now) === 'open').length
-    if (waiting > 0) first = `event: permission.open\ndata: ${JSON.stringify({ open: waiting })}\n\n`
-  }
+  const first = open !== null ? openPermissionsFrame(store) : undefined
   const stream = new EventStream(ctx.req, ctx.res, {
     store,
     ...(since !== undefined && open === null ? { since } : {}),

@@ -12,12 +12,14 @@ import { SEARCH_SORTS, type AnnotationSearch, type Page } from '../store/store.j
 import { relativeSource, resolveSource } from '../sources/resolve.js'
 import { Cursor, DEFAULT_PAGE_LIMIT, Limit } from '../views/page.js'
 import { reproTest } from '../views/repro.js'
+import { ValidationError } from '../store/errors.js'
 import { readJson } from './body.js'
 import { defineRoute, parse, queryOf, reply, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 import { checkKinds, identityIds, type WhoFilter } from './who.js'
 import { EventStream, parseLastEventId } from './sse.js'
-import { seesPermissions, seesRoster } from './callers.js'
+import { requireRole, seesPermissions, seesRoster } from './callers.js'
+import { openPermissionsFrame } from './permissions.js'
 import { isIdentityEvent, isPermissionEvent, type StoreEvent } from '../store/events.js'
 
 /** Whether the caller is an agent identity (their replies are agent replies). */
@@ -93,22 +95,33 @@ function paged<T extends { createdAt: string; id: string }>(page: Page<T>): { co
   return out
 }
 
-/** The live event stream (all sessions, or one), resuming after Last-Event-ID / ?lastEventId. */
+/**
+ * The live event stream (all sessions, or one), resuming after Last-Event-ID / ?lastEventId. With
+ * `?permissions=1` (a person's page that shows the agents' permission prompts, on the one
+ * connection it has open anyway): first how many requests wait for an answer now (a
+ * `permission.open` frame, when any do), and on a session's stream the permission events live too.
+ */
 function events(ctx: RequestContext, sessionId?: string): void {
   const { store, streams } = ctx.app
   const header = ctx.req.headers['last-event-id']
   const since =
     parseLastEventId(Array.isArray(header) ? header[0] : header, 'Last-Event-ID') ??
     parseLastEventId(ctx.url.searchParams.get('lastEventId') ?? undefined, 'lastEventId')
+  const withPermissions = ctx.url.searchParams.get('permissions')
+  if (withPermissions !== null && withPermissions !== '1') throw new ValidationError([{ path: 'permissions', message: "must be 1 (the agents' permission requests too: how many wait now, then live) or left out" }])
+  if (withPermissions !== null) requireRole(ctx.caller, ['person'], "see the agents' permission requests (leave out ?permissions=1)")
   if (sessionId !== undefined) store.getSession(sessionId) // unknown session → 404 before the stream starts
   const roster = seesRoster(ctx.caller)
   const permissions = seesPermissions(ctx.caller)
+  const first = withPermissions !== null ? openPermissionsFrame(store) : undefined
   const hidden = roster && permissions ? undefined : (event: StoreEvent) => (!roster && isIdentityEvent(event)) || (!permissions && isPermissionEvent(event))
   const stream = new EventStream(ctx.req, ctx.res, {
     store,
     ...(sessionId !== undefined ? { sessionId } : {}),
     ...(since !== undefined ? { since } : {}),
     ...(hidden ? { hide: hidden } : {}),
+    ...(first ? { first } : {}),
+    ...(withPermissions !== null && sessionId !== undefined ? { also: isPermissionEvent } : {}),
     presence$: ctx.app.presence.presence$,
     keepAliveMs: ctx.app.keepAliveMs,
     maxBufferedBytes: ctx.app.maxBufferedBytes,
@@ -191,7 +204,7 @@ export const restRoutes: readonly Route[] = [
     access: READ,
     readAfterWrite: true,
     stream: true,
-    summary: "One session's live events (Server-Sent Events; resumes after Last-Event-ID)",
+    summary: "One session's live events (Server-Sent Events; resumes after Last-Event-ID; with `?permissions=1`, a person's: first how many of the agents' permission requests wait now, then those events live too)",
     handler: (ctx) => events(ctx, ctx.params.id!),
   }),
   defineRoute({
@@ -325,7 +338,7 @@ export const restRoutes: readonly Route[] = [
     access: READ,
     readAfterWrite: true,
     stream: true,
-    summary: "Every live event (Server-Sent Events; resumes after Last-Event-ID); identities and credentials to admins only, the agents' permission requests and answers not to agents",
+    summary: "Every live event (Server-Sent Events; resumes after Last-Event-ID); identities and credentials to admins only, the agents' permission requests and answers not to agents; with `?permissions=1`, a person's: first how many permission requests wait now",
     handler: (ctx) => events(ctx),
   }),
   // The agent side of REST: what the MCP tools acknowledge, resolve and dismiss do.

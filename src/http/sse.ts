@@ -30,6 +30,11 @@ export interface EventStreamOptions {
   headers?: Record<string, string>
   /** Frames written first, before the replay (what the stream's route says of the state now). */
   first?: string
+  /**
+   * On a session's stream, live events outside the session that go to the client too (not
+   * replayed: the route's `first` frames say what stands at connect).
+   */
+  also?: (event: StoreEvent) => boolean
   /** Events this client may not see (left out live and in the replay). */
   hide?: (event: StoreEvent) => boolean
   /** Called once when the stream ends, with why. */
@@ -97,7 +102,7 @@ export class EventStream {
     this.subscriptions.push(
       store.changes$.subscribe({
         next: (event) => {
-          if ((sessionId === undefined || event.sessionId === sessionId) && !this.hidden(event)) this.push(frame(eventFrame(event), event.rev))
+          if ((sessionId === undefined || event.sessionId === sessionId || this.options.also?.(event) === true) && !this.hidden(event)) this.push(frame(eventFrame(event), event.rev))
         },
         complete: () => this.close('store'),
       }),

@@ -370,12 +370,12 @@ export class Overlay {
     this.follower.start()
     this.signIn.start(signal)
     this.render.all()
-    // The live connection, then the watch for the agent's permission requests, once the page has
-    // loaded and the browser is idle: the page's load is not slowed by the overlay's requests.
+    // The live connection, with the watch for the agent's permission requests on it, once the page
+    // has loaded and the browser is idle: the page's load is not slowed by the overlay's requests.
     // Nothing is missed meanwhile: the annotations are loaded first, the stream resumes from there.
     whenLoadedAndIdle(() => {
+      this.permissions = watchPermissionPrompts(this.api, this.sync.permissionFeed, () => load('prompts'))
       this.sync.start()
-      whenLoadedAndIdle(() => (this.permissions = watchPermissionPrompts(this.api, () => load('prompts'))), signal)
     }, signal)
     if (this.options.prefetch === 'idle') prefetchWhenIdle(signal, this.styleUi)
     // Annotate mode's chunks, from the browser's cache, where it used them here before.

@@ -1,13 +1,13 @@
 /**
- * Watches for the agent's permission requests without the prompts' code: the permission stream
- * asked for what waits now and then live events (`GET /api/permissions/events?open=1`: a
- * `permission.open` event when requests wait, `permission.requested` when one comes). The prompts
- * (the `prompts` chunk) are fetched and mounted when a request is waiting for an answer or a new
- * one arrives; they load the list themselves and follow it from then on. Nothing is shown to a
- * person without access (the stream is refused, and not asked for again) or without a server.
+ * Watches for the agent's permission requests without the prompts' code and without a connection
+ * of its own: it follows the permission events the page's stream carries (the page sync's
+ * `permissionFeed`: a `permission.open` at every connect when requests wait, `permission.requested`
+ * when one comes). The prompts (the `prompts` chunk) are fetched and mounted when a request is
+ * waiting for an answer or a new one arrives; they load the list themselves and follow the same
+ * feed from then on. Nothing is shown to a person without access or without a server.
  */
 import type { Api } from '../shared/api.js'
-import { LiveStream } from '../shared/live.js'
+import type { PermissionFeed } from '../shared/permission-feed.js'
 import type { MountedPrompts } from './chunks/prompts.js'
 import type { Chunks } from './chunks/table.js'
 
@@ -15,7 +15,7 @@ export interface PromptsWatch {
   stop(): void
 }
 
-export function watchPermissionPrompts(api: Api, loadPrompts: () => Promise<Chunks['prompts']>): PromptsWatch {
+export function watchPermissionPrompts(api: Api, feed: PermissionFeed, loadPrompts: () => Promise<Chunks['prompts']>): PromptsWatch {
   let stopped = false
   let mounted: MountedPrompts | undefined
   let mounting = false
@@ -25,31 +25,24 @@ export function watchPermissionPrompts(api: Api, loadPrompts: () => Promise<Chun
     loadPrompts().then(
       (chunk) => {
         if (stopped) return
-        stream.close()
-        mounted = chunk.mountPermissionPrompts(api)
+        unfollow()
+        mounted = chunk.mountPermissionPrompts(api, feed)
       },
       // Asked for again at the next request.
       () => void (mounting = false),
     )
   }
-  // With `open=1` the server starts each connection from what waits now: no rev to resume from.
-  const stream = new LiveStream(`${api.base}/api/permissions/events?open=1`, 0, {
+  const unfollow = feed.follow({
     event: (e) => {
       if (e.type === 'permission.requested') mount()
     },
-    other: (type) => {
-      if (type === 'permission.open') mount()
-    },
-    refused: () => {},
-    reset: () => {},
-    presence: () => {},
-    open: () => {},
-    down: () => {},
-  }, { headers: () => api.authHeaders(), transport: api.transport })
+    waiting: mount,
+    connected: () => {},
+  })
   return {
     stop() {
       stopped = true
-      stream.close()
+      unfollow()
       mounted?.stop()
     },
   }

@@ -5,12 +5,14 @@
  * (`POST /api/permissions/:id`, people only) and the store to that agent. The terminal keeps its
  * own prompt: whichever is answered first wins there.
  *
- * Loads the recent requests (`GET /api/permissions`), then follows them live on their own event
- * stream (`/api/permissions/events`), so it works beside whatever else the page streams. A request
+ * Loads the recent requests (`GET /api/permissions`), then follows them live: on the stream the
+ * page already has open when it hands one over (the overlay's page stream, see ./permission-feed.ts),
+ * else on their own event stream (`/api/permissions/events`: the inbox). A request
  * that expired, or that was answered elsewhere (another tab, another person), is shown as such.
  */
 import { ApiError, type Api } from './api.js'
 import { LiveStream } from './live.js'
+import type { PermissionFeed } from './permission-feed.js'
 import type { StoreEvent } from './types.js'
 
 type Behavior = 'allow' | 'deny'
@@ -51,6 +53,7 @@ export class PermissionPrompts {
   private readonly sending = new Set<string>()
   private readonly dismissed = new Set<string>()
   private stream: LiveStream | undefined
+  private unfollow: (() => void) | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private stopped = false
   private readonly list: HTMLElement
@@ -69,20 +72,28 @@ export class PermissionPrompts {
     container.append(this.list)
   }
 
-  /** Load the requests and follow them; a person without access (an agent's token, signed out) sees nothing. */
-  async start(): Promise<void> {
+  /**
+   * Load the requests and follow them: on `feed`, a stream the page already has open (the
+   * overlay's), else on a stream of their own. A person without access (an agent's token, signed
+   * out) sees nothing.
+   */
+  async start(feed?: PermissionFeed): Promise<void> {
+    // Followed before the list is asked for: nothing said between the two is missed.
+    if (feed) this.unfollow = feed.follow({ event: (e) => this.onEvent(e), waiting: () => {}, connected: () => void this.reload() })
     let rev: number
     try {
       const listed = await this.fetchJson<{ rev: number; permissions: PermissionView[] }>('GET', '/api/permissions')
       rev = listed.rev
-      for (const p of listed.permissions) this.requests.set(p.requestId, p)
+      for (const p of listed.permissions) this.requests.set(p.requestId, this.withKnownAnswer(p))
       // Settled before this page opened: not news.
       for (const p of listed.permissions) if (this.stateOf(p) !== 'open') this.dismissed.add(p.requestId)
     } catch {
+      this.unfollow?.()
       return // not this person's to answer, or no server: nothing to show
     }
     if (this.stopped) return
     this.render()
+    if (feed) return
     this.stream = new LiveStream(`${this.api.base}/api/permissions/events`, rev, {
       event: (e) => this.onEvent(e),
       reset: () => void this.reload(),
@@ -95,6 +106,7 @@ export class PermissionPrompts {
   stop(): void {
     this.stopped = true
     this.stream?.close()
+    this.unfollow?.()
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.list.remove()
   }
@@ -104,11 +116,18 @@ export class PermissionPrompts {
     return [...this.requests.values()].filter((p) => this.stateOf(p) === 'open')
   }
 
+  /** An answer heard on the stream while the list was on its way is kept (the list may predate it). */
+  private withKnownAnswer(p: PermissionView): PermissionView {
+    const known = this.requests.get(p.requestId)?.answer
+    return known && !p.answer ? { ...p, answer: known } : p
+  }
+
   private async reload(): Promise<void> {
     try {
       const listed = await this.fetchJson<{ permissions: PermissionView[] }>('GET', '/api/permissions')
+      const fresh = listed.permissions.map((p) => this.withKnownAnswer(p))
       this.requests.clear()
-      for (const p of listed.permissions) this.requests.set(p.requestId, p)
+      for (const p of fresh) this.requests.set(p.requestId, p)
       this.render()
     } catch {
       // The stream retries; the next event brings the rest.

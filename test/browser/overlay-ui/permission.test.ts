@@ -64,12 +64,14 @@ describe.skipIf(!enabled)('permission prompts on the page', () => {
     const pages = await servePages({ '/': `<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1><script src="${http.url}/overlay.js" defer data-marginalia></script></body></html>` }, cleanups)
     const { page } = await chromium.newPage()
     const asked: string[] = []
-    page.on('request', (r) => void (r.url().startsWith(http.url + '/api/permissions') && asked.push(new URL(r.url()).pathname + new URL(r.url()).search)))
+    page.on('request', (r) => void (r.url().startsWith(http.url + '/api/') && asked.push(new URL(r.url()).pathname + new URL(r.url()).search)))
     await page.goto(`${pages.origin}/`)
     const card = page.locator('[data-marginalia-permissions] .mg-permission[data-request-id="early"]')
     await eventually(() => card.locator('.mg-what').textContent(), 15_000).toBe('The agent wants to run npm run build')
-    // The page asked the stream what waits; the prompts then listed the requests themselves.
-    expect(asked[0]).toBe('/api/permissions/events?open=1&lastEventId=0')
+    // The page's own stream said what waits; the prompts then listed the requests themselves and
+    // follow that same stream (no connection of their own).
+    expect(asked.filter((a) => a.includes('events'))).toEqual([`/api/events?permissions=1&lastEventId=${store.rev}`])
+    expect(asked.filter((a) => a.startsWith('/api/permissions'))).toEqual(['/api/permissions'])
     await card.getByRole('button', { name: 'Deny' }).click()
     await eventually(() => store.listPermissions()[0]?.answer?.behavior, 10_000).toBe('deny')
   })

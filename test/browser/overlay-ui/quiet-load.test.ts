@@ -2,8 +2,8 @@
  * What the overlay costs the load of a page with no annotations (a 1 000-row table), with its
  * script tag and with the head snippet: no layout or style recalculation forced by its scripts,
  * no request to its server before the page's load event, no text written after its first render
- * but what changed (the agent's word once connected), /health asked once, a handful of
- * requests in all until it is connected; with the snippet, the recorders the loader started are
+ * but what changed (the agent's word once connected), /health asked once, one live connection
+ * (the permission prompts' watch on it), a handful of requests in all until it is connected; with the snippet, the recorders the loader started are
  * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them; one
  * keydown listener on the window (the recorder's, which calls the overlay's). And
  * pressing Annotate costs the page no top-layer pass, the picker answers where the pointer is, and
@@ -41,15 +41,15 @@ interface TraceEvent {
   args?: { beginData?: { stackTrace?: Frame[] }; data?: { stackTrace?: Frame[] } }
 }
 
-/** Load `path`, tracing; until the overlay is connected and its permission watch has asked for its stream. */
+/** Load `path`, tracing; until the overlay is connected and its live stream asked for. */
 async function load(serverUrl: string, origin: string, path: string) {
   const { context, page } = await chromium.newPage()
   const cdp = await context.newCDPSession(page)
-  const requests: { path: string; at: number }[] = []
+  const requests: { path: string; search: string; at: number }[] = []
   let loadedAt = Infinity
   cdp.on('Network.requestWillBeSent', (e) => {
     const url = new URL(e.request.url)
-    if (url.origin === serverUrl) requests.push({ path: url.pathname, at: e.timestamp })
+    if (url.origin === serverUrl) requests.push({ path: url.pathname, search: url.search, at: e.timestamp })
   })
   cdp.on('Page.loadEventFired', (e) => void (loadedAt = Math.min(loadedAt, e.timestamp)))
   await cdp.send('Network.enable')
@@ -78,7 +78,7 @@ async function load(serverUrl: string, origin: string, path: string) {
   await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline.stack', transferMode: 'ReportEvents' })
   await page.goto(origin + path, { waitUntil: 'load' })
   await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
-  await eventually(() => requests.some((r) => r.path === '/api/permissions/events'), 10_000).toBe(true)
+  await eventually(() => requests.some((r) => r.path.endsWith('/events')), 10_000).toBe(true)
   await cdp.send('Tracing.end')
   await traced
   /** Layouts and style recalculations with a script of the overlay's server on their stack: forced by it. */
@@ -114,6 +114,9 @@ async function quietLoad(serverUrl: string, origin: string) {
   const api = requests.filter((r) => !r.path.endsWith('.js'))
   for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })
   expect(api.filter((r) => r.path === '/health')).toHaveLength(1)
+  // One live connection: the page's stream carries the agent's permission requests too (a browser
+  // keeps six connections to a server, shared by every tab of the app).
+  expect(api.filter((r) => r.path.endsWith('/events')).map((r) => `${r.path}${r.search}`)).toEqual(['/api/events?permissions=1&lastEventId=0'])
   expect(requests.length).toBeLessThanOrEqual(7)
   return loaded
 }

@@ -105,4 +105,36 @@ describe('permission requests over REST', () => {
     expect(bad.json.error.message).toContain('open')
     expect((await request(`${url}/api/permissions/events?open=1`)).status).toBe(401)
   })
+
+  it("with ?permissions=1 a person's page stream says first how many requests wait, then carries them live on a session's stream; an agent is refused; a bad value names the field", async () => {
+    const { store, url, person, agent } = await team()
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    await store.requestPermission({ requestId: 'wait1', toolName: 'Bash', description: '', inputPreview: 'npm test' })
+
+    const page = await SseClient.open(`${url}/api/sessions/${session.id}/events?permissions=1&lastEventId=${store.rev}`, bearer(person))
+    cleanups.push(() => page.close())
+    expect(page.status).toBe(200)
+    const plain = await SseClient.open(`${url}/api/sessions/${session.id}/events?lastEventId=${store.rev}`, bearer(person))
+    cleanups.push(() => plain.close())
+    await store.requestPermission({ requestId: 'live1', toolName: 'Write', description: '', inputPreview: 'src/a.ts' })
+    await store.addAnnotation({ sessionId: session.id, comment: 'the session goes on' })
+    const seen = (await page.until((e) => e.some((x) => x.event === 'annotation.created'))).filter((e) => e.event !== 'presence')
+    expect(seen.map((e) => e.event)).toEqual(['permission.open', 'permission.requested', 'annotation.created'])
+    expect(JSON.parse(seen[0]!.data)).toEqual({ open: 1 })
+    expect(JSON.parse(seen[1]!.data)).toMatchObject({ requestId: 'live1' })
+    // Without the parameter, a session's stream stays the session's.
+    expect((await plain.until((e) => e.some((x) => x.event === 'annotation.created'))).map((e) => e.event).filter((t) => t !== 'presence')).toEqual(['annotation.created'])
+
+    // The stream of every session carries the permission events anyway: the parameter adds what waits at connect.
+    const all = await SseClient.open(`${url}/api/events?permissions=1`, bearer(person))
+    cleanups.push(() => all.close())
+    expect((await all.until((e) => e.some((x) => x.event !== 'presence'))).map((e) => e.event).filter((t) => t !== 'presence')).toEqual(['permission.open'])
+
+    const refused = await request(`${url}/api/sessions/${session.id}/events?permissions=1`, { headers: bearer(agent) })
+    expect(refused.status).toBe(403)
+    expect(refused.json.error.message).toContain('leave out ?permissions=1')
+    const bad = await request(`${url}/api/events?permissions=yes`, { headers: bearer(person) })
+    expect(bad.status).toBe(400)
+    expect(bad.json.error.message).toContain('permissions')
+  })
 })

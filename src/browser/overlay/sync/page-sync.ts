@@ -7,6 +7,7 @@
 import { ApiError, UnreachableError, describeError, type Api } from '../../shared/api.js'
 import { byCreation } from '../../shared/format.js'
 import { LiveStream } from '../../shared/live.js'
+import { isPermissionEvent, type PermissionFeed, type PermissionListener } from '../../shared/permission-feed.js'
 import { ClientAnnotations } from '../../shared/records.js'
 import type { Annotation, Health, Presence, Reply, Session, StoreEvent } from '../../shared/types.js'
 import type { PageSessions } from './sessions.js'
@@ -76,6 +77,22 @@ export class PageSync implements ConnectionState {
   private loadDelay = 1_000
   private healthTimer: ReturnType<typeof setInterval> | undefined
   private stream: LiveStream | undefined
+  private readonly permissionListeners = new Set<PermissionListener>()
+  /** The stream open now was asked for the permission events (it goes on carrying them when nobody follows them for a while). */
+  private streamHasPermissions = false
+
+  /**
+   * The agents' permission requests, heard on this page's own stream: while anyone follows them,
+   * the stream is asked for them too (`?permissions=1`: what waits at every connect, then live).
+   */
+  readonly permissionFeed: PermissionFeed = {
+    follow: (listener) => {
+      this.permissionListeners.add(listener)
+      // Asked for from the next connect; a stream open without them is reopened where it was.
+      if (this.stream && !this.streamHasPermissions) this.openStream(this.stream.rev)
+      return () => void this.permissionListeners.delete(listener)
+    },
+  }
 
   constructor(
     private readonly api: Api,
@@ -262,12 +279,20 @@ export class PageSync implements ConnectionState {
   private openStream(rev: number): void {
     this.stream?.close()
     const path = this.session === undefined ? '/api/events' : `/api/sessions/${encodeURIComponent(this.session)}/events`
-    this.stream = new LiveStream(this.api.base + path, rev, {
+    this.streamHasPermissions = this.permissionListeners.size > 0
+    const query = this.streamHasPermissions ? '?permissions=1' : ''
+    this.stream = new LiveStream(this.api.base + path + query, rev, {
       event: (e) => this.onEvent(e),
       reset: () => void this.refresh(),
       presence: (p) => this.setPresence(p),
-      open: () => this.setReachable(true),
+      open: () => {
+        this.setReachable(true)
+        for (const l of this.permissionListeners) l.connected()
+      },
       down: () => void this.probe(),
+      other: (type) => {
+        if (type === 'permission.open') for (const l of this.permissionListeners) l.waiting()
+      },
     }, { headers: () => this.api.authHeaders(), transport: this.api.transport })
   }
 
@@ -319,6 +344,10 @@ export class PageSync implements ConnectionState {
   }
 
   private onEvent(e: StoreEvent): void {
+    if (isPermissionEvent(e)) {
+      for (const l of this.permissionListeners) l.event(e)
+      return
+    }
     if (this.session === undefined) {
       if (e.type === 'session.created' && e.session.url === this.pageKey) {
         this.sessions.remember(this.pageKey, e.session.id)

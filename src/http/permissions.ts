@@ -20,13 +20,18 @@ function shown(record: PermissionRecord, now: string): PermissionRecord & { stat
   return { ...record, state: permissionState(record, now) }
 }
 
+/** How many requests wait for an answer now. */
+export function openPermissions(store: Store): number {
+  const now = new Date().toISOString()
+  return store.listPermissions().filter((r) => permissionState(r, now) === 'open').length
+}
+
 /**
  * A `permission.open` frame saying how many requests wait for an answer now, when any do: what a
  * stream that follows only live permission events starts with, at every (re)connect.
  */
 export function openPermissionsFrame(store: Store): string | undefined {
-  const now = new Date().toISOString()
-  const waiting = store.listPermissions().filter((r) => permissionState(r, now) === 'open').length
+  const waiting = openPermissions(store)
   return waiting > 0 ? `event: permission.open\ndata: ${JSON.stringify({ open: waiting })}\n\n` : undefined
 }
 

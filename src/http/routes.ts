@@ -14,8 +14,8 @@ import { VERSION } from '../version.js'
 import { adminRoutes } from './admin.js'
 import { attachmentRoutes } from './attachments.js'
 import { captureRoutes } from './captures.js'
-import { permissionRoutes } from './permissions.js'
-import { bearerOf } from './callers.js'
+import { openPermissions, permissionRoutes } from './permissions.js'
+import { bearerOf, seesPermissions, seesRoster, type Caller } from './callers.js'
 import { defineRoute, reply, type Access, type RequestContext, type Route } from './context.js'
 import { HttpError } from './respond.js'
 import { restRoutes } from './rest.js'
@@ -79,14 +79,22 @@ const landing = (path: string): Route =>
  * use, the --token check), else only for an admin or the operator. A missing or failing bearer
  * secret only hides the paths (the route stays public).
  */
-function mayKnowPaths(ctx: RequestContext): boolean | Promise<boolean> {
+function mayKnowPaths(caller: Caller | undefined): boolean {
+  return caller !== undefined && seesRoster(caller)
+}
+
+/**
+ * Who asks /health, as far as what it says depends on it: anyone is local use while the team
+ * inbox is off; with it on, the bearer's caller, or undefined (no secret, or one that is not valid).
+ */
+function healthCaller(ctx: RequestContext): Caller | undefined | Promise<Caller | undefined> {
   const { callers, security } = ctx.app
-  if (!callers.active) return true
-  if (bearerOf(ctx.req) === undefined) return false
+  if (!callers.active) return { kind: 'local' }
+  if (bearerOf(ctx.req) === undefined) return undefined
   return callers.bearer(ctx.req, (secret) => security.isToken(secret)).then(
-    (caller) => caller.kind === 'operator' || (caller.kind === 'identity' && caller.principal.identity.role === 'admin'),
+    (caller) => caller,
     (e: unknown) => {
-      if (e instanceof HttpError && e.status === 401) return false
+      if (e instanceof HttpError && e.status === 401) return undefined
       throw e
     },
   )
@@ -110,10 +118,11 @@ const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/health',
     access: PUBLIC,
-    summary: 'Status, version, store rev, pending count, agent presence; whether sign-in is on; the MCP endpoint (URL, which token it takes); the store location and source root (with sign-in on: to admins only)',
+    summary: "Status, version, store rev, pending count, agent presence; whether sign-in is on; the MCP endpoint (URL, which token it takes); the store location and source root (with sign-in on: to admins only); how many of the agents' permission requests wait for an answer (to those who may answer them)",
     handler: (ctx) => {
       const { store, callers, presence, storeInfo, sources } = ctx.app
-      const answer = (paths: boolean): void =>
+      const answer = (caller: Caller | undefined): void => {
+        const paths = mayKnowPaths(caller)
         reply(ctx, 200, {
           status: 'ok',
           name: 'marginalia',
@@ -125,11 +134,14 @@ const ROUTES: readonly Route[] = [
           mcp: mcpEndpoint(ctx),
           ...(storeInfo ? { store: paths ? storeInfo : { id: storeInfo.id, ...(storeInfo.project !== undefined ? { project: storeInfo.project } : {}) } } : {}),
           ...(paths ? editorBase(sources) : {}),
+          // A page that shows the agents' permission prompts fetches them only when some wait.
+          ...(caller !== undefined && seesPermissions(caller) ? { permissions: { open: openPermissions(store) } } : {}),
         })
+      }
       // Answered within this call when no bearer secret needs checking (see the pipeline on pipelined requests).
-      const paths = mayKnowPaths(ctx)
-      if (typeof paths === 'boolean') answer(paths)
-      else return paths.then(answer)
+      const caller = healthCaller(ctx)
+      if (caller instanceof Promise) return caller.then(answer)
+      answer(caller)
     },
   }),
   ...signInRoutes,

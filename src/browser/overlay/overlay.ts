@@ -28,6 +28,7 @@ import { freezeButton } from './page/freeze-button.js'
 import { onViewportChange } from './views/layout.js'
 import { LazySender, Outbox, isWaiting, type OutboxSender } from './sync/outbox.js'
 import { watchPermissionPrompts, type PromptsWatch } from './permission-watch.js'
+import { sharedLive, type SharedLive } from './sync/shared-live.js'
 import OVERLAY_CSS from './overlay.css'
 import { PageSync } from './sync/page-sync.js'
 import { Pins } from './views/pins.js'
@@ -124,6 +125,8 @@ export class Overlay {
   private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
   /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
   private permissions: PromptsWatch | undefined
+  /** The live connection shared with the app's other tabs, where the browser can share one. */
+  private readonly shared: SharedLive | undefined
   private readonly onKeyDown: (e: KeyboardEvent) => void
   private readonly frameKeys: FrameKeys
 
@@ -146,13 +149,14 @@ export class Overlay {
     const sessions = new PageSessions(this.api, storage, `marginalia:session:${server}:`, (pageKey, session) => this.sync.adopt(pageKey, session))
     const events = streamEvents(this)
     // The server's /health, asked once by the page sync, also says whether sign-in is offered.
+    this.shared = sharedLive(server, this.api, options.transport)
     this.sync = new PageSync(this.api, sessions, {
       ...events,
       health: (health) => {
         events.health(health)
         this.signIn.heard(health)
       },
-    })
+    }, this.shared)
     this.shortcutText = shortcut.text
     this.pins = new Pins(
       this.host,
@@ -401,6 +405,7 @@ export class Overlay {
     this.topLayer.stop()
     this.csp.stop()
     this.permissions?.stop()
+    this.shared?.close()
     this.host.remove()
   }
 

@@ -32,6 +32,8 @@ export interface Health {
   mcp?: { url: string; auth: 'none' | 'server-token' | 'agent-token' }
   /** The store it serves: its id, the project's name (its location only when paths may be named). */
   store?: { id: string; project?: string; location?: string }
+  /** How many of the agents' permission requests wait for an answer (to those who may answer them). */
+  permissions?: { open: number }
 }
 
 interface PageInfo {

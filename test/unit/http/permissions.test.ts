@@ -137,4 +137,21 @@ describe('permission requests over REST', () => {
     expect(bad.status).toBe(400)
     expect(bad.json.error.message).toContain('permissions')
   })
+
+  it("/health says how many requests wait to those who may answer them, and nothing of them to an agent or to nobody", async () => {
+    const { store, url, person, agent } = await team()
+    await store.requestPermission({ requestId: 'wait1', toolName: 'Bash', description: '', inputPreview: 'npm test' })
+    await store.requestPermission({ requestId: 'wait2', toolName: 'Bash', description: '', inputPreview: 'ls' })
+    await store.answerPermission('wait2', { behavior: 'allow' })
+    expect((await request(`${url}/health`, { headers: bearer(person) })).json.permissions).toEqual({ open: 1 })
+    expect((await request(`${url}/health`, { headers: bearer(agent) })).json.permissions).toBeUndefined()
+    expect((await request(`${url}/health`)).json.permissions).toBeUndefined()
+    expect((await request(`${url}/health`, { headers: bearer('not-a-token') })).json).toMatchObject({ status: 'ok' })
+
+    // Local use (no team inbox): whoever uses the page is the person.
+    const local = createMemoryStore()
+    cleanups.push(() => local.close())
+    const http = await serve(local, cleanups)
+    expect((await request(`${http.url}/health`)).json.permissions).toEqual({ open: 0 })
+  })
 })

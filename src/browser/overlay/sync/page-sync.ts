@@ -6,11 +6,12 @@
  */
 import { ApiError, UnreachableError, describeError, type Api } from '../../shared/api.js'
 import { byCreation } from '../../shared/format.js'
-import { LiveStream } from '../../shared/live.js'
+import { LiveStream, type LiveHandlers } from '../../shared/live.js'
 import { isPermissionEvent, type PermissionFeed, type PermissionListener } from '../../shared/permission-feed.js'
 import { ClientAnnotations } from '../../shared/records.js'
 import type { Annotation, Health, Presence, Reply, Session, StoreEvent } from '../../shared/types.js'
 import type { PageSessions } from './sessions.js'
+import type { LiveLink, SharedLive } from './shared-live.js'
 
 /** What the toolbar and the alert show about the server (read by the dock). */
 export interface ConnectionState {
@@ -76,7 +77,7 @@ export class PageSync implements ConnectionState {
   private loadTimer: ReturnType<typeof setTimeout> | undefined
   private loadDelay = 1_000
   private healthTimer: ReturnType<typeof setInterval> | undefined
-  private stream: LiveStream | undefined
+  private stream: LiveLink | undefined
   private readonly permissionListeners = new Set<PermissionListener>()
   /** The stream open now was asked for the permission events (it goes on carrying them when nobody follows them for a while). */
   private streamHasPermissions = false
@@ -98,6 +99,8 @@ export class PageSync implements ConnectionState {
     private readonly api: Api,
     private readonly sessions: PageSessions,
     private readonly events: SyncEvents,
+    /** The live connection the tabs of the app share (./shared-live.ts), where the browser can share one. */
+    private readonly shared?: SharedLive,
   ) {}
 
   get refused(): string | undefined {
@@ -220,6 +223,7 @@ export class PageSync implements ConnectionState {
       this.events.health(health)
       this.setPresence(health.agent)
       this.setReachable(true)
+      if ((health.permissions?.open ?? 0) > 0) for (const l of this.permissionListeners) l.waiting()
       let rev = health.rev
       let id = this.sessions.stored(this.pageKey)
       let annotations: Annotation[] = []
@@ -279,9 +283,9 @@ export class PageSync implements ConnectionState {
   private openStream(rev: number): void {
     this.stream?.close()
     const path = this.session === undefined ? '/api/events' : `/api/sessions/${encodeURIComponent(this.session)}/events`
-    this.streamHasPermissions = this.permissionListeners.size > 0
+    this.streamHasPermissions = this.shared !== undefined || this.permissionListeners.size > 0
     const query = this.streamHasPermissions ? '?permissions=1' : ''
-    this.stream = new LiveStream(this.api.base + path + query, rev, {
+    const handlers: LiveHandlers = {
       event: (e) => this.onEvent(e),
       reset: () => void this.refresh(),
       presence: (p) => this.setPresence(p),
@@ -293,7 +297,9 @@ export class PageSync implements ConnectionState {
       other: (type) => {
         if (type === 'permission.open') for (const l of this.permissionListeners) l.waiting()
       },
-    }, { headers: () => this.api.authHeaders(), transport: this.api.transport })
+    }
+    // The connection the tabs of the app share (every event; this page's are picked in onEvent), else one of its own.
+    this.stream = this.shared ? this.shared.open(rev, handlers) : new LiveStream(this.api.base + path + query, rev, handlers, { headers: () => this.api.authHeaders(), transport: this.api.transport })
   }
 
   /** Reload this page's annotations (after a `reset`), keeping the stream. */

@@ -1,0 +1,231 @@
+/**
+ * One live connection for every tab of the app. A browser keeps at most six HTTP/1.1 connections
+ * to one server, shared by all the tabs of a site; a live stream per tab would leave the seventh
+ * tab's overlay — and every request it makes — waiting for one to close.
+ *
+ * Each tab asks for the same Web Lock (one per server). The tab that holds it leads: it reads the
+ * server's stream of every event (`/api/events?permissions=1`) and says each frame to the other
+ * tabs on a BroadcastChannel; the others hear them there. Every tab hands its own subscriber what
+ * it heard, from its own rev on. When the leading tab closes, its lock goes to the next tab,
+ * which resumes the stream from the newest rev any tab heard: nothing is missed and nothing
+ * arrives twice (a subscriber skips what it has).
+ *
+ * A tab hears the channel from the moment it starts, before it loads its annotations: whatever
+ * it loads reflects the server at some rev, and every event after that rev is said on the channel
+ * after it started listening, so it is among what the tab keeps (the last `KEPT` events). A
+ * subscriber opened from a rev older than what is kept is told to refetch (`reset`).
+ */
+import type { Api, Transport } from '../../shared/api.js'
+import { LiveStream, type LiveHandlers, type LiveOptions } from '../../shared/live.js'
+import type { Presence, StoreEvent } from '../../shared/types.js'
+
+/** A subscriber's hold on the live events: where it is, a nudge to reconnect now, and its end. */
+export interface LiveLink {
+  readonly rev: number
+  retryNow(): void
+  close(): void
+}
+
+/** What the tabs say to each other; anything else on the channel is ignored. */
+type Said =
+  | { marginalia: 1; kind: 'event'; event: StoreEvent }
+  | { marginalia: 1; kind: 'reset' }
+  | { marginalia: 1; kind: 'presence'; presence: Presence }
+  | { marginalia: 1; kind: 'open' }
+  | { marginalia: 1; kind: 'down' }
+  | { marginalia: 1; kind: 'other'; type: string; data: string }
+  /** A follower's subscriber asks to reconnect now (the network or the server is back). */
+  | { marginalia: 1; kind: 'retry' }
+
+const KINDS = new Set(['event', 'reset', 'presence', 'open', 'down', 'other', 'retry'])
+
+function isSaid(value: unknown): value is Said {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as { marginalia?: unknown; kind?: unknown; event?: { type?: unknown; rev?: unknown }; type?: unknown; data?: unknown; presence?: unknown }
+  if (v.marginalia !== 1 || typeof v.kind !== 'string' || !KINDS.has(v.kind)) return false
+  if (v.kind === 'event') return typeof v.event === 'object' && v.event !== null && typeof v.event.type === 'string' && typeof v.event.rev === 'number'
+  if (v.kind === 'other') return typeof v.type === 'string' && typeof v.data === 'string'
+  if (v.kind === 'presence') return typeof v.presence === 'object' && v.presence !== null
+  return true
+}
+
+/** Events kept for a subscriber opened from an older rev than the newest heard. */
+const KEPT = 500
+
+interface Subscriber {
+  rev: number
+  readonly handlers: LiveHandlers
+}
+
+export interface SharedLiveOptions extends LiveOptions {
+  /** The browser's lock manager (`navigator.locks`). */
+  locks: LockManager
+  /** The channel the tabs of this site share for this server. */
+  channel: BroadcastChannel
+  /** The lock's name: one per server. */
+  lockName: string
+}
+
+export class SharedLive {
+  private readonly subscribers = new Set<Subscriber>()
+  private readonly kept: StoreEvent[] = []
+  /** Events up to this rev may have been dropped from `kept` (undefined: none was). */
+  private keptAfter: number | undefined
+  /** The newest rev heard (this tab's stream or another's): where a new leader resumes. */
+  private heardRev: number | undefined
+  private stream: LiveStream | undefined
+  private asked = false
+  private closed = false
+  private release: (() => void) | undefined
+  private connected = false
+  private presence: Presence | undefined
+
+  constructor(
+    /** The stream of every event, as this server serves it (`…/api/events?permissions=1`). */
+    private readonly url: string,
+    private readonly options: SharedLiveOptions,
+  ) {
+    options.channel.addEventListener('message', this.onMessage)
+  }
+
+  /** Whether this tab holds the connection now. */
+  get leading(): boolean {
+    return this.stream !== undefined
+  }
+
+  /** Follow the live events after `rev`; the first subscriber makes this tab ask to lead. */
+  open(rev: number, handlers: LiveHandlers): LiveLink {
+    const sub: Subscriber = { rev, handlers }
+    this.subscribers.add(sub)
+    if (this.keptAfter !== undefined && this.keptAfter > rev) {
+      // What it missed is no longer kept: it refetches, and goes on from the newest heard.
+      sub.rev = this.heardRev ?? rev
+      queueMicrotask(() => this.subscribers.has(sub) && handlers.reset())
+    } else {
+      const missed = this.kept.filter((e) => e.rev > rev)
+      if (missed.length > 0) queueMicrotask(() => { for (const e of missed) this.deliver(sub, e) })
+    }
+    if (this.connected) queueMicrotask(() => this.subscribers.has(sub) && handlers.open())
+    if (this.presence) {
+      const p = this.presence
+      queueMicrotask(() => this.subscribers.has(sub) && handlers.presence(p))
+    }
+    this.lead(rev)
+    return {
+      get rev() {
+        return sub.rev
+      },
+      retryNow: () => {
+        if (this.stream) this.stream.retryNow()
+        else this.say({ marginalia: 1, kind: 'retry' })
+      },
+      close: () => void this.subscribers.delete(sub),
+    }
+  }
+
+  /** The tab is going: the lock goes to the next tab, which resumes the stream. */
+  close(): void {
+    this.closed = true
+    this.stream?.close()
+    this.stream = undefined
+    this.release?.()
+    this.options.channel.removeEventListener('message', this.onMessage)
+    this.options.channel.close()
+    this.subscribers.clear()
+  }
+
+  private lead(rev: number): void {
+    if (this.asked || this.closed) return
+    this.asked = true
+    void this.options.locks
+      .request(this.options.lockName, () => {
+        if (this.closed) return undefined
+        // Held until the tab closes (or `close`): then the next tab in line leads.
+        const held = new Promise<void>((resolve) => (this.release = resolve))
+        const from = this.heardRev ?? Math.min(rev, ...[...this.subscribers].map((s) => s.rev))
+        this.stream = new LiveStream(this.url, from, {
+          event: (event) => this.hear({ marginalia: 1, kind: 'event', event }),
+          reset: () => this.hear({ marginalia: 1, kind: 'reset' }),
+          presence: (presence) => this.hear({ marginalia: 1, kind: 'presence', presence }),
+          open: () => this.hear({ marginalia: 1, kind: 'open' }),
+          down: () => this.hear({ marginalia: 1, kind: 'down' }),
+          other: (type, data) => this.hear({ marginalia: 1, kind: 'other', type, data }),
+        }, this.options)
+        return held
+      })
+      .catch(() => {
+        // No lock (the page went away first): nothing to lead.
+      })
+  }
+
+  /** A frame this tab's stream read: said to the other tabs, and handed to this tab's subscribers. */
+  private hear(said: Exclude<Said, { kind: 'retry' }>): void {
+    this.say(said)
+    this.take(said)
+  }
+
+  private say(said: Said): void {
+    try {
+      this.options.channel.postMessage(said)
+    } catch {
+      // A closed channel: this tab is going anyway.
+    }
+  }
+
+  private readonly onMessage = (m: MessageEvent): void => {
+    const said: unknown = m.data
+    if (!isSaid(said)) return
+    if (said.kind === 'retry') return void this.stream?.retryNow()
+    this.take(said)
+  }
+
+  private take(said: Exclude<Said, { kind: 'retry' }>): void {
+    switch (said.kind) {
+      case 'event': {
+        const event = said.event
+        if (this.heardRev !== undefined && event.rev <= this.heardRev) return
+        this.heardRev = event.rev
+        this.kept.push(event)
+        if (this.kept.length > KEPT) this.keptAfter = this.kept.shift()!.rev
+        for (const sub of [...this.subscribers]) this.deliver(sub, event)
+        return
+      }
+      case 'reset':
+        for (const sub of [...this.subscribers]) sub.handlers.reset()
+        return
+      case 'presence':
+        this.presence = said.presence
+        for (const sub of [...this.subscribers]) sub.handlers.presence(said.presence)
+        return
+      case 'open':
+        this.connected = true
+        for (const sub of [...this.subscribers]) sub.handlers.open()
+        return
+      case 'down':
+        this.connected = false
+        for (const sub of [...this.subscribers]) sub.handlers.down()
+        return
+      case 'other':
+        for (const sub of [...this.subscribers]) sub.handlers.other?.(said.type, said.data)
+        return
+    }
+  }
+
+  private deliver(sub: Subscriber, event: StoreEvent): void {
+    if (event.rev <= sub.rev || !this.subscribers.has(sub)) return
+    sub.rev = event.rev
+    sub.handlers.event(event)
+  }
+}
+
+/**
+ * The connection this page shares with the app's other tabs for `server`, or undefined where it
+ * keeps one of its own: a browser without Web Locks (a page not served from a secure origin —
+ * localhost is one — has none) or BroadcastChannel, and the extension, whose requests go through
+ * its own service worker (`transport`) and whose page scripts are not to be heard.
+ */
+export function sharedLive(server: string, api: Api, transport: Transport | undefined): SharedLive | undefined {
+  if (transport !== undefined || typeof BroadcastChannel !== 'function' || typeof navigator === 'undefined' || !navigator.locks) return undefined
+  const name = `marginalia-live:${server}`
+  return new SharedLive(`${api.base}/api/events?permissions=1`, { locks: navigator.locks, channel: new BroadcastChannel(name), lockName: name, headers: () => api.authHeaders() })
+}

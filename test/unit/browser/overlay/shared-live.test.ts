@@ -1,0 +1,120 @@
+/**
+ * The live connection the tabs of an app share, against a real server: one tab reads the stream
+ * and says what it reads on a BroadcastChannel (Node's: instances of one name hear each other);
+ * every tab's subscriber gets each event once, in order, from its own rev; when the tab holding
+ * the connection goes, the next in line for the lock resumes from the newest rev heard.
+ */
+import { describe, expect, it } from 'vitest'
+import { SharedLive, type LiveLink } from '../../../../src/browser/overlay/sync/shared-live.js'
+import type { LiveHandlers } from '../../../../src/browser/shared/live.js'
+import type { StoreEvent } from '../../../../src/browser/shared/types.js'
+import { createMemoryStore, startHttpServer } from '../../../../src/index.js'
+import { useCleanups } from '../../../helpers/cleanup.js'
+import { until } from '../../../helpers/eventually.js'
+
+const cleanups = useCleanups()
+
+/** Web Locks as a browser grants them: one holder per name, the others in line, in order. */
+class Locks {
+  private readonly held = new Set<string>()
+  private readonly waiting = new Map<string, (() => void)[]>()
+  request(name: string, callback: () => Promise<unknown> | unknown): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const run = () => {
+        this.held.add(name)
+        Promise.resolve()
+          .then(() => callback())
+          .then(resolve, reject)
+          .finally(() => {
+            this.held.delete(name)
+            this.waiting.get(name)?.shift()?.()
+          })
+      }
+      if (this.held.has(name)) this.waiting.set(name, [...(this.waiting.get(name) ?? []), run])
+      else run()
+    })
+  }
+}
+
+async function setup() {
+  const store = createMemoryStore()
+  cleanups.push(() => store.close())
+  const http = await startHttpServer(store, { port: 0, log: () => {} })
+  cleanups.push(() => http.close())
+  const locks = new Locks()
+  const name = `marginalia-live:test-${Math.random()}`
+  const tab = () => {
+    const channel = new BroadcastChannel(name)
+    const live = new SharedLive(`${http.url}/api/events?permissions=1`, { locks: locks as unknown as LockManager, channel, lockName: name, retryMs: 20, maxRetryMs: 50 })
+    cleanups.push(() => live.close())
+    return live
+  }
+  return { store, http, tab, name }
+}
+
+/** A subscriber that writes down what it gets. */
+function follower(): { handlers: LiveHandlers; events: StoreEvent[]; resets: number; opens: number } {
+  const got = { events: [] as StoreEvent[], resets: 0, opens: 0 }
+  const handlers: LiveHandlers = { event: (e) => void got.events.push(e), reset: () => void got.resets++, presence: () => {}, open: () => void got.opens++, down: () => {} }
+  return Object.assign(got, { handlers })
+}
+
+const comments = (events: StoreEvent[]) => events.flatMap((e) => (e.type === 'annotation.created' ? [e.annotation.comment] : []))
+
+describe('the live connection the tabs share', () => {
+  it('one tab reads the stream and every tab gets each event once, in order; the next tab in line takes over from the newest rev heard', async () => {
+    const { store, tab } = await setup()
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    const [a, b, c] = [tab(), tab(), tab()]
+    const [fa, fb, fc] = [follower(), follower(), follower()]
+    const links: LiveLink[] = [a.open(store.rev, fa.handlers)]
+    await until(() => a.leading && fa.opens === 1, 'the first tab connected', 5_000)
+    links.push(b.open(store.rev, fb.handlers), c.open(store.rev, fc.handlers))
+    // The others heard it is connected, and stay out of the server's way.
+    await until(() => fb.opens === 1 && fc.opens === 1, 'the others told', 5_000)
+    expect([a.leading, b.leading, c.leading]).toEqual([true, false, false])
+
+    for (const comment of ['one', 'two', 'three']) await store.addAnnotation({ sessionId: session.id, comment })
+    await until(() => [fa, fb, fc].every((f) => comments(f.events).length === 3), 'three events in every tab', 5_000)
+    for (const f of [fa, fb, fc]) expect(comments(f.events)).toEqual(['one', 'two', 'three'])
+    expect(links.map((l) => l.rev)).toEqual([store.rev, store.rev, store.rev])
+
+    // The tab holding the connection closes: the next in line leads, from the newest rev heard.
+    a.close()
+    await until(() => b.leading, 'the second tab leads', 5_000)
+    await store.addAnnotation({ sessionId: session.id, comment: 'four' })
+    await until(() => comments(fb.events).length === 4 && comments(fc.events).length === 4, 'the next event in the tabs left', 5_000)
+    for (const f of [fb, fc]) expect(comments(f.events)).toEqual(['one', 'two', 'three', 'four'])
+    expect(c.leading).toBe(false)
+    expect(fb.resets + fc.resets).toBe(0)
+  })
+
+  it('a subscriber opened from an older rev catches up on what the tab heard, none twice; a forged message on the channel is ignored', async () => {
+    const { store, tab, name } = await setup()
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    const start = store.rev
+    const [a, b] = [tab(), tab()]
+    const fa = follower()
+    a.open(start, fa.handlers)
+    await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+    for (const comment of ['one', 'two']) await store.addAnnotation({ sessionId: session.id, comment })
+    await until(() => comments(fa.events).length === 2, 'heard', 5_000)
+    // The second tab heard them on the channel before its page had loaded anything.
+    await until(() => (b as unknown as { heardRev?: number }).heardRev === store.rev, 'the second tab heard them', 5_000)
+
+    const forger = new BroadcastChannel(name)
+    cleanups.push(() => forger.close())
+    forger.postMessage({ marginalia: 1, kind: 'event', event: { type: 'annotation.created', annotation: { comment: 'forged, no rev' } } })
+    forger.postMessage({ marginalia: 2, kind: 'reset' })
+    forger.postMessage('hello')
+
+    const fb = follower()
+    b.open(start, fb.handlers)
+    await until(() => comments(fb.events).length === 2, 'caught up', 5_000)
+    await store.addAnnotation({ sessionId: session.id, comment: 'three' })
+    await until(() => comments(fb.events).length === 3, 'live after', 5_000)
+    expect(comments(fb.events)).toEqual(['one', 'two', 'three'])
+    expect(fb.resets).toBe(0)
+    expect(b.leading).toBe(false)
+  })
+})

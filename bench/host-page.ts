@@ -115,8 +115,8 @@ export interface HostPageOptions {
   rounds: number
   /** Rounds of the main-thread row's own loads (`plainMainMs`; default: 3 × rounds): cheap loads, and the row moves most from one load to the next. */
   mainRounds?: number | undefined
-  /** The loads (and Annotate, Send), the recorder's cost, or both (default). */
-  parts?: 'loads' | 'recorder' | undefined
+  /** The loads (and Annotate, Send), the recorder's cost, or both (default); `main`: only the main-thread row's own loads. */
+  parts?: 'loads' | 'recorder' | 'main' | undefined
   /** How long each round of ordinary use lasts, s (default 60: a minute of use, its one-off costs such as compiling the listeners counted once). */
   recorderSeconds?: number | undefined
 }
@@ -813,8 +813,8 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
     const loads: Record<string, Record<string, LoadFigures[]>> = {}
     const annotate: Record<string, Record<keyof Picker, number[]>> = {}
     // The browser's first page load pays for its own start (caches, compilers): one load, not counted.
-    if (!opts.smoke && opts.parts !== 'recorder') await measureLoad(ctx, 'static-1k', 'none', false)
-    for (let r = 0; r < (opts.parts === 'recorder' ? 0 : opts.rounds); r++) {
+    if (!opts.smoke && (opts.parts === undefined || opts.parts === 'loads')) await measureLoad(ctx, 'static-1k', 'none', false)
+    for (let r = 0; r < (opts.parts === 'recorder' || opts.parts === 'main' ? 0 : opts.rounds); r++) {
       for (const host of hostList) {
         for (let k = 0; k < variants.length; k++) {
           const variant = variants[(k + r) % variants.length]!
@@ -847,7 +847,7 @@ export async function hostPage(opts: HostPageOptions): Promise<HostPageResult | 
       if (none.length) result.plainNoToolRange[host] = { min: Math.min(...none), max: Math.max(...none) }
     }
     for (const [variant, a] of Object.entries(annotate)) result.annotate[variant as Variant] = { pickerColdMs: median(a.cold), pickerCachedMs: median(a.cached), sendMs: median(a.send), sendLongTasksMs: median(a.sendLongTasks), sendLongestTaskMs: median(a.sendLongest), sendNoScreenshotMs: median(a.sendNoShot) }
-    if (dashboard && opts.parts !== 'loads') result.recorder = await recorderCost(ctx, opts.rounds, opts.recorderSeconds ?? 60)
+    if (dashboard && (opts.parts === undefined || opts.parts === 'recorder')) result.recorder = await recorderCost(ctx, opts.rounds, opts.recorderSeconds ?? 60)
     return result
   } finally {
     await browser.close()

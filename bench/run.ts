@@ -427,11 +427,11 @@ const SCENARIOS: Record<string, (opts: Options) => Promise<void>> = {
     record(opts, 'element screenshot (Chromium)', 'size', r.bytes / 1024, 'KB', { op: '<=', limit: 400 })
   },
   'host-page': async (opts) => {
-    // BENCH_HOST_ROUNDS (default 5); BENCH_HOST_PARTS=loads or recorder: one half of the scenario.
+    // BENCH_HOST_ROUNDS (default 5); BENCH_HOST_PARTS=loads or recorder: one half of the scenario; main: only the main-thread row's own loads.
     const parts = process.env.BENCH_HOST_PARTS
     // BENCH_RECORDER_SECONDS: how long each round of ordinary use lasts (default 60).
     // BENCH_HOST_MAIN_ROUNDS: rounds of the main-thread row's own loads (default 3 × BENCH_HOST_ROUNDS).
-    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, mainRounds: Number(process.env.BENCH_HOST_MAIN_ROUNDS) || undefined, parts: parts === 'loads' || parts === 'recorder' ? parts : undefined, recorderSeconds: opts.smoke ? 5 : Number(process.env.BENCH_RECORDER_SECONDS) || undefined })
+    const r = await hostPage({ smoke: opts.smoke, rounds: opts.smoke ? 1 : Number(process.env.BENCH_HOST_ROUNDS) || 5, mainRounds: Number(process.env.BENCH_HOST_MAIN_ROUNDS) || undefined, parts: parts === 'loads' || parts === 'recorder' || parts === 'main' ? parts : undefined, recorderSeconds: opts.smoke ? 5 : Number(process.env.BENCH_RECORDER_SECONDS) || undefined })
     if (!r) return void process.stderr.write('  host-page: skipped (no Chromium)\n')
     process.stderr.write(`  host-page: React Grab: ${r.reactGrab}\n`)
     const tools: Variant[] = ['tag', 'snippet']

@@ -117,4 +117,53 @@ describe('the live connection the tabs share', () => {
     expect(fb.resets).toBe(0)
     expect(b.leading).toBe(false)
   })
+
+  it('when the server comes back, a tab that is not holding the connection has it reconnect now, not after its backoff', async () => {
+    const store = createMemoryStore()
+    cleanups.push(() => store.close())
+    let http = await startHttpServer(store, { port: 0, log: () => {} })
+    const port = Number(new URL(http.url).port)
+    cleanups.push(() => http.close())
+    const locks = new Locks()
+    const name = `marginalia-live:restart-${Math.random()}`
+    // A backoff far longer than the test: only the follower's nudge can bring the stream back in time.
+    const tab = () => new SharedLive(`${http.url}/api/events?permissions=1`, { locks: locks as unknown as LockManager, channel: new BroadcastChannel(name), lockName: name, retryMs: 60_000, maxRetryMs: 60_000 })
+    const [a, b] = [tab(), tab()]
+    cleanups.push(() => a.close(), () => b.close())
+    const [fa, fb] = [follower(), follower()]
+    let downs = 0
+    a.open(store.rev, fa.handlers)
+    await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+    const link = b.open(store.rev, { ...fb.handlers, down: () => void downs++ })
+    await until(() => fb.opens === 1, 'the follower told', 5_000)
+
+    await http.close()
+    await until(() => downs === 1, 'the follower told the connection dropped', 5_000)
+    http = await startHttpServer(store, { port, log: () => {} })
+    link.retryNow()
+    await until(() => fb.opens === 2, 'connected again', 5_000)
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    await store.addAnnotation({ sessionId: session.id, comment: 'after the restart' })
+    await until(() => comments(fb.events).length === 1, 'the event after the restart', 5_000)
+    expect(comments(fb.events)).toEqual(['after the restart'])
+  })
+
+  it('a subscriber opened from a rev older than the kept events is told to refetch, then goes on live', async () => {
+    const { store, tab } = await setup()
+    const session = await store.createSession({ url: 'http://localhost:5173/' })
+    const start = store.rev
+    const [a, b] = [tab(), tab()]
+    const fa = follower()
+    a.open(start, fa.handlers)
+    await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+    for (let i = 0; i < 520; i++) await store.addAnnotation({ sessionId: session.id, comment: `n${i}` })
+    await until(() => (b as unknown as { heardRev?: number }).heardRev === store.rev, 'the second tab heard them all', 10_000)
+    const fb = follower()
+    b.open(start, fb.handlers)
+    await until(() => fb.resets === 1, 'told to refetch', 5_000)
+    expect(fb.events).toEqual([])
+    await store.addAnnotation({ sessionId: session.id, comment: 'live' })
+    await until(() => comments(fb.events).length === 1, 'live after the refetch', 5_000)
+    expect(comments(fb.events)).toEqual(['live'])
+  })
 })

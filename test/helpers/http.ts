@@ -1,5 +1,6 @@
 import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { startHttpServer, type HttpServer, type HttpServerOptions, type Store } from '../../src/index.js'
+import { addPerson } from '../../src/auth/identities.js'
 import { type Cleanups } from './cleanup.js'
 
 export interface Reply {
@@ -192,3 +193,11 @@ export const bearer = (token: string): { Authorization: string } => ({ Authoriza
 
 /** The one-time code of a sign-in link (`…/sign-in#code=…`). */
 export const codeOf = (link: string): string => decodeURIComponent(new URL(link).hash.replace(/^#code=/, ''))
+
+/** A person added to `store` (an admin with `role`) and signed in on `url`: their session token. */
+export async function signedIn(store: Store, url: string, name: string, role?: 'admin'): Promise<string> {
+  const added = await addPerson(store, name, { publicUrl: url, ...(role ? { role } : {}) })
+  const redeemed = await request(`${url}/auth/redeem`, { method: 'POST', body: { code: codeOf(added.link) } })
+  if (redeemed.status !== 200) throw new Error(`signing ${name} in: ${redeemed.status}`)
+  return redeemed.json.token as string
+}

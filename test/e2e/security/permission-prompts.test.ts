@@ -6,10 +6,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'
-import { addAgent, addPerson } from '../../../src/auth/identities.js'
+import { addAgent } from '../../../src/auth/identities.js'
 import { createMemoryStore } from '../../../src/store/index.js'
 import { useCleanups } from '../../helpers/cleanup.js'
-import { request, serve, SseClient, type SseEvent, bearer, codeOf } from '../../helpers/http.js'
+import { serve, signedIn, SseClient, type SseEvent, bearer } from '../../helpers/http.js'
 
 const cleanups = useCleanups()
 const SECRET_PREVIEW = '{"command":"deploy --password hunter2"}'
@@ -18,12 +18,8 @@ async function team() {
   const store = createMemoryStore()
   cleanups.push(() => store.close())
   const http = await serve(store, cleanups)
-  const signIn = async (name: string, role?: 'admin') => {
-    const added = await addPerson(store, name, { publicUrl: http.url, ...(role ? { role } : {}) })
-    return (await request(`${http.url}/auth/redeem`, { method: 'POST', body: { code: codeOf(added.link) } })).json.token as string
-  }
-  const person = await signIn('Alice')
-  const admin = await signIn('Ada', 'admin')
+  const person = await signedIn(store, http.url, 'Alice')
+  const admin = await signedIn(store, http.url, 'Ada', 'admin')
   const session = await store.createSession({ url: 'http://app.test/' })
   // Before anyone connects: what a replay from rev 0 would carry.
   await store.requestPermission({ requestId: 'early', toolName: 'Bash', description: 'Deploy', inputPreview: SECRET_PREVIEW, agent: 'claude-code' })

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { addAgent, addPerson } from '../../../src/auth/identities.js'
 import { createMemoryStore } from '../../../src/store/index.js'
 import { useCleanups } from '../../helpers/cleanup.js'
-import { request, serve, SseClient, type SseEvent, bearer, codeOf } from '../../helpers/http.js'
+import { request, serve, signedIn, SseClient, type SseEvent, bearer } from '../../helpers/http.js'
 
 const ROSTER = /^(identity|credential)\./
 
@@ -15,13 +15,7 @@ async function team() {
   const store = createMemoryStore()
   cleanups.push(() => store.close())
   const http = await serve(store, cleanups)
-  const signIn = async (name: string, role?: 'admin') => {
-    const added = await addPerson(store, name, { publicUrl: http.url, ...(role ? { role } : {}) })
-    const redeemed = await request(`${http.url}/auth/redeem`, { method: 'POST', body: { code: codeOf(added.link) } })
-    expect(redeemed.status).toBe(200)
-    return redeemed.json.token as string
-  }
-  return { store, http, admin: await signIn('Ada', 'admin'), person: await signIn('Alice'), agent: (await addAgent(store, 'ci-agent')).token }
+  return { store, http, admin: await signedIn(store, http.url, 'Ada', 'admin'), person: await signedIn(store, http.url, 'Alice'), agent: (await addAgent(store, 'ci-agent')).token }
 }
 
 async function open(url: string, token: string): Promise<SseClient> {

@@ -59,6 +59,18 @@ function follower(): { handlers: LiveHandlers; events: StoreEvent[]; resets: num
   return Object.assign(got, { handlers })
 }
 
+/** Two tabs on one session's page; the first connected, the second's page not loaded yet. */
+async function twoTabs() {
+  const { store, tab, name } = await setup()
+  const session = await store.createSession({ url: 'http://localhost:5173/' })
+  const start = store.rev
+  const [a, b] = [tab(), tab()]
+  const fa = follower()
+  a.open(start, fa.handlers)
+  await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+  return { store, name, session, start, a, b, fa }
+}
+
 const comments = (events: StoreEvent[]) => events.flatMap((e) => (e.type === 'annotation.created' ? [e.annotation.comment] : []))
 
 describe('the live connection the tabs share', () => {
@@ -90,13 +102,7 @@ describe('the live connection the tabs share', () => {
   })
 
   it('a subscriber opened from an older rev catches up on what the tab heard, none twice; a forged message on the channel is ignored', async () => {
-    const { store, tab, name } = await setup()
-    const session = await store.createSession({ url: 'http://localhost:5173/' })
-    const start = store.rev
-    const [a, b] = [tab(), tab()]
-    const fa = follower()
-    a.open(start, fa.handlers)
-    await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+    const { store, name, session, start, b, fa } = await twoTabs()
     for (const comment of ['one', 'two']) await store.addAnnotation({ sessionId: session.id, comment })
     await until(() => comments(fa.events).length === 2, 'heard', 5_000)
     // The second tab heard them on the channel before its page had loaded anything.
@@ -149,13 +155,7 @@ describe('the live connection the tabs share', () => {
   })
 
   it('a subscriber opened from a rev older than the kept events is told to refetch, then goes on live', async () => {
-    const { store, tab } = await setup()
-    const session = await store.createSession({ url: 'http://localhost:5173/' })
-    const start = store.rev
-    const [a, b] = [tab(), tab()]
-    const fa = follower()
-    a.open(start, fa.handlers)
-    await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+    const { store, session, start, b } = await twoTabs()
     for (let i = 0; i < 520; i++) await store.addAnnotation({ sessionId: session.id, comment: `n${i}` })
     await until(() => (b as unknown as { heardRev?: number }).heardRev === store.rev, 'the second tab heard them all', 10_000)
     const fb = follower()

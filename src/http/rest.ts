@@ -99,7 +99,7 @@ function paged<T extends { createdAt: string; id: string }>(page: Page<T>): { co
  * The live event stream (all sessions, or one), resuming after Last-Event-ID / ?lastEventId. With
  * `?permissions=1` (a person's page that shows the agents' permission prompts, on the one
  * connection it has open anyway): first how many requests wait for an answer now (a
- * `permission.open` frame, when any do), and on a session's stream the permission events live too.
+ * `permission.open` frame, when any do), and on a session's stream the permission events too.
  */
 function events(ctx: RequestContext, sessionId?: string): void {
   const { store, streams } = ctx.app
@@ -204,7 +204,7 @@ export const restRoutes: readonly Route[] = [
     access: READ,
     readAfterWrite: true,
     stream: true,
-    summary: "One session's live events (Server-Sent Events; resumes after Last-Event-ID; with `?permissions=1`, a person's: first how many of the agents' permission requests wait now, then those events live too)",
+    summary: "One session's live events (Server-Sent Events; resumes after Last-Event-ID; with `?permissions=1`, a person's: first how many of the agents' permission requests wait now, then those events too, replayed and live)",
     handler: (ctx) => events(ctx, ctx.params.id!),
   }),
   defineRoute({

@@ -30,10 +30,7 @@ export interface EventStreamOptions {
   headers?: Record<string, string>
   /** Frames written first, before the replay (what the stream's route says of the state now). */
   first?: string
-  /**
-   * On a session's stream, live events outside the session that go to the client too (not
-   * replayed: the route's `first` frames say what stands at connect).
-   */
+  /** On a session's stream, events outside the session that go to the client too, live and replayed. */
   also?: (event: StoreEvent) => boolean
   /** Events this client may not see (left out live and in the replay). */
   hide?: (event: StoreEvent) => boolean
@@ -121,7 +118,9 @@ export class EventStream {
     if (since !== undefined) {
       try {
         if (since > store.rev) throw new CursorExpiredError(since, store.oldestAvailableRev + 1, store.rev)
-        for (const event of store.changesSince(since, sessionId === undefined ? {} : { sessionId })) if (!this.hidden(event)) this.replay.push(event)
+        const also = this.options.also
+        const replayed = sessionId === undefined ? store.changesSince(since) : also ? store.changesSince(since).filter((e) => e.sessionId === sessionId || also(e)) : store.changesSince(since, { sessionId })
+        for (const event of replayed) if (!this.hidden(event)) this.replay.push(event)
       } catch (e) {
         if (!(e instanceof CursorExpiredError)) throw e
         // Too old (or from another store): tell the client to refetch; continue live from now.

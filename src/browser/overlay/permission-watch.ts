@@ -37,7 +37,7 @@ export function watchPermissionPrompts(api: Api, feed: PermissionFeed, loadPromp
       if (e.type === 'permission.requested') mount()
     },
     waiting: mount,
-    connected: () => {},
+    reset: () => {},
   })
   return {
     stop() {

@@ -79,7 +79,7 @@ export class PermissionPrompts {
    */
   async start(feed?: PermissionFeed): Promise<void> {
     // Followed before the list is asked for: nothing said between the two is missed.
-    if (feed) this.unfollow = feed.follow({ event: (e) => this.onEvent(e), waiting: () => {}, connected: () => void this.reload() })
+    if (feed) this.unfollow = feed.follow({ event: (e) => this.onEvent(e), waiting: () => {}, reset: () => void this.reload() })
     let rev: number
     try {
       const listed = await this.fetchJson<{ rev: number; permissions: PermissionView[] }>('GET', '/api/permissions')

@@ -106,10 +106,17 @@ describe('permission requests over REST', () => {
     expect((await request(`${url}/api/permissions/events?open=1`)).status).toBe(401)
   })
 
-  it("with ?permissions=1 a person's page stream says first how many requests wait, then carries them live on a session's stream; an agent is refused; a bad value names the field", async () => {
+  it("with ?permissions=1 a person's page stream says first how many requests wait, then carries them on a session's stream, replayed and live; an agent is refused; a bad value names the field", async () => {
     const { store, url, person, agent } = await team()
     const session = await store.createSession({ url: 'http://localhost:5173/' })
+    const beforeWait = store.rev
     await store.requestPermission({ requestId: 'wait1', toolName: 'Bash', description: '', inputPreview: 'npm test' })
+    // Resumed from before it: replayed with the session's own events (a page that reconnects misses none).
+    const resumed = await SseClient.open(`${url}/api/sessions/${session.id}/events?permissions=1&lastEventId=${beforeWait}`, bearer(person))
+    cleanups.push(() => resumed.close())
+    const replayed = (await resumed.until((e) => e.some((x) => x.event === 'permission.requested'))).filter((e) => e.event !== 'presence')
+    expect(replayed.map((e) => e.event)).toEqual(['permission.open', 'permission.requested'])
+    expect(JSON.parse(replayed[1]!.data)).toMatchObject({ requestId: 'wait1' })
 
     const page = await SseClient.open(`${url}/api/sessions/${session.id}/events?permissions=1&lastEventId=${store.rev}`, bearer(person))
     cleanups.push(() => page.close())

@@ -287,12 +287,12 @@ export class PageSync implements ConnectionState {
     const query = this.streamHasPermissions ? '?permissions=1' : ''
     const handlers: LiveHandlers = {
       event: (e) => this.onEvent(e),
-      reset: () => void this.refresh(),
-      presence: (p) => this.setPresence(p),
-      open: () => {
-        this.setReachable(true)
-        for (const l of this.permissionListeners) l.connected()
+      reset: () => {
+        void this.refresh()
+        for (const l of this.permissionListeners) l.reset()
       },
+      presence: (p) => this.setPresence(p),
+      open: () => this.setReachable(true),
       down: () => void this.probe(),
       other: (type) => {
         if (type === 'permission.open') for (const l of this.permissionListeners) l.waiting()

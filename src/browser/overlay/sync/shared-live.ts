@@ -26,27 +26,22 @@ export interface LiveLink {
   close(): void
 }
 
-/** What the tabs say to each other; anything else on the channel is ignored. */
-type Said =
-  | { marginalia: 1; kind: 'event'; event: StoreEvent }
-  | { marginalia: 1; kind: 'reset' }
-  | { marginalia: 1; kind: 'presence'; presence: Presence }
-  | { marginalia: 1; kind: 'open' }
-  | { marginalia: 1; kind: 'down' }
-  | { marginalia: 1; kind: 'other'; type: string; data: string }
-  /** A follower's subscriber asks to reconnect now (the network or the server is back). */
-  | { marginalia: 1; kind: 'retry' }
-
-const KINDS = new Set(['event', 'reset', 'presence', 'open', 'down', 'other', 'retry'])
+/**
+ * What the tabs say to each other, kept short (it is in the script every page loads): `[TAG, kind, …]`
+ * — `e` an event, `r` a reset, `p` the agent's presence, `o` connected, `d` the connection dropped,
+ * `x` a frame of the stream's own (its SSE name, its data), `n` a nudge to reconnect now (the
+ * network or the server is back). Anything else on the channel is ignored.
+ */
+type Said = readonly [typeof TAG, 'e', StoreEvent] | readonly [typeof TAG, 'r' | 'o' | 'd' | 'n'] | readonly [typeof TAG, 'p', Presence] | readonly [typeof TAG, 'x', string, string]
+const TAG = 'marginalia-live'
 
 function isSaid(value: unknown): value is Said {
-  if (typeof value !== 'object' || value === null) return false
-  const v = value as { marginalia?: unknown; kind?: unknown; event?: { type?: unknown; rev?: unknown }; type?: unknown; data?: unknown; presence?: unknown }
-  if (v.marginalia !== 1 || typeof v.kind !== 'string' || !KINDS.has(v.kind)) return false
-  if (v.kind === 'event') return typeof v.event === 'object' && v.event !== null && typeof v.event.type === 'string' && typeof v.event.rev === 'number'
-  if (v.kind === 'other') return typeof v.type === 'string' && typeof v.data === 'string'
-  if (v.kind === 'presence') return typeof v.presence === 'object' && v.presence !== null
-  return true
+  if (!Array.isArray(value) || value[0] !== TAG) return false
+  const [, kind, a, b] = value as unknown[]
+  if (kind === 'e') return typeof a === 'object' && a !== null && typeof (a as StoreEvent).type === 'string' && typeof (a as StoreEvent).rev === 'number'
+  if (kind === 'x') return typeof a === 'string' && typeof b === 'string'
+  if (kind === 'p') return typeof a === 'object' && a !== null
+  return kind === 'r' || kind === 'o' || kind === 'd' || kind === 'n'
 }
 
 /** Events kept for a subscriber opened from an older rev than the newest heard. */
@@ -77,8 +72,6 @@ export class SharedLive {
   private asked = false
   private closed = false
   private release: (() => void) | undefined
-  private connected = false
-  private presence: Presence | undefined
 
   constructor(
     /** The stream of every event, as this server serves it (`…/api/events?permissions=1`). */
@@ -105,11 +98,6 @@ export class SharedLive {
       const missed = this.kept.filter((e) => e.rev > rev)
       if (missed.length > 0) queueMicrotask(() => { for (const e of missed) this.deliver(sub, e) })
     }
-    if (this.connected) queueMicrotask(() => this.subscribers.has(sub) && handlers.open())
-    if (this.presence) {
-      const p = this.presence
-      queueMicrotask(() => this.subscribers.has(sub) && handlers.presence(p))
-    }
     this.lead(rev)
     return {
       get rev() {
@@ -117,7 +105,7 @@ export class SharedLive {
       },
       retryNow: () => {
         if (this.stream) this.stream.retryNow()
-        else this.say({ marginalia: 1, kind: 'retry' })
+        else this.say([TAG, 'n'])
       },
       close: () => void this.subscribers.delete(sub),
     }
@@ -144,12 +132,12 @@ export class SharedLive {
         const held = new Promise<void>((resolve) => (this.release = resolve))
         const from = this.heardRev ?? Math.min(rev, ...[...this.subscribers].map((s) => s.rev))
         this.stream = new LiveStream(this.url, from, {
-          event: (event) => this.hear({ marginalia: 1, kind: 'event', event }),
-          reset: () => this.hear({ marginalia: 1, kind: 'reset' }),
-          presence: (presence) => this.hear({ marginalia: 1, kind: 'presence', presence }),
-          open: () => this.hear({ marginalia: 1, kind: 'open' }),
-          down: () => this.hear({ marginalia: 1, kind: 'down' }),
-          other: (type, data) => this.hear({ marginalia: 1, kind: 'other', type, data }),
+          event: (event) => this.hear([TAG, 'e', event]),
+          reset: () => this.hear([TAG, 'r']),
+          presence: (presence) => this.hear([TAG, 'p', presence]),
+          open: () => this.hear([TAG, 'o']),
+          down: () => this.hear([TAG, 'd']),
+          other: (type, data) => this.hear([TAG, 'x', type, data]),
         }, this.options)
         return held
       })
@@ -159,7 +147,7 @@ export class SharedLive {
   }
 
   /** A frame this tab's stream read: said to the other tabs, and handed to this tab's subscribers. */
-  private hear(said: Exclude<Said, { kind: 'retry' }>): void {
+  private hear(said: Said): void {
     this.say(said)
     this.take(said)
   }
@@ -174,41 +162,22 @@ export class SharedLive {
 
   private readonly onMessage = (m: MessageEvent): void => {
     const said: unknown = m.data
-    if (!isSaid(said)) return
-    if (said.kind === 'retry') return void this.stream?.retryNow()
-    this.take(said)
+    if (isSaid(said)) this.take(said)
   }
 
-  private take(said: Exclude<Said, { kind: 'retry' }>): void {
-    switch (said.kind) {
-      case 'event': {
-        const event = said.event
-        if (this.heardRev !== undefined && event.rev <= this.heardRev) return
-        this.heardRev = event.rev
-        this.kept.push(event)
-        if (this.kept.length > KEPT) this.keptAfter = this.kept.shift()!.rev
-        for (const sub of [...this.subscribers]) this.deliver(sub, event)
-        return
-      }
-      case 'reset':
-        for (const sub of [...this.subscribers]) sub.handlers.reset()
-        return
-      case 'presence':
-        this.presence = said.presence
-        for (const sub of [...this.subscribers]) sub.handlers.presence(said.presence)
-        return
-      case 'open':
-        this.connected = true
-        for (const sub of [...this.subscribers]) sub.handlers.open()
-        return
-      case 'down':
-        this.connected = false
-        for (const sub of [...this.subscribers]) sub.handlers.down()
-        return
-      case 'other':
-        for (const sub of [...this.subscribers]) sub.handlers.other?.(said.type, said.data)
-        return
-    }
+  private take(said: Said): void {
+    const subs = [...this.subscribers]
+    if (said[1] === 'e') {
+      const event = said[2]
+      if (this.heardRev !== undefined && event.rev <= this.heardRev) return
+      this.heardRev = event.rev
+      this.kept.push(event)
+      if (this.kept.length > KEPT) this.keptAfter = this.kept.shift()!.rev
+      for (const sub of subs) this.deliver(sub, event)
+    } else if (said[1] === 'n') this.stream?.retryNow()
+    else if (said[1] === 'p') for (const sub of subs) sub.handlers.presence(said[2])
+    else if (said[1] === 'x') for (const sub of subs) sub.handlers.other?.(said[2], said[3])
+    else for (const sub of subs) sub.handlers[said[1] === 'r' ? 'reset' : said[1] === 'o' ? 'open' : 'down']()
   }
 
   private deliver(sub: Subscriber, event: StoreEvent): void {

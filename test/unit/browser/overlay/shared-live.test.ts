@@ -82,8 +82,7 @@ describe('the live connection the tabs share', () => {
     const links: LiveLink[] = [a.open(store.rev, fa.handlers)]
     await until(() => a.leading && fa.opens === 1, 'the first tab connected', 5_000)
     links.push(b.open(store.rev, fb.handlers), c.open(store.rev, fc.handlers))
-    // The others heard it is connected, and stay out of the server's way.
-    await until(() => fb.opens === 1 && fc.opens === 1, 'the others told', 5_000)
+    // The others stay out of the server's way.
     expect([a.leading, b.leading, c.leading]).toEqual([true, false, false])
 
     for (const comment of ['one', 'two', 'three']) await store.addAnnotation({ sessionId: session.id, comment })
@@ -141,13 +140,12 @@ describe('the live connection the tabs share', () => {
     a.open(store.rev, fa.handlers)
     await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
     const link = b.open(store.rev, { ...fb.handlers, down: () => void downs++ })
-    await until(() => fb.opens === 1, 'the follower told', 5_000)
 
     await http.close()
     await until(() => downs === 1, 'the follower told the connection dropped', 5_000)
     http = await startHttpServer(store, { port, log: () => {} })
     link.retryNow()
-    await until(() => fb.opens === 2, 'connected again', 5_000)
+    await until(() => fb.opens === 1, 'connected again', 5_000)
     const session = await store.createSession({ url: 'http://localhost:5173/' })
     await store.addAnnotation({ sessionId: session.id, comment: 'after the restart' })
     await until(() => comments(fb.events).length === 1, 'the event after the restart', 5_000)

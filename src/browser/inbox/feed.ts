@@ -7,6 +7,7 @@
  */
 import { UnreachableError, describeError, type Api } from '../shared/api.js'
 import { LiveStream } from '../shared/live.js'
+import { isPermissionEvent, type PermissionFeed, type PermissionListener } from '../shared/permission-feed.js'
 import { ClientAnnotations } from '../shared/records.js'
 import type { Annotation, AnnotationStatus, Presence, Reply, SearchList, Session, StoreEvent } from '../shared/types.js'
 import { inView, searchParams, type View } from './filters.js'
@@ -58,6 +59,17 @@ export class InboxFeed {
   readonly roster = new Roster()
   private generation = 0
   private stream: LiveStream | undefined
+  private readonly permissionListeners = new Set<PermissionListener>()
+  /**
+   * The agents' permission requests as the inbox's stream carries them (a person's stream of every
+   * event has them, live and replayed): the prompts follow them without a connection of their own.
+   */
+  readonly permissionFeed: PermissionFeed = {
+    follow: (listener) => {
+      this.permissionListeners.add(listener)
+      return () => void this.permissionListeners.delete(listener)
+    },
+  }
   private totalsTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -105,7 +117,10 @@ export class InboxFeed {
       this.stream?.close()
       this.stream = new LiveStream(`${this.api.base}/api/events`, Math.min(health.rev, page.rev), {
         event: (e) => this.onEvent(e),
-        reset: () => void this.reload(),
+        reset: () => {
+          void this.reload()
+          for (const l of this.permissionListeners) l.reset()
+        },
         presence: (p) => {
           this.presence = p
           this.events.presence()
@@ -196,6 +211,7 @@ export class InboxFeed {
   }
 
   private onEvent(e: StoreEvent): void {
+    if (isPermissionEvent(e)) for (const l of this.permissionListeners) l.event(e)
     if (this.roster.noteEvent(e)) this.events.roster()
     switch (e.type) {
       case 'session.created':
@@ -239,7 +255,7 @@ export class InboxFeed {
       case 'permission.requested':
       case 'permission.answered':
         // Who exists and who signed in (the roster took them above), an agent's request for a picture,
-        // an agent's permission request (inbox/permission.ts follows those): no annotation changes.
+        // an agent's permission request (handed to the prompts above): no annotation changes.
         return
       default: {
         // Every kind is handled above: a new kind fails to compile here until the inbox decides what it shows.

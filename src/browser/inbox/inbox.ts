@@ -156,7 +156,7 @@ class Inbox {
     this.tabs.render(this.feed.view.status)
     this.toolbar.render(this.feed.view, this.feed.sessions, this.feed.roster)
     void this.feed.reload()
-    mountInboxPermissions(this.api)
+    mountInboxPermissions(this.api, this.feed.permissionFeed)
     setInterval(() => this.refreshTimes(), 30_000)
     setInterval(() => void this.feed.pollHealth(), 20_000)
     window.addEventListener('popstate', () => {

@@ -5,13 +5,12 @@
  * (`POST /api/permissions/:id`, people only) and the store to that agent. The terminal keeps its
  * own prompt: whichever is answered first wins there.
  *
- * Loads the recent requests (`GET /api/permissions`), then follows them live: on the stream the
- * page already has open when it hands one over (the overlay's page stream, see ./permission-feed.ts),
- * else on their own event stream (`/api/permissions/events`: the inbox). A request
+ * Loads the recent requests (`GET /api/permissions`), then follows them live on the stream the
+ * page already has open (the overlay's page stream, the inbox's stream; see ./permission-feed.ts):
+ * no connection of their own. A request
  * that expired, or that was answered elsewhere (another tab, another person), is shown as such.
  */
 import { ApiError, type Api } from './api.js'
-import { LiveStream } from './live.js'
 import type { PermissionFeed } from './permission-feed.js'
 import type { StoreEvent } from './types.js'
 
@@ -52,7 +51,6 @@ export class PermissionPrompts {
   private readonly notes = new Map<string, string>()
   private readonly sending = new Set<string>()
   private readonly dismissed = new Set<string>()
-  private stream: LiveStream | undefined
   private unfollow: (() => void) | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private stopped = false
@@ -73,17 +71,14 @@ export class PermissionPrompts {
   }
 
   /**
-   * Load the requests and follow them: on `feed`, a stream the page already has open (the
-   * overlay's), else on a stream of their own. A person without access (an agent's token, signed
-   * out) sees nothing.
+   * Load the requests and follow them on `feed`, the stream the page already has open (the
+   * overlay's, the inbox's). A person without access (an agent's token, signed out) sees nothing.
    */
-  async start(feed?: PermissionFeed): Promise<void> {
+  async start(feed: PermissionFeed): Promise<void> {
     // Followed before the list is asked for: nothing said between the two is missed.
-    if (feed) this.unfollow = feed.follow({ event: (e) => this.onEvent(e), waiting: () => {}, reset: () => void this.reload() })
-    let rev: number
+    this.unfollow = feed.follow({ event: (e) => this.onEvent(e), waiting: () => {}, reset: () => void this.reload() })
     try {
-      const listed = await this.fetchJson<{ rev: number; permissions: PermissionView[] }>('GET', '/api/permissions')
-      rev = listed.rev
+      const listed = await this.fetchJson<{ permissions: PermissionView[] }>('GET', '/api/permissions')
       for (const p of listed.permissions) this.requests.set(p.requestId, this.withKnownAnswer(p))
       // Settled before this page opened: not news.
       for (const p of listed.permissions) if (this.stateOf(p) !== 'open') this.dismissed.add(p.requestId)
@@ -93,19 +88,10 @@ export class PermissionPrompts {
     }
     if (this.stopped) return
     this.render()
-    if (feed) return
-    this.stream = new LiveStream(`${this.api.base}/api/permissions/events`, rev, {
-      event: (e) => this.onEvent(e),
-      reset: () => void this.reload(),
-      presence: () => {},
-      open: () => {},
-      down: () => {},
-    }, { headers: () => this.api.authHeaders(), transport: this.api.transport })
   }
 
   stop(): void {
     this.stopped = true
-    this.stream?.close()
     this.unfollow?.()
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.list.remove()

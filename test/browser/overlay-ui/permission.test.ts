@@ -68,9 +68,9 @@ describe.skipIf(!enabled)('permission prompts on the page', () => {
     await page.goto(`${pages.origin}/`)
     const card = page.locator('[data-marginalia-permissions] .mg-permission[data-request-id="early"]')
     await eventually(() => card.locator('.mg-what').textContent(), 15_000).toBe('The agent wants to run npm run build')
-    // The page's own stream said what waits; the prompts then listed the requests themselves and
-    // follow that same stream (no connection of their own).
-    expect(asked.filter((a) => a.includes('events'))).toEqual([`/api/events?permissions=1&lastEventId=${store.rev}`])
+    // The server said at load what waits; the prompts then listed the requests themselves and
+    // follow the page's own stream (no connection of their own).
+    await eventually(() => asked.filter((a) => a.includes('events')), 10_000).toEqual([`/api/events?permissions=1&lastEventId=${store.rev}`])
     expect(asked.filter((a) => a.startsWith('/api/permissions'))).toEqual(['/api/permissions'])
     await card.getByRole('button', { name: 'Deny' }).click()
     await eventually(() => store.listPermissions()[0]?.answer?.behavior, 10_000).toBe('deny')
@@ -81,6 +81,8 @@ describe.skipIf(!enabled)('permission prompts on the page', () => {
     const store = await openStore({ file })
     const { http } = await startMarginalia(cleanups, { storeLocation: file }, store)
     const { page } = await chromium.newPage()
+    const streams: string[] = []
+    page.on('request', (r) => void (new URL(r.url()).pathname.endsWith('/events') && streams.push(new URL(r.url()).pathname)))
     await page.goto(`${http.url}/`)
     await page.waitForSelector('[data-inbox-permissions]', { state: 'attached' })
     await store.requestPermission({ requestId: 'write', toolName: 'Write', description: 'Create src/theme.ts', inputPreview: '{"file_path":"src/theme.ts"}' })
@@ -108,5 +110,7 @@ describe.skipIf(!enabled)('permission prompts on the page', () => {
     await eventually(() => write.locator('.mg-status').textContent()).toBe('Denied: sent to the agent.')
     await store.sync()
     expect(store.listPermissions().find((p) => p.requestId === 'write')!.answer).toMatchObject({ behavior: 'deny' })
+    // The prompts followed the inbox's own stream: one connection for the tab.
+    expect(streams).toEqual(['/api/events'])
   })
 })

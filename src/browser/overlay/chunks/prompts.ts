@@ -14,7 +14,7 @@ export interface MountedPrompts {
   stop(): void
 }
 
-export function mountPermissionPrompts(api: Api, feed?: PermissionFeed): MountedPrompts {
+export function mountPermissionPrompts(api: Api, feed: PermissionFeed): MountedPrompts {
   const host = document.createElement('div')
   // The overlay's picker and outside-click handling skip everything marked as Marginalia's.
   host.setAttribute('data-marginalia', '')

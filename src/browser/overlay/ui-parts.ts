@@ -29,7 +29,7 @@ export interface UiParts {
   readonly list: ListPanel
   readonly pointing: Pointing
   readonly panels: PanelsFace
-  /** Freezing the page (the toolbar's ❄). */
+  /** Freezing the page (the toolbar's freeze button). */
   readonly freezer: Freezer
   /** The comment box on `element` (as a click in annotate mode opens it). */
   comment(element: Element): void

@@ -10,6 +10,7 @@ import type { Annotation } from '../../shared/types.js'
 import type { OutboxItem } from '../sync/outbox.js'
 import type { ConnectionState } from '../sync/page-sync.js'
 import type { Settings } from '../page/settings.js'
+import { icon } from './icons.js'
 import { screenBox } from './layout.js'
 
 export interface DockEvents {
@@ -75,7 +76,7 @@ export class Dock {
         onfocus: () => events.intent(),
         onclick: () => events.annotateClick(),
       },
-      h('span', { 'aria-hidden': 'true' }, '✎'),
+      icon('pencil'),
       h('span', {}, 'Annotate'),
     )
     this.countButton = h('button', { type: 'button', class: 'count', 'aria-label': 'Annotations on this page', title: 'Annotations on this page', 'aria-expanded': 'false', onclick: () => events.toggleList() }, '0')

@@ -7,6 +7,7 @@
  * the `ui` chunk: fetched when the gear is first pressed, with the menu's looks.
  */
 import { h } from '../../shared/dom.js'
+import { icon } from './icons.js'
 import type { Annotation } from '../../shared/types.js'
 import type { Settings } from '../page/settings.js'
 
@@ -83,7 +84,7 @@ export class SettingsMenu {
       'aria-haspopup': 'true',
       'aria-expanded': 'false',
       onclick: () => this.toggle(),
-    }, '⚙')
+    }, icon('sliders'))
     this.applyTheme()
   }
 

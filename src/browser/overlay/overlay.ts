@@ -70,6 +70,8 @@ export interface OverlayOptions {
 }
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
+/** The toolbar is in the page by then, whatever the server did: after the page's load (at most 5 s, page/after-load.ts) and a first request. */
+const ATTACH_LATEST_MS = 6_000
 const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
 
 /**
@@ -121,6 +123,9 @@ export class Overlay {
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
+  /** The host is in the page (see attach). */
+  private attached = false
+  private attachTimer: ReturnType<typeof setTimeout> | undefined
   /** The panels' stylesheet (chunks/ui.ts): asked for, or adopted. */
   private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
   /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
@@ -150,11 +155,17 @@ export class Overlay {
     const events = streamEvents(this)
     // The server's /health, asked once by the page sync, also says whether sign-in is offered.
     this.shared = sharedLive(server, this.api, options.transport)
+    // The first answer of the server (or its failure) puts the toolbar in the page, already saying it.
     this.sync = new PageSync(this.api, sessions, {
       ...events,
       health: (health) => {
         events.health(health)
         this.signIn.heard(health)
+        this.attach()
+      },
+      status: () => {
+        events.status()
+        this.attach()
       },
     }, this.shared)
     this.shortcutText = shortcut.text
@@ -220,7 +231,10 @@ export class Overlay {
 
     // A strict Content-Security-Policy: styles that style-src does not govern, and a clear word on what it blocks.
     adoptStyles(this.shadow, OVERLAY_CSS)
-    this.csp = new CspWatch(server, (message) => this.dock.setBlocked(message))
+    this.csp = new CspWatch(server, (message) => {
+      this.dock.setBlocked(message)
+      this.attach()
+    })
     // The annotate chunk puts its parts in: its marks under the pins, its panels under the dock.
     const root = h('div', { class: 'mg' }, this.pins.element, this.dock.element)
     this.root = root
@@ -271,6 +285,7 @@ export class Overlay {
    * the next use asks again.
    */
   withUi(act: (ui: UiParts) => void): void {
+    this.attach()
     if (this.ui) return act(this.ui)
     this.uiLoading ??= load('annotate').then((chunk) => {
       if (this.destroyed) throw new Error('removed')
@@ -293,6 +308,7 @@ export class Overlay {
    * it comes (page/hold.ts), and what the person clicked meanwhile is picked then.
    */
   private turnOn(act: (ui: UiParts) => void): void {
+    this.attach()
     if (this.ui) return act(this.ui)
     const hold = (this.hold ??= new Hold(this.host))
     // The held presses are annotate mode's, not steps to reproduce.
@@ -358,11 +374,26 @@ export class Overlay {
 
   // ------------------------------------------------------------------ life cycle and the public API
 
+  /**
+   * The host goes into the page once: when the server first answers (or cannot be reached), when
+   * the person acts (the shortcut, the public API), when the page's CSP blocks the overlay, or at
+   * the latest `ATTACH_LATEST_MS` after mount. Until then the toolbar is drawn in a shadow tree
+   * the page does not lay out: it first appears with the agent's state, and the page is laid out
+   * and painted once for it, not once with "Connecting…" and again when the answer comes.
+   */
+  attach(): void {
+    if (this.attached || this.destroyed) return
+    this.attached = true
+    clearTimeout(this.attachTimer)
+    document.documentElement.appendChild(this.host)
+    this.topLayer.start()
+    this.render.all()
+  }
+
   mount(): void {
     const { signal } = this.listening
     this.csp.start()
-    document.documentElement.appendChild(this.host)
-    this.topLayer.start()
+    this.attachTimer = setTimeout(() => this.attach(), ATTACH_LATEST_MS)
     this.recorders.listenKeys(this.onKeyDown)
     this.frameKeys.start()
     onViewportChange(this.render.schedule, signal)
@@ -398,6 +429,7 @@ export class Overlay {
     this.ui?.freezer.unfreeze()
     this.menu.stop()
     clearInterval(this.locationTimer)
+    clearTimeout(this.attachTimer)
     this.follower.stop()
     this.sync.stop()
     this.dock.stop()

@@ -1,8 +1,8 @@
 /**
  * What the overlay costs the load of a page with no annotations (a 1 000-row table), with its
  * script tag and with the head snippet: no layout or style recalculation forced by its scripts,
- * no request to its server before the page's load event, no text written after its first render
- * but what changed (the agent's word once connected), /health asked once, one live connection
+ * no request to its server before the page's load event, the toolbar in the page only once the
+ * server has answered (saying the agent's state) and no text written in it after that, /health asked once, one live connection
  * (the permission prompts' watch on it), a handful of requests in all until it is connected; with the snippet, the recorders the loader started are
  * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them; one
  * keydown listener on the window (the recorder's, which calls the overlay's). And
@@ -57,17 +57,29 @@ async function load(serverUrl: string, origin: string, path: string) {
   // What the overlay writes in its shadow root after its first render (each text written lays the
   // page out and paints it again: a frame of a 1 000-row page's main thread each time).
   await page.addInitScript(() => {
-    const written: string[] = []
-    Object.assign(window, { __overlayWrites: written })
+    // What the toolbar says when it enters the page, and the texts written in it after that.
+    const seen: { written: string[]; agentWhenShown?: string } = { written: [] }
+    Object.assign(window, { __overlayWrites: seen })
+    let shadow: { root: ShadowRoot; observer: MutationObserver } | undefined
+    let shown = false
     const attach = Element.prototype.attachShadow
     Element.prototype.attachShadow = function (init: ShadowRootInit) {
       const root = attach.call(this, init)
       if (this.localName === 'marginalia-overlay') {
-        let first = true
-        new MutationObserver((list) => {
-          if (first) return void (first = false)
-          for (const m of list) if (m.type !== 'attributes') written.push((m.target as Element).className || m.target.nodeName)
-        }).observe(root, { subtree: true, childList: true, characterData: true })
+        const observer = new MutationObserver((list) => {
+          if (shown) for (const m of list) if (m.type !== 'attributes') seen.written.push((m.target as Element).className || m.target.nodeName)
+        })
+        observer.observe(root, { subtree: true, childList: true, characterData: true })
+        shadow = { root, observer }
+        const entered = new MutationObserver(() => {
+          if (shown || !shadow || !document.documentElement.contains(shadow.root.host)) return
+          // What was written before the host went in (in the same task) is not "after".
+          shadow.observer.takeRecords()
+          shown = true
+          seen.agentWhenShown = shadow.root.querySelector('.agent-text')?.textContent ?? undefined
+          entered.disconnect()
+        })
+        entered.observe(document.documentElement, { childList: true })
       }
       return root
     }
@@ -93,7 +105,7 @@ async function load(serverUrl: string, origin: string, path: string) {
   const { result: win } = await cdp.send('Runtime.evaluate', { expression: 'window' })
   const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: win.objectId! })
   const keydownListeners = listeners.filter((l) => l.type === 'keydown').length
-  const written = await page.evaluate(() => (window as unknown as { __overlayWrites: string[] }).__overlayWrites)
+  const written = await page.evaluate(() => (window as unknown as { __overlayWrites: { written: string[]; agentWhenShown?: string } }).__overlayWrites)
   const inPage = await page.evaluate(() => ({
     popover: document.querySelector('marginalia-overlay')!.hasAttribute('popover'),
     log: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.pageLog')]),
@@ -107,8 +119,9 @@ async function quietLoad(serverUrl: string, origin: string) {
   const loaded = await load(serverUrl, origin, '/orders')
   const { requests, loadedAt, forced, inPage, keydownListeners, written } = loaded
   expect(forced).toEqual([])
-  // After the first render only what changed is written: the agent's word once it is connected ("Connecting…" before).
-  expect(written).toEqual(['agent-text'])
+  // The toolbar enters the page once the server has answered, saying the agent's state: no
+  // "Connecting…" replaced a moment later (each text written lays the page out and paints it again).
+  expect(written).toEqual({ written: [], agentWhenShown: 'No agent connected' })
   expect(inPage).toEqual({ popover: false, log: true, steps: true })
   expect(keydownListeners).toBe(1)
   const api = requests.filter((r) => !r.path.endsWith('.js'))

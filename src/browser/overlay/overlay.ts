@@ -161,8 +161,8 @@ export class Overlay {
       health: (health) => {
         events.health(health)
         this.signIn.heard(health)
-        this.attach()
       },
+      // After the agent's presence is drawn: the toolbar goes in saying it.
       status: () => {
         events.status()
         this.attach()
@@ -387,7 +387,8 @@ export class Overlay {
     clearTimeout(this.attachTimer)
     document.documentElement.appendChild(this.host)
     this.topLayer.start()
-    this.render.all()
+    // Drawn already: placed in the next frame, with no layout read now.
+    this.render.schedule()
   }
 
   mount(): void {

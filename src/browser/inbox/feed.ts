@@ -6,7 +6,8 @@
  * store's own `applyAnnotationEvent`; what changed is reported through `FeedEvents`.
  */
 import { UnreachableError, describeError, type Api } from '../shared/api.js'
-import { LiveStream } from '../shared/live.js'
+import { LiveStream, type LiveHandlers } from '../shared/live.js'
+import { sharedLive, type LiveLink, type SharedLive } from '../shared/shared-live.js'
 import { isPermissionEvent, type PermissionFeed, type PermissionListener } from '../shared/permission-feed.js'
 import { ClientAnnotations } from '../shared/records.js'
 import type { Annotation, AnnotationStatus, Presence, Reply, SearchList, Session, StoreEvent } from '../shared/types.js'
@@ -58,7 +59,9 @@ export class InboxFeed {
   /** The people and agents seen so far (the filters' choices). */
   readonly roster = new Roster()
   private generation = 0
-  private stream: LiveStream | undefined
+  private stream: LiveLink | undefined
+  /** The live connection the inbox's tabs share (one per server: a browser keeps six), where the browser can share one. */
+  private readonly shared: SharedLive | undefined
   private readonly permissionListeners = new Set<PermissionListener>()
   /**
    * The agents' permission requests as the inbox's stream carries them (a person's stream of every
@@ -78,6 +81,7 @@ export class InboxFeed {
     private readonly events: FeedEvents,
   ) {
     this.view = view
+    this.shared = sharedLive(api.base, api, undefined)
   }
 
   /** Does `a` belong in the current view? (A card that changed status stays, dimmed.) */
@@ -115,7 +119,7 @@ export class InboxFeed {
       this.events.error(undefined)
       // Follow from the rev the first list reflects (earlier events are in what we loaded).
       this.stream?.close()
-      this.stream = new LiveStream(`${this.api.base}/api/events`, Math.min(health.rev, page.rev), {
+      const handlers: LiveHandlers = {
         event: (e) => this.onEvent(e),
         reset: () => {
           void this.reload()
@@ -127,7 +131,12 @@ export class InboxFeed {
         },
         open: () => this.events.live('live'),
         down: () => this.events.live('offline'),
-      }, { headers: () => this.api.authHeaders() })
+        other: (type) => {
+          if (type === 'permission.open') for (const l of this.permissionListeners) l.waiting()
+        },
+      }
+      const from = Math.min(health.rev, page.rev)
+      this.stream = this.shared ? this.shared.open(from, handlers) : new LiveStream(`${this.api.base}/api/events`, from, handlers, { headers: () => this.api.authHeaders() })
       this.events.loaded()
     } catch (e) {
       if (generation !== this.generation) return

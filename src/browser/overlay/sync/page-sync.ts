@@ -11,7 +11,7 @@ import { isPermissionEvent, type PermissionFeed, type PermissionListener } from 
 import { ClientAnnotations } from '../../shared/records.js'
 import type { Annotation, Health, Presence, Reply, Session, StoreEvent } from '../../shared/types.js'
 import type { PageSessions } from './sessions.js'
-import type { LiveLink, SharedLive } from './shared-live.js'
+import type { LiveLink, SharedLive } from '../../shared/shared-live.js'
 
 /** What the toolbar and the alert show about the server (read by the dock). */
 export interface ConnectionState {
@@ -99,7 +99,7 @@ export class PageSync implements ConnectionState {
     private readonly api: Api,
     private readonly sessions: PageSessions,
     private readonly events: SyncEvents,
-    /** The live connection the tabs of the app share (./shared-live.ts), where the browser can share one. */
+    /** The live connection the tabs of the app share (../../shared/shared-live.ts), where the browser can share one. */
     private readonly shared?: SharedLive,
   ) {}
 

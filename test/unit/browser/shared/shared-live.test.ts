@@ -5,7 +5,7 @@
  * the connection goes, the next in line for the lock resumes from the newest rev heard.
  */
 import { describe, expect, it } from 'vitest'
-import { SharedLive, type LiveLink } from '../../../../src/browser/overlay/sync/shared-live.js'
+import { SharedLive, type LiveLink } from '../../../../src/browser/shared/shared-live.js'
 import type { LiveHandlers } from '../../../../src/browser/shared/live.js'
 import type { StoreEvent } from '../../../../src/browser/shared/types.js'
 import { createMemoryStore, startHttpServer } from '../../../../src/index.js'

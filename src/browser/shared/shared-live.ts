@@ -15,9 +15,9 @@
  * after it started listening, so it is among what the tab keeps (the last `KEPT` events). A
  * subscriber opened from a rev older than what is kept is told to refetch (`reset`).
  */
-import type { Api, Transport } from '../../shared/api.js'
-import { LiveStream, type LiveHandlers, type LiveOptions } from '../../shared/live.js'
-import type { Presence, StoreEvent } from '../../shared/types.js'
+import type { Api, Transport } from './api.js'
+import { LiveStream, type LiveHandlers, type LiveOptions } from './live.js'
+import type { Presence, StoreEvent } from './types.js'
 
 /** A subscriber's hold on the live events: where it is, a nudge to reconnect now, and its end. */
 export interface LiveLink {
@@ -30,9 +30,10 @@ export interface LiveLink {
  * What the tabs say to each other, kept short (it is in the script every page loads): `[TAG, kind, …]`
  * — `e` an event, `r` a reset, `p` the agent's presence, `o` connected, `d` the connection dropped,
  * `x` a frame of the stream's own (its SSE name, its data), `n` a nudge to reconnect now (the
- * network or the server is back). Anything else on the channel is ignored.
+ * network or the server is back), `q` a tab that came later asks how the connection is (the
+ * leading tab says `o` or `d` and `p` again). Anything else on the channel is ignored.
  */
-type Said = readonly [typeof TAG, 'e', StoreEvent] | readonly [typeof TAG, 'r' | 'o' | 'd' | 'n'] | readonly [typeof TAG, 'p', Presence] | readonly [typeof TAG, 'x', string, string]
+type Said = readonly [typeof TAG, 'e', StoreEvent] | readonly [typeof TAG, 'r' | 'o' | 'd' | 'n' | 'q'] | readonly [typeof TAG, 'p', Presence] | readonly [typeof TAG, 'x', string, string]
 const TAG = 'marginalia-live'
 
 function isSaid(value: unknown): value is Said {
@@ -41,7 +42,7 @@ function isSaid(value: unknown): value is Said {
   if (kind === 'e') return typeof a === 'object' && a !== null && typeof (a as StoreEvent).type === 'string' && typeof (a as StoreEvent).rev === 'number'
   if (kind === 'x') return typeof a === 'string' && typeof b === 'string'
   if (kind === 'p') return typeof a === 'object' && a !== null
-  return kind === 'r' || kind === 'o' || kind === 'd' || kind === 'n'
+  return kind === 'r' || kind === 'o' || kind === 'd' || kind === 'n' || kind === 'q'
 }
 
 /** Events kept for a subscriber opened from an older rev than the newest heard. */
@@ -72,6 +73,9 @@ export class SharedLive {
   private asked = false
   private closed = false
   private release: (() => void) | undefined
+  /** How the connection is, as last heard (`o` connected, `d` dropped), and the agent's presence: told to a subscriber that comes later. */
+  private state: 'o' | 'd' | undefined
+  private presence: Presence | undefined
 
   constructor(
     /** The stream of every event, as this server serves it (`…/api/events?permissions=1`). */
@@ -98,6 +102,9 @@ export class SharedLive {
       const missed = this.kept.filter((e) => e.rev > rev)
       if (missed.length > 0) queueMicrotask(() => { for (const e of missed) this.deliver(sub, e) })
     }
+    // How the connection is: told at once when known, else asked of the tab that leads.
+    if (this.state !== undefined || this.presence !== undefined) queueMicrotask(() => this.tell(sub))
+    else if (!this.leading) this.say([TAG, 'q'])
     this.lead(rev)
     return {
       get rev() {
@@ -175,9 +182,28 @@ export class SharedLive {
       if (this.kept.length > KEPT) this.keptAfter = this.kept.shift()!.rev
       for (const sub of subs) this.deliver(sub, event)
     } else if (said[1] === 'n') this.stream?.retryNow()
-    else if (said[1] === 'p') for (const sub of subs) sub.handlers.presence(said[2])
+    else if (said[1] === 'q') {
+      // Another tab asks how the connection is: the leading tab says it again.
+      if (!this.stream) return
+      if (this.state) this.say([TAG, this.state])
+      if (this.presence) this.say([TAG, 'p', this.presence])
+    } else if (said[1] === 'p') {
+      this.presence = said[2]
+      for (const sub of subs) sub.handlers.presence(said[2])
+    }
     else if (said[1] === 'x') for (const sub of subs) sub.handlers.other?.(said[2], said[3])
-    else for (const sub of subs) sub.handlers[said[1] === 'r' ? 'reset' : said[1] === 'o' ? 'open' : 'down']()
+    else {
+      if (said[1] !== 'r') this.state = said[1]
+      for (const sub of subs) sub.handlers[said[1] === 'r' ? 'reset' : said[1] === 'o' ? 'open' : 'down']()
+    }
+  }
+
+  /** What a subscriber that came later is told: the connection's state and the agent's presence as last heard. */
+  private tell(sub: Subscriber): void {
+    if (!this.subscribers.has(sub)) return
+    if (this.state === 'o') sub.handlers.open()
+    else if (this.state === 'd') sub.handlers.down()
+    if (this.presence) sub.handlers.presence(this.presence)
   }
 
   private deliver(sub: Subscriber, event: StoreEvent): void {

@@ -143,13 +143,33 @@ describe('the live connection the tabs share', () => {
 
     await http.close()
     await until(() => downs === 1, 'the follower told the connection dropped', 5_000)
+    const opensBefore = fb.opens
     http = await startHttpServer(store, { port, log: () => {} })
     link.retryNow()
-    await until(() => fb.opens === 1, 'connected again', 5_000)
+    await until(() => fb.opens > opensBefore, 'connected again', 5_000)
     const session = await store.createSession({ url: 'http://localhost:5173/' })
     await store.addAnnotation({ sessionId: session.id, comment: 'after the restart' })
     await until(() => comments(fb.events).length === 1, 'the event after the restart', 5_000)
     expect(comments(fb.events)).toEqual(['after the restart'])
+  })
+
+  it('a tab that comes after the connection opened is told by the leading tab that it is open and where the agent is', async () => {
+    const { store, tab } = await setup()
+    const a = tab()
+    const fa = follower()
+    a.open(store.rev, fa.handlers)
+    await until(() => a.leading && fa.opens === 1, 'connected', 5_000)
+    // This tab starts now: it heard none of what the leading tab said before.
+    const late = tab()
+    const fl = follower()
+    const presences: unknown[] = []
+    late.open(store.rev, { ...fl.handlers, presence: (p) => void presences.push(p) })
+    await until(() => fl.opens === 1 && presences.length > 0, 'told how the connection is', 5_000)
+    expect(late.leading).toBe(false)
+    // A second subscriber in the same tab is told at once, from what the tab heard.
+    const again = follower()
+    late.open(store.rev, again.handlers)
+    await until(() => again.opens === 1, 'told from what the tab heard', 5_000)
   })
 
   it('a subscriber opened from a rev older than the kept events is told to refetch, then goes on live', async () => {

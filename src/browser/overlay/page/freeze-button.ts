@@ -3,7 +3,7 @@
  * mode's chunk: `toggle` acts once it is here), and says which it did.
  */
 import { h } from '../../shared/dom.js'
-import { icon } from '../views/icons.js'
+import { icon } from '../../shared/icons.js'
 
 export function freezeButton(toggle: (done: (frozen: boolean) => void) => void, say: (text: string) => void): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'tool freeze-btn', 'aria-pressed': 'false', 'aria-label': 'Freeze the page', title: 'Freeze the page: pause animations, transitions and videos' }, icon('snowflake'))

@@ -10,7 +10,7 @@ import type { Annotation } from '../../shared/types.js'
 import type { OutboxItem } from '../sync/outbox.js'
 import type { ConnectionState } from '../sync/page-sync.js'
 import type { Settings } from '../page/settings.js'
-import { icon } from './icons.js'
+import { icon } from '../../shared/icons.js'
 import { screenBox } from './layout.js'
 
 export interface DockEvents {

@@ -7,7 +7,7 @@
  * the `ui` chunk: fetched when the gear is first pressed, with the menu's looks.
  */
 import { h } from '../../shared/dom.js'
-import { icon } from './icons.js'
+import { icon } from '../../shared/icons.js'
 import type { Annotation } from '../../shared/types.js'
 import type { Settings } from '../page/settings.js'
 

@@ -45,6 +45,7 @@ import { streamEvents } from './stream-events.js'
 import { TopLayer } from './page/top-layer.js'
 import type { UiParts } from './ui-parts.js'
 import { whenLoadedAndIdle } from './page/after-load.js'
+import { hostEntry } from './page/host-entry.js'
 
 /** What the script tag (or the Vite plugin) configures. */
 export interface OverlayOptions {
@@ -70,8 +71,6 @@ export interface OverlayOptions {
 }
 
 /** Events that stay inside the overlay: the page's shortcuts must not fire while the person writes, and its "click outside" handlers must not see our clicks. */
-/** The toolbar is in the page by then, whatever the server did: after the page's load (at most 5 s, page/after-load.ts) and a first request. */
-const ATTACH_LATEST_MS = 6_000
 const CONTAINED = ['keydown', 'keyup', 'keypress', 'input', 'click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'contextmenu', 'focusin', 'focusout', 'wheel'] as const
 
 /**
@@ -123,9 +122,11 @@ export class Overlay {
   private readonly csp: CspWatch
   private locationTimer: ReturnType<typeof setInterval> | undefined
   private destroyed = false
-  /** The host is in the page (see attach). */
-  private attached = false
-  private attachTimer: ReturnType<typeof setTimeout> | undefined
+  /** The host enters the page once the server has answered (page/host-entry.ts); drawn already, it is placed in the next frame, with no layout read now. */
+  private readonly entry = hostEntry(this.host, () => {
+    this.topLayer.start()
+    this.render.schedule()
+  })
   /** The panels' stylesheet (chunks/ui.ts): asked for, or adopted. */
   private uiStyles: 'none' | 'asked' | 'adopted' = 'none'
   /** The agent's permission prompts (permission-watch.ts: mounted when there is a request). */
@@ -165,7 +166,7 @@ export class Overlay {
       // After the agent's presence is drawn: the toolbar goes in saying it.
       status: () => {
         events.status()
-        this.attach()
+        this.entry.enter()
       },
     }, this.shared)
     this.shortcutText = shortcut.text
@@ -233,7 +234,7 @@ export class Overlay {
     adoptStyles(this.shadow, OVERLAY_CSS)
     this.csp = new CspWatch(server, (message) => {
       this.dock.setBlocked(message)
-      this.attach()
+      this.entry.enter()
     })
     // The annotate chunk puts its parts in: its marks under the pins, its panels under the dock.
     const root = h('div', { class: 'mg' }, this.pins.element, this.dock.element)
@@ -285,7 +286,7 @@ export class Overlay {
    * the next use asks again.
    */
   withUi(act: (ui: UiParts) => void): void {
-    this.attach()
+    this.entry.enter()
     if (this.ui) return act(this.ui)
     this.uiLoading ??= load('annotate').then((chunk) => {
       if (this.destroyed) throw new Error('removed')
@@ -308,7 +309,7 @@ export class Overlay {
    * it comes (page/hold.ts), and what the person clicked meanwhile is picked then.
    */
   private turnOn(act: (ui: UiParts) => void): void {
-    this.attach()
+    this.entry.enter()
     if (this.ui) return act(this.ui)
     const hold = (this.hold ??= new Hold(this.host))
     // The held presses are annotate mode's, not steps to reproduce.
@@ -374,27 +375,10 @@ export class Overlay {
 
   // ------------------------------------------------------------------ life cycle and the public API
 
-  /**
-   * The host goes into the page once: when the server first answers (or cannot be reached), when
-   * the person acts (the shortcut, the public API), when the page's CSP blocks the overlay, or at
-   * the latest `ATTACH_LATEST_MS` after mount. Until then the toolbar is drawn in a shadow tree
-   * the page does not lay out: it first appears with the agent's state, and the page is laid out
-   * and painted once for it, not once with "Connecting…" and again when the answer comes.
-   */
-  attach(): void {
-    if (this.attached || this.destroyed) return
-    this.attached = true
-    clearTimeout(this.attachTimer)
-    document.documentElement.appendChild(this.host)
-    this.topLayer.start()
-    // Drawn already: placed in the next frame, with no layout read now.
-    this.render.schedule()
-  }
-
   mount(): void {
     const { signal } = this.listening
     this.csp.start()
-    this.attachTimer = setTimeout(() => this.attach(), ATTACH_LATEST_MS)
+    this.entry.start()
     this.recorders.listenKeys(this.onKeyDown)
     this.frameKeys.start()
     onViewportChange(this.render.schedule, signal)
@@ -430,7 +414,7 @@ export class Overlay {
     this.ui?.freezer.unfreeze()
     this.menu.stop()
     clearInterval(this.locationTimer)
-    clearTimeout(this.attachTimer)
+    this.entry.stop()
     this.follower.stop()
     this.sync.stop()
     this.dock.stop()

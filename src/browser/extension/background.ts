@@ -7,7 +7,8 @@
  *   streamed back): named operations (operations.ts), never a URL from the page, each on the
  *   site's own sessions and annotations only, with the person's session added here: a page's
  *   Content-Security-Policy cannot block it, the token never enters the page, and a site's
- *   script that drives the overlay reaches nothing but what the overlay itself may do;
+ *   script that drives the overlay reaches nothing but what the overlay itself may do; the tabs'
+ *   live streams share one connection to the server (stream-hub.ts), each tab sent its own part;
  * - draws screenshots from the browser's own view of the tab when it may;
  * - keeps the session the options page signs in with, and ends it on sign-out or a 401.
  */
@@ -15,6 +16,7 @@ import { matchPattern, readSession, readSettings, type Settings, type StoredSess
 import type { PageMessage } from './messages.js'
 import { OperationRefused, requestFor, type Operation } from './operations.js'
 import { MASK_COLOUR } from '../early/redact.js'
+import { StreamHub, type Frame, type Subscriber } from './stream-hub.js'
 
 declare const __MARGINALIA_BROWSER__: 'chromium' | 'firefox'
 const PORTLESS = typeof __MARGINALIA_BROWSER__ === 'string' && __MARGINALIA_BROWSER__ === 'firefox'
@@ -172,9 +174,14 @@ async function carry(port: chrome.runtime.Port, message: unknown, controller: Ab
   else if (op.op === 'createSession' && !onSite(parse(op.body ?? '')?.url, site)) throw new OperationRefused(`a session for a page of ${site} only`)
   if (!proof.ok) return void (answerWith(port, proof.status, proof.status === 404 ? 'Not Found' : 'Refused', proof.text), port.disconnect())
 
+  // The live streams: one to the server for every tab (./stream-hub.ts), each tab sent its own part.
+  if (op.op === 'sessionEvents' || op.op === 'newSessionEvents') {
+    const since = op.query?.lastEventId === undefined ? undefined : Number(op.query.lastEventId)
+    hubFor(server, session).subscribe(subscriberOn(port, op.op === 'sessionEvents' ? sessionFrames(op.session!) : siteFrames(site)), since, controller.signal)
+    return
+  }
   const headers: Record<string, string> = { ...auth }
   if (request.contentType) headers['Content-Type'] = request.contentType
-  if (op.op === 'sessionEvents' || op.op === 'newSessionEvents') headers.Accept = 'text/event-stream'
   const response = await fetch(request.url, { method: request.method, headers, body: request.body ?? null, signal: controller.signal, credentials: 'omit', cache: 'no-store' })
   if (session && (response.status === 401 || op.op === 'signOut')) await forget(session)
   const contentType = response.headers.get('content-type') ?? ''
@@ -204,49 +211,78 @@ async function carry(port: chrome.runtime.Port, message: unknown, controller: Ab
   port.postMessage({ status: response.status, statusText: response.statusText, contentType })
   if (response.body) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-    // The stream of every session: only "a session of this site was created" goes to the page.
-    const frames = op.op === 'newSessionEvents' && response.ok ? new SiteFrames(site) : undefined
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      const out = frames ? frames.push(value) : value
-      if (out !== '') port.postMessage({ chunk: out })
+      if (value !== '') port.postMessage({ chunk: value })
     }
   }
   port.postMessage({ end: true })
   port.disconnect()
 }
 
-/** Server-Sent Events of every session, cut to what a site's page may hear: frames that are no store event (presence, reset, comments), and the creation of a session of the site. */
-class SiteFrames {
-  private buffer = ''
+/** The shared stream of a server, per person signed in (their session sees what they may see). */
+const hubs = new Map<string, StreamHub>()
 
-  constructor(private readonly site: string) {}
-
-  push(text: string): string {
-    this.buffer += text.replace(/\r\n?/g, '\n')
-    let out = ''
-    let at: number
-    while ((at = this.buffer.indexOf('\n\n')) >= 0) {
-      const frame = this.buffer.slice(0, at + 2)
-      this.buffer = this.buffer.slice(at + 2)
-      if (this.keeps(frame)) out += frame
-    }
-    return out
+function hubFor(server: string, session: StoredSession | undefined): StreamHub {
+  const key = `${server} ${session?.token ?? ''}`
+  let hub = hubs.get(key)
+  if (!hub) {
+    hub = new StreamHub(async (lastEventId, signal) => {
+      const url = `${server}/api/events${lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`}`
+      const response = await fetch(url, { headers: { Accept: 'text/event-stream', ...(session ? { Authorization: `Bearer ${session.token}` } : {}) }, signal, credentials: 'omit', cache: 'no-store' })
+      if (session && response.status === 401) await forget(session)
+      return response
+    })
+    hubs.set(key, hub)
   }
+  return hub
+}
 
-  private keeps(frame: string): boolean {
-    let type = 'message'
-    const data: string[] = []
-    for (const line of frame.split('\n')) {
-      if (line.startsWith('event:')) type = line.slice(6).trim()
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
+/** A tab's stream on its port. */
+function subscriberOn(port: chrome.runtime.Port, keeps: (frame: Frame) => boolean): Subscriber {
+  const post = (message: unknown): void => {
+    try {
+      port.postMessage(message)
+    } catch {
+      // the page went away
     }
-    if (data.length === 0 || type === 'presence' || type === 'reset') return true
-    if (type !== 'session.created') return false
-    const session = parse(data.join('\n'))?.session as { id?: unknown; url?: unknown } | undefined
-    if (!session || !onSite(session.url, this.site)) return false
-    if (typeof session.id === 'string') own(this.site, session.id)
+  }
+  return {
+    keeps,
+    head: (status, statusText, contentType) => post({ status, statusText, contentType }),
+    send: (text) => post({ chunk: text }),
+    end: () => {
+      post({ end: true })
+      port.disconnect()
+    },
+    refuse: (status, statusText, text, contentType) => {
+      try {
+        answerWith(port, status, statusText, text, contentType)
+        port.disconnect()
+      } catch {
+        // the page went away
+      }
+    },
+  }
+}
+
+/** Frames that are no store event: presence, a reset, comments. */
+const NOT_AN_EVENT = (frame: Frame): boolean => frame.type === 'presence' || frame.type === 'reset' || (frame.data === undefined && !/^data:/m.test(frame.text))
+
+/** A session's stream: its own events. */
+function sessionFrames(sessionId: string): (frame: Frame) => boolean {
+  return (frame) => NOT_AN_EVENT(frame) || frame.data?.sessionId === sessionId
+}
+
+/** The stream of every session, cut to what a site's page may hear: the creation of a session of the site. */
+function siteFrames(site: string): (frame: Frame) => boolean {
+  return (frame) => {
+    if (NOT_AN_EVENT(frame)) return true
+    if (frame.type !== 'session.created') return false
+    const session = frame.data?.session as { id?: unknown; url?: unknown } | undefined
+    if (!session || !onSite(session.url, site)) return false
+    if (typeof session.id === 'string') own(site, session.id)
     return true
   }
 }

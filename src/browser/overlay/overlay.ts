@@ -393,8 +393,10 @@ export class Overlay {
     // The live connection, with the watch for the agent's permission requests on it, once the page
     // has loaded and the browser is idle: the page's load is not slowed by the overlay's requests.
     // Nothing is missed meanwhile: the annotations are loaded first, the stream resumes from there.
+    // Not through the extension: its service worker carries no answer to a prompt (the site's page
+    // is not trusted with one), and refuses a stream that asks for them.
     whenLoadedAndIdle(() => {
-      this.permissions = watchPermissionPrompts(this.api, this.sync.permissionFeed, () => load('prompts'))
+      if (!this.options.transport) this.permissions = watchPermissionPrompts(this.api, this.sync.permissionFeed, () => load('prompts'))
       this.sync.start()
     }, signal)
     if (this.options.prefetch === 'idle') prefetchWhenIdle(signal, this.styleUi)

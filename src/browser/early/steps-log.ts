@@ -93,8 +93,6 @@ export class StepLog implements StepsHandle {
     /** The page's address as a step may keep it (redacted and clipped). */
     private readonly redact: (url: string) => string,
     private readonly now: () => number = Date.now,
-    /** Called when a field is first typed in: its leaving (`focusout`) is to be heard, once. */
-    private readonly awaitBlur: () => void = () => {},
   ) {
     this.localOrigin = isLocalDevOrigin(win.location.href)
   }
@@ -256,7 +254,6 @@ export class StepLog implements StepsHandle {
       // Another field typed in while the last one kept its focus (it left the page without a focusout): that one's step first.
       if (this.typing) this.flush()
       this.typing = { el, step: undefined, dirty: true }
-      this.awaitBlur()
     } else this.typing.dirty = true
   }
 
@@ -275,10 +272,9 @@ export class StepLog implements StepsHandle {
     t.step = this.act(value === undefined ? { kind: 'type', masked: true } : { kind: 'type', value }, t.el)
   }
 
-  /** A focus left `target`: when it is the field typed in, its step is written and its typing ends; else its leaving is still to be heard. */
+  /** A focus left `target`: when it is the field typed in, its step is written and its typing ends. */
   blur(target: EventTarget | null): void {
-    if (!this.typing) return
-    if (this.typing.el !== target) return this.awaitBlur()
+    if (!this.typing || this.typing.el !== target) return
     this.flush()
     this.typing = undefined
   }

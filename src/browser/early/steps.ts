@@ -21,7 +21,7 @@
  * field (no `input` listener: a keystroke costs one `keydown` call, which reads only the key while
  * a field is typed in) and by the field's `change`
  * (paste, autofill), its value read when its step is written (the next step, leaving the field —
- * `focusout`, heard once per field typed in —, its change). A scroll of the document is heard
+ * `focusout`, which reads one property on any other focus change —, its change). A scroll of the document is heard
  * once per gesture, when it comes to rest (`scrollend`; per scroll event where the browser lacks
  * it): the first opens a scroll step and later calls return at once until the next step closes it,
  * the position read then, once (from the click's own coordinates when that step is a pointer's
@@ -55,7 +55,6 @@ const KEYS = new Set(['Enter', 'Escape', 'Tab'])
 const CLICKED_INPUTS = /^(submit|button|reset|image)$/
 /** Passive: the recorder never cancels what the person does, so the browser need not wait on it. */
 const LISTEN: AddEventListenerOptions = { capture: true, passive: true }
-const LISTEN_ONCE: AddEventListenerOptions = { capture: true, passive: true, once: true }
 
 /** One capture listener on the window per event type (capture: it hears what the page stops). */
 function listen<K extends keyof WindowEventMap>(win: Window, type: K, fn: (e: WindowEventMap[K]) => void): void {
@@ -82,14 +81,7 @@ export function installSteps(page: Window): StepsHandle {
   const existing = win[INSTALLED]
   if (compatible(existing)) return existing
   const doc = win.document
-  // The focused field's leaving is heard once per field typed in (`once`), not on every focus change.
-  let blurArmed = false
-  const awaitBlur = (): void => {
-    if (blurArmed) return
-    blurArmed = true
-    win.addEventListener('focusout', onFocusOut, LISTEN_ONCE)
-  }
-  const log = new StepLog(win, (raw) => redactUrl(raw).slice(0, LIMITS.url), Date.now, awaitBlur)
+  const log = new StepLog(win, (raw) => redactUrl(raw).slice(0, LIMITS.url), Date.now)
   win[INSTALLED] = log
 
   // Each listener is called by the browser itself (no wrapper in between): it leaves untrusted
@@ -107,11 +99,12 @@ export function installSteps(page: Window): StepsHandle {
       // bookkeeping never disturbs the page
     }
   }
+  // A focus leaving the field typed in writes its step: one property read on any other focus change.
   const onFocusOut = (e: FocusEvent): void => {
-    blurArmed = false
+    const typing = log.typing
+    if (typing === undefined || e.target !== typing.el || log.ignores(e)) return
     try {
-      if (log.ignores(e)) awaitBlur()
-      else log.blur(e.target)
+      log.blur(typing.el)
     } catch {
       // bookkeeping never disturbs the page
     }
@@ -122,6 +115,7 @@ export function installSteps(page: Window): StepsHandle {
   log.address('navigate', win.location.href)
   log.expectViewport()
 
+  listen(win, 'focusout', onFocusOut)
   listen(win, 'change', (e) => {
     if (log.ignores(e)) return
     try {
@@ -162,9 +156,18 @@ export function installSteps(page: Window): StepsHandle {
         if (implicit) return
       }
       // Fields say what happened to them by their change: a click only focuses them (a label's click ticks its box).
-      if (el instanceof HTMLInputElement && !CLICKED_INPUTS.test(el.type)) return
-      if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el instanceof HTMLOptionElement) return
-      if (el instanceof HTMLLabelElement && el.control) return
+      // Told by the element's name: one read, where each interface check walks a prototype chain.
+      switch (el.localName) {
+        case 'input':
+          if (!CLICKED_INPUTS.test((el as HTMLInputElement).type)) return
+          break
+        case 'textarea':
+        case 'select':
+        case 'option':
+          return
+        case 'label':
+          if ((el as HTMLLabelElement).control) return
+      }
       log.act({ kind: 'click' }, el, actionable !== null)
     } catch {
       // bookkeeping never disturbs the page

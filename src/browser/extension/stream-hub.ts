@@ -9,7 +9,8 @@
  * stream has passed reads a stream of its own from there, and joins the shared one as soon as
  * that has caught up (then it is closed): nothing is missed, and nothing is told twice (a tab is
  * sent a frame with an id only when that id is newer than the last it was sent). A tab that asks
- * from a rev the shared stream has reached joins it at once. With no shared stream, the first
+ * from a rev the shared stream has reached joins it at once, told where the agents are (as the
+ * server tells each stream it starts). With no shared stream, the first
  * tab's own stream becomes it. When the shared stream ends, every tab on it is told the end and
  * reconnects from where it was, as it would from a stream of its own.
  */
@@ -52,6 +53,8 @@ interface Pipe {
   position: number | undefined
   /** The server has answered it: it may be the shared stream. */
   ready: boolean
+  /** The newest presence frame it read: told to a tab that joins it (the server tells it at each stream's start). */
+  presence: Frame | undefined
 }
 
 const SSE = 'text/event-stream'
@@ -98,6 +101,7 @@ export class StreamHub {
     if (shared && (since === undefined || (shared.position !== undefined && since >= shared.position))) {
       sub.head(200, 'OK', SSE)
       shared.members.add(member)
+      if (shared.presence && sub.keeps(shared.presence)) sub.send(shared.presence.text)
     } else void this.openFor(member, since)
     signal.addEventListener('abort', () => this.leave(member), { once: true })
   }
@@ -117,7 +121,7 @@ export class StreamHub {
 
   /** A stream of the tab's own from `since`: the shared one when there is none, else until it has caught up with it. */
   private async openFor(member: Member, since: number | undefined): Promise<void> {
-    const pipe: Pipe = { controller: new AbortController(), members: new Set([member]), position: since, ready: false }
+    const pipe: Pipe = { controller: new AbortController(), members: new Set([member]), position: since, ready: false, presence: undefined }
     this.pipes.add(pipe)
     let response: Response
     try {
@@ -183,6 +187,7 @@ export class StreamHub {
 
   private deliver(pipe: Pipe, frame: Frame): void {
     if (frame.id !== undefined) pipe.position = frame.id
+    else if (frame.type === 'presence') pipe.presence = frame
     for (const m of pipe.members) {
       // A reset is always told (the tab reloads); another frame with an id only once.
       if (frame.id !== undefined && frame.type !== 'reset' && m.lastId !== undefined && frame.id <= m.lastId) continue

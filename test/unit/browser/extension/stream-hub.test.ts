@@ -75,7 +75,7 @@ function tab(keeps: (f: Frame) => boolean = () => true) {
 }
 
 describe('the extension\'s shared live stream', () => {
-  it('tabs that resume from where the shared stream is join it: one stream to the server, each tab sent what its filter keeps, in order', async () => {
+  it('tabs that resume from where the shared stream is join it: one stream to the server, each tab sent what its filter keeps, in order, and a tab joining told where the agents are', async () => {
     const s = server()
     s.emit('session.created', 'ses_a')
     const hub = new StreamHub(s.stream)
@@ -91,6 +91,10 @@ describe('the extension\'s shared live stream', () => {
     s.emit('annotation.created', 'ses_b')
     await eventually(() => b.got).toEqual(['3 session.created', 'presence', '4 annotation.created'])
     expect(a.got).toEqual(['2 annotation.created', 'presence'])
+    // A tab that joins later is told where the agents are at once, as a stream of its own would be at its start.
+    const c = tab()
+    hub.subscribe(c.sub, 4, c.controller.signal)
+    expect(c.got).toEqual(['presence'])
     expect(s.open).toHaveLength(1)
     expect(hub.upstreams).toBe(1)
   })

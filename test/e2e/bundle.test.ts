@@ -41,7 +41,8 @@ const root = path.resolve(import.meta.dirname, '../..')
  * and the outbox's sender in chunks and a second minification by terser; 80 612 with one live
  * connection for every tab of the app (sync/shared-live) and the permission watch on it; 81 803
  * with the toolbar's icons drawn as SVG, the toolbar entering the page once the server answered,
- * and a tab that comes later told how the shared connection is.
+ * and a tab that comes later told how the shared connection is; 81 917 with the stream's reading
+ * shared with the extension's worker (shared/sse).
  */
 const OVERLAY_BUDGET = 80 * 1024
 /**

@@ -226,6 +226,8 @@ const hubs = new Map<string, StreamHub>()
 
 function hubFor(server: string, session: StoredSession | undefined): StreamHub {
   const key = `${server} ${session?.token ?? ''}`
+  // A server or a person no longer used (a sign-out, a new server) leaves a hub with nothing open: let it go.
+  for (const [k, h] of hubs) if (k !== key && h.upstreams === 0) hubs.delete(k)
   let hub = hubs.get(key)
   if (!hub) {
     hub = new StreamHub(async (lastEventId, signal) => {
@@ -268,7 +270,7 @@ function subscriberOn(port: chrome.runtime.Port, keeps: (frame: Frame) => boolea
 }
 
 /** Frames that are no store event: presence, a reset, comments. */
-const NOT_AN_EVENT = (frame: Frame): boolean => frame.type === 'presence' || frame.type === 'reset' || (frame.data === undefined && !/^data:/m.test(frame.text))
+const NOT_AN_EVENT = (frame: Frame): boolean => frame.type === 'presence' || frame.type === 'reset' || !frame.hasData
 
 /** A session's stream: its own events. */
 function sessionFrames(sessionId: string): (frame: Frame) => boolean {

@@ -1,3 +1,5 @@
+import { readSseBlocks, sseFields } from '../shared/sse.js'
+
 /**
  * One live stream from the extension's service worker to the server, shared by every tab: each
  * tab's overlay asks for its own (its session's events, or a new session of its site), and a
@@ -21,6 +23,8 @@ export interface Frame {
   readonly id: number | undefined
   readonly type: string
   readonly data: Record<string, unknown> | undefined
+  /** It has data lines (a frame with none is a comment or a keep-alive). */
+  readonly hasData: boolean
 }
 
 /** A tab's stream, as the worker answers it. */
@@ -59,27 +63,20 @@ interface Pipe {
 
 const SSE = 'text/event-stream'
 
+/** A frame as the server sent it (`text`, its blank line included), with its fields read. */
 export function parseFrame(text: string): Frame {
-  let id: number | undefined
-  let type = 'message'
-  const data: string[] = []
-  for (const line of text.split('\n')) {
-    if (line.startsWith('id:')) {
-      const n = Number(line.slice(3).trim())
-      if (Number.isSafeInteger(n)) id = n
-    } else if (line.startsWith('event:')) type = line.slice(6).trim()
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
-  }
-  let parsed: Record<string, unknown> | undefined
-  if (data.length > 0) {
+  const [id, type, raw] = sseFields(text)
+  const n = id === undefined ? Number.NaN : Number(id)
+  let data: Record<string, unknown> | undefined
+  if (raw !== undefined) {
     try {
-      const v = JSON.parse(data.join('\n')) as unknown
-      if (typeof v === 'object' && v !== null) parsed = v as Record<string, unknown>
+      const v = JSON.parse(raw) as unknown
+      if (typeof v === 'object' && v !== null) data = v as Record<string, unknown>
     } catch {
       // not JSON: no data to filter on
     }
   }
-  return { text, id, type, data: parsed }
+  return { text, id: Number.isSafeInteger(n) ? n : undefined, type, data, hasData: raw !== undefined }
 }
 
 export class StreamHub {
@@ -158,21 +155,11 @@ export class StreamHub {
   }
 
   private async pump(pipe: Pipe, body: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = body.getReader()
-    const decoder = new TextDecoder()
-    let buffer = ''
     try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n')
-        for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
-          const frame = parseFrame(buffer.slice(0, at + 2))
-          buffer = buffer.slice(at + 2)
-          this.deliver(pipe, frame)
-          if (!this.pipes.has(pipe)) return
-        }
-      }
+      await readSseBlocks(body, (block) => {
+        this.deliver(pipe, parseFrame(`${block}\n\n`))
+        return this.pipes.has(pipe)
+      })
     } catch {
       // aborted (its tabs went away, or they joined the shared stream), or the connection broke
     }

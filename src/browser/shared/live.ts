@@ -7,6 +7,7 @@
  */
 import { STORE_EVENT_TYPES } from '../../store/vocabulary.js'
 import type { Presence, StoreEvent } from './types.js'
+import { readSseBlocks, sseFields } from './sse.js'
 
 export interface LiveHandlers {
   event(event: StoreEvent): void
@@ -117,40 +118,17 @@ export class LiveStream {
     if (this.controller !== controller) return
     this.delay = this.retryMs
     this.handlers.open()
-    // The body's own reader and one decoder: no TransformStream and pipe between them, which
-    // cost the page a chain of promises per chunk and their set-up at every connect.
-    const reader = response.body.getReader()
-    const decoder = new TextDecoder()
-    let buffer = ''
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done || this.controller !== controller) return
-      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n')
-      let at: number
-      while ((at = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, at)
-        buffer = buffer.slice(at + 2)
-        this.dispatch(block)
-      }
-    }
+    await readSseBlocks(response.body, (block) => {
+      if (this.controller !== controller) return false
+      this.dispatch(block)
+      return true
+    })
   }
 
   /** One SSE frame: `id`, `event` and `data` lines (comments ignored). */
   private dispatch(block: string): void {
-    let id: string | undefined
-    let type = 'message'
-    const data: string[] = []
-    for (const line of block.split('\n')) {
-      if (line === '' || line.startsWith(':')) continue
-      const colon = line.indexOf(':')
-      const field = colon < 0 ? line : line.slice(0, colon)
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-      if (field === 'id') id = value
-      else if (field === 'event') type = value
-      else if (field === 'data') data.push(value)
-    }
-    if (data.length === 0) return
-    const text = data.join('\n')
+    const [id, type, text] = sseFields(block)
+    if (text === undefined) return
     if ((STORE_EVENT_TYPES as readonly string[]).includes(type)) {
       const rev = Number(id)
       if (Number.isFinite(rev) && rev <= this.lastRev) return // already seen (a replay overlap)

@@ -63,6 +63,12 @@ export class StepLog implements StepsHandle {
   /** Where the page was when `mark()` was called: where the next steps start. */
   private start: string | undefined
   private maskSetting: boolean | undefined
+  /**
+   * The steps this tab kept from its last page are read from `sessionStorage` when first needed
+   * (the page's first step after its load, the steps read or saved, a mark or a mask), never as
+   * the page loads: a page's first use of `sessionStorage` is a blocking call to the browser.
+   */
+  private restored = false
   /** The overlay's picker is on: nothing the person does is a step of the page. */
   paused = false
   /** The overlay's keydown listener (see `keys`). */
@@ -174,6 +180,8 @@ export class StepLog implements StepsHandle {
   private settle(): void {
     if (this.viewportUnread) {
       this.viewportUnread = false
+      // The last page's viewport step, if any, is among the steps it kept.
+      this.restore()
       const seen = this.lastOf('viewport')
       const { innerWidth: width, innerHeight: height } = this.win
       // After the load's step (the last one: this runs before any other is added).
@@ -262,6 +270,8 @@ export class StepLog implements StepsHandle {
     const t = this.typing
     if (!t?.dirty) return
     t.dirty = false
+    // The tab's mask setting may be among the kept steps: known before a value is kept.
+    this.restore()
     const value = this.masking || isSensitiveElement(t.el) ? undefined : t.el.value.slice(0, LIMITS.stepText)
     if (t.step && this.steps.includes(t.step)) {
       t.step.at = this.now()
@@ -282,6 +292,7 @@ export class StepLog implements StepsHandle {
   // ---- the contract
 
   recent(): Step[] {
+    this.restore()
     this.flush()
     this.settle()
     this.prune()
@@ -304,6 +315,7 @@ export class StepLog implements StepsHandle {
   }
 
   mark(): void {
+    this.restore()
     this.flush()
     this.since = this.now() + 1
     this.start = this.redact(this.win.location.href)
@@ -320,6 +332,7 @@ export class StepLog implements StepsHandle {
   }
 
   mask(on: boolean | undefined): void {
+    this.restore()
     this.maskSetting = on
     if (this.masking) for (const s of this.steps) if (s.kind === 'type' && s.value !== undefined) {
       delete s.value
@@ -331,6 +344,7 @@ export class StepLog implements StepsHandle {
   /** Kept for the next page of this tab (a full navigation or a reload). */
   save(): void {
     try {
+      this.restore()
       this.flush()
       this.settle()
       this.prune()
@@ -341,7 +355,15 @@ export class StepLog implements StepsHandle {
     }
   }
 
-  restore(): void {
+  /**
+   * The steps the last page of this tab kept, once: before this page's own (all newer), with its
+   * mark and its mask setting, which this page has not changed yet (a change restores first).
+   * A value typed here before then, kept while the tab's setting was not yet known, is dropped
+   * when that setting masks.
+   */
+  private restore(): void {
+    if (this.restored) return
+    this.restored = true
     let saved: ReturnType<typeof fromStorage>
     try {
       saved = fromStorage(this.win.sessionStorage.getItem(STORAGE_KEY))
@@ -349,10 +371,14 @@ export class StepLog implements StepsHandle {
       saved = undefined
     }
     if (!saved) return
-    this.steps = saved.steps
+    this.steps = [...saved.steps, ...this.steps]
     this.since = saved.since
     if (saved.start !== undefined) this.start = saved.start
     this.maskSetting = saved.mask
+    if (this.masking) for (const s of this.steps) if (s.kind === 'type' && s.value !== undefined) {
+      delete s.value
+      s.masked = true
+    }
     this.prune()
   }
 }

@@ -111,7 +111,7 @@ export function installSteps(page: Window): StepsHandle {
   }
   doc.addEventListener('onscrollend' in win ? 'scrollend' : 'scroll', onScroll, { passive: true })
 
-  log.restore()
+  // The last page's steps are read back when first needed (StepLog.restore), not here.
   log.address('navigate', win.location.href)
   log.expectViewport()
 

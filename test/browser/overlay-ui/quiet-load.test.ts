@@ -5,7 +5,8 @@
  * server has answered (saying the agent's state) and no text written in it after that, /health asked once, one live connection
  * (the permission prompts' watch on it), a handful of requests in all until it is connected; with the snippet, the recorders the loader started are
  * taken over (the `early` chunk is not fetched), with the tag alone that chunk brings them; one
- * keydown listener on the window (the recorder's, which calls the overlay's). And
+ * keydown listener on the window (the recorder's, which calls the overlay's); sessionStorage not
+ * asked for; the toolbar's words in two fonts (12px, two weights). And
  * pressing Annotate costs the page no top-layer pass, the picker answers where the pointer is, and
  * a click held while annotate mode comes is picked, not recorded as a step to reproduce.
  */
@@ -60,6 +61,9 @@ async function load(serverUrl: string, origin: string, path: string) {
     // What the toolbar says when it enters the page, and the texts written in it after that.
     const seen: { written: string[]; agentWhenShown?: string } = { written: [] }
     Object.assign(window, { __overlayWrites: seen })
+    // Whether a script asks for sessionStorage as the page loads (its first use is a blocking call to the browser).
+    const sessionGetter = (Object.getOwnPropertyDescriptor(window, 'sessionStorage') ?? Object.getOwnPropertyDescriptor(Window.prototype, 'sessionStorage'))!.get!
+    Object.defineProperty(window, 'sessionStorage', { configurable: true, get: () => (Object.assign(window, { __sessionAsked: true }), sessionGetter.call(window) as Storage) })
     let shadow: { root: ShadowRoot; observer: MutationObserver } | undefined
     let shown = false
     const attach = Element.prototype.attachShadow
@@ -107,6 +111,18 @@ async function load(serverUrl: string, origin: string, path: string) {
   const keydownListeners = listeners.filter((l) => l.type === 'keydown').length
   const written = await page.evaluate(() => (window as unknown as { __overlayWrites: { written: string[]; agentWhenShown?: string } }).__overlayWrites)
   const inPage = await page.evaluate(() => ({
+    sessionStorageAsked: Boolean((window as unknown as { __sessionAsked?: boolean }).__sessionAsked),
+    /** The fonts the toolbar's words are drawn in (weight, size, family): each one the page has not drawn yet is a font lookup. */
+    toolbarFonts: [
+      ...new Set(
+        [...document.querySelector('marginalia-overlay')!.shadowRoot!.querySelectorAll('*')]
+          .filter((el) => [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '') && el.getClientRects().length > 0)
+          .map((el) => {
+            const cs = getComputedStyle(el)
+            return `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`
+          }),
+      ),
+    ].sort(),
     popover: document.querySelector('marginalia-overlay')!.hasAttribute('popover'),
     log: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.pageLog')]),
     steps: Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('marginalia.steps')]),
@@ -122,7 +138,9 @@ async function quietLoad(serverUrl: string, origin: string) {
   // The toolbar enters the page once the server has answered, saying the agent's state: no
   // "Connecting…" replaced a moment later (each text written lays the page out and paints it again).
   expect(written).toEqual({ written: [], agentWhenShown: 'No agent connected' })
-  expect(inPage).toEqual({ popover: false, log: true, steps: true })
+  // The steps this tab kept are read when first needed, not as the page loads; the toolbar's
+  // words are in two fonts (one size, two weights), each a lookup the first time it is drawn.
+  expect(inPage).toEqual({ sessionStorageAsked: false, toolbarFonts: ['400 12px system-ui, sans-serif', '700 12px system-ui, sans-serif'], popover: false, log: true, steps: true })
   expect(keydownListeners).toBe(1)
   const api = requests.filter((r) => !r.path.endsWith('.js'))
   for (const r of api) expect({ path: r.path, afterLoad: r.at >= loadedAt }).toEqual({ path: r.path, afterLoad: true })

@@ -334,10 +334,7 @@ export class StepLog implements StepsHandle {
   mask(on: boolean | undefined): void {
     this.restore()
     this.maskSetting = on
-    if (this.masking) for (const s of this.steps) if (s.kind === 'type' && s.value !== undefined) {
-      delete s.value
-      s.masked = true
-    }
+    this.dropTypedValues()
     this.save()
   }
 
@@ -375,10 +372,15 @@ export class StepLog implements StepsHandle {
     this.since = saved.since
     if (saved.start !== undefined) this.start = saved.start
     this.maskSetting = saved.mask
+    this.dropTypedValues()
+    this.prune()
+  }
+
+  /** When typed values are masked: none is kept, those kept so far included. */
+  private dropTypedValues(): void {
     if (this.masking) for (const s of this.steps) if (s.kind === 'type' && s.value !== undefined) {
       delete s.value
       s.masked = true
     }
-    this.prune()
   }
 }

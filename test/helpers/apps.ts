@@ -29,9 +29,40 @@ export function positionOf(file: string, needle: string): { line: number; column
 /** The overlay's own elements on `page`. */
 const overlayUi = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
-/** Wait until the overlay is up and talking to its server. */
-export async function overlayReady(page: Page): Promise<void> {
-  await overlayUi(page, '.agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+/** What the page shows of Marginalia: the overlay's tag and host, the toolbar's state and alert, the loader's note. */
+async function overlayState(page: Page): Promise<unknown> {
+  // A string, run in the page: this file is compiled without the DOM's types.
+  const read = `(() => {
+    const host = document.querySelector('marginalia-overlay')
+    const root = host && host.shadowRoot
+    const agent = root && root.querySelector('.agent')
+    const alert = root && root.querySelector('.alert')
+    const note = document.querySelector('[data-marginalia-loader]:not(script)')
+    return {
+      url: location.href,
+      readyState: document.readyState,
+      scripts: [...document.querySelectorAll('script[data-marginalia], script[data-marginalia-loader]')].map((s) => s.src),
+      overlayLoaded: 'Marginalia' in window,
+      host: host ? (host.isConnected ? 'in the page' : 'not in the page') : 'none',
+      agent: agent ? { state: agent.getAttribute('data-state'), text: agent.textContent, title: agent.getAttribute('title') } : null,
+      alert: alert && !alert.hidden ? alert.textContent : null,
+      loaderNote: note ? note.textContent : null,
+    }
+  })()`
+  return page.evaluate(read).catch((e: unknown) => `unreadable: ${e instanceof Error ? e.message : String(e)}`)
+}
+
+/**
+ * Wait until the overlay is up and talking to its server. When it is not within 30 s, the error
+ * says what the page showed and the end of `log` (the dev server's output, where one started it).
+ */
+export async function overlayReady(page: Page, log?: () => string): Promise<void> {
+  try {
+    await overlayUi(page, '.agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
+  } catch (e) {
+    const output = log?.().slice(-4_000)
+    throw new Error(`the overlay did not connect to its server within 30 s: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\nthe page: ${JSON.stringify(await overlayState(page))}${output !== undefined ? `\nthe dev server's output (end):\n${output}` : ''}`, { cause: e })
+  }
 }
 
 /** Click `target` in annotate mode as a person does, write `comment`, send it; the stored annotation (from `api`). */

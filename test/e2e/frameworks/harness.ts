@@ -17,6 +17,8 @@ import type { Cleanups } from '../../helpers/cleanup.js'
 import { runCli, startServeCli, type CliRun } from '../../helpers/cli.js'
 import { spawnNode, type Spawned } from '../../helpers/process.js'
 export { freePort } from '../../helpers/ports.js'
+export { overlayReady } from '../../helpers/apps.js'
+import { overlayReady } from '../../helpers/apps.js'
 import { freePort } from '../../helpers/ports.js'
 
 const REPO = path.resolve(import.meta.dirname, '../../..')
@@ -84,10 +86,8 @@ export function pageErrors(page: Page): string[] {
 
 const ui = (page: Page, selector: string) => page.locator(`marginalia-overlay ${selector}`)
 
-/** Wait until the overlay is up and talking to its server. */
-export async function overlayReady(page: Page): Promise<void> {
-  await ui(page, '.agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 30_000 })
-}
+/** What a spawned dev server printed, both streams: for overlayReady's error. */
+export const outputOf = (proc: Spawned) => (): string => `stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`
 
 /** Click `selector` until `done` says the page reacted: the app has hydrated (a dev server may still be optimizing its dependencies). */
 export async function untilHydrated(page: Page, selector: string, done: (text: string | null) => boolean): Promise<void> {

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/chromium.js'
 import { startServeCli } from '../../helpers/cli.js'
-import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, untilHydrated, overlayReady, pageErrors, positionOf, runBin } from './harness.js'
+import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, untilHydrated, overlayReady, outputOf, pageErrors, positionOf, runBin } from './harness.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -38,7 +38,7 @@ describe.skipIf(!enabled)('React Router 7 (framework mode)', () => {
     const { page } = await chromium.newPage()
     const errors = pageErrors(page)
     await page.goto(url)
-    await overlayReady(page)
+    await overlayReady(page, outputOf(dev))
     // Hydrated: the button counts.
     await untilHydrated(page, '#add-to-basket', (t) => t !== 'Add to basket (0)')
 

@@ -12,7 +12,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/chromium.js'
-import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, annotatesPreviewBuild, runBin, untilHydrated } from './harness.js'
+import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, outputOf, pageErrors, positionOf, annotatesPreviewBuild, runBin, untilHydrated } from './harness.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -37,7 +37,7 @@ describe.skipIf(!enabled).each(APPS)('$name', ({ fixture, name, plugin, componen
     const { page } = await chromium.newPage()
     const errors = pageErrors(page)
     await page.goto(`http://127.0.0.1:${port}/`)
-    await overlayReady(page)
+    await overlayReady(page, outputOf(dev))
     await untilHydrated(page, '#add-to-basket', (t) => t?.trim() !== 'Add to basket (0)')
 
     await annotateByKeyboard(page, '#add-to-basket', 'the basket button is too small')

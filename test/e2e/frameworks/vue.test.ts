@@ -12,7 +12,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../helpers/chromium.js'
-import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, pageErrors, positionOf, annotatesPreviewBuild, runBin, untilHydrated } from './harness.js'
+import { agentFromConfig, annotateByKeyboard, copyFixture, freePort, init, overlayReady, outputOf, pageErrors, positionOf, annotatesPreviewBuild, runBin, untilHydrated } from './harness.js'
 
 const chromium = useChromium()
 const { enabled, cleanups } = chromium
@@ -34,7 +34,7 @@ describe.skipIf(!enabled)('Vue (create-vue)', () => {
       if (m.type() === 'warning' && m.text().includes('[Vue warn]')) warnings.push(m.text())
     })
     await page.goto(`http://127.0.0.1:${port}/`)
-    await overlayReady(page)
+    await overlayReady(page, outputOf(dev))
     await untilHydrated(page, '#add-to-basket', (t) => t !== 'Add to basket (0)')
 
     await annotateByKeyboard(page, 'nav a[href="/about"]', 'about link')

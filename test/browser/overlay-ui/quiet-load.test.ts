@@ -95,6 +95,9 @@ async function load(serverUrl: string, origin: string, path: string) {
   await page.goto(origin + path, { waitUntil: 'load' })
   await page.locator('marginalia-overlay .agent:not([data-state="offline"])').filter({ hasNotText: 'Connecting' }).waitFor({ timeout: 15_000 })
   await eventually(() => requests.some((r) => r.path.endsWith('/events')), 10_000).toBe(true)
+  // The recorders: in the page from its first line (the head snippet's loader), or from the early
+  // chunk, fetched as the overlay starts and not waited for by its connection (it may come after).
+  await eventually(() => page.evaluate(() => [Symbol.for('marginalia.pageLog'), Symbol.for('marginalia.steps')].every((k) => Boolean((window as unknown as Record<symbol, unknown>)[k]))), 10_000).toBe(true)
   await cdp.send('Tracing.end')
   await traced
   /** Layouts and style recalculations with a script of the overlay's server on their stack: forced by it. */
